@@ -1,0 +1,42 @@
+//! `kubegc`: the command-line entry to kubegc.
+//!
+//! - `kubegc serve`: run the fake apiserver on a TCP port and write a kubeconfig for it.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+/// kubegc: an executable specification of Kubernetes garbage collection.
+#[derive(Parser, Debug)]
+#[command(name = "kubegc", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the fake Kubernetes API server until interrupted, and write a kubeconfig for it.
+    Serve(cmd::serve::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KUBEGC_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Serve(args) => cmd::serve::run(args).await,
+        }
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kubegc: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

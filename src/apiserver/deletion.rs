@@ -1,0 +1,333 @@
+//! The apiserver's half of garbage collection: what a DELETE does to an object.
+//!
+//! Pure functions of the stored object, the `DeleteOptions` and the resource's rules, mirroring
+//! upstream `registry/rest/delete.go` (`BeforeDelete`) and `generic/registry/store.go`
+//! (`Delete`, `deletionFinalizersForGarbageCollection`, `markAsDeleting`): catalogue sections
+//! B.1 (policy resolution), B.2 (per-resource defaults) and B.3 (request → object state).
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+
+use crate::apiserver::registry::{DefaultGcPolicy, ResourceInfo};
+use crate::apiserver::request::Query;
+use crate::apiserver::status::{ApiError, ApiResult, FieldError, FieldErrorKind};
+use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN, string_list};
+use crate::clock::{format_time, parse_time};
+
+/// `DeleteOptions.propagationPolicy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagation {
+    /// Dependents are orphaned: the `orphan` finalizer.
+    Orphan,
+    /// Dependents are deleted after the owner, by the garbage collector.
+    Background,
+    /// Dependents are deleted before the owner: the `foregroundDeletion` finalizer.
+    Foreground,
+}
+
+/// The parts of `metav1.DeleteOptions` that deletion depends on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeleteOptions {
+    /// `propagationPolicy`.
+    pub propagation: Option<Propagation>,
+    /// Deprecated `orphanDependents`.
+    pub orphan_dependents: Option<bool>,
+    /// `gracePeriodSeconds`.
+    pub grace_period_seconds: Option<i64>,
+    /// `preconditions.uid`.
+    pub precondition_uid: Option<String>,
+    /// `preconditions.resourceVersion`.
+    pub precondition_resource_version: Option<String>,
+    /// `dryRun: [All]`.
+    pub dry_run: bool,
+}
+
+fn options_invalid(errors: Vec<FieldError>) -> ApiError {
+    ApiError::invalid("meta.k8s.io", "DeleteOptions", "", errors)
+}
+
+fn parse_dry_run(values: &[&str]) -> ApiResult<bool> {
+    match values {
+        [] => Ok(false),
+        ["All"] => Ok(true),
+        other => Err(options_invalid(vec![FieldError::new(
+            FieldErrorKind::NotSupported,
+            "dryRun",
+            Some(json!(other)),
+            "supported values: \"All\"",
+        )])),
+    }
+}
+
+impl DeleteOptions {
+    /// Reads the options from a request body if it has one, else from the query parameters,
+    /// as the upstream DELETE handler does; then validates them (catalogue B.1 "Conflicts").
+    pub fn from_request(body: &[u8], query: &Query) -> ApiResult<Self> {
+        let opts = if body.iter().any(|b| !b.is_ascii_whitespace()) {
+            let v: Value = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+            let dry: Vec<&str> = v["dryRun"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            Self {
+                propagation: parse_policy(v["propagationPolicy"].as_str())?,
+                orphan_dependents: v["orphanDependents"].as_bool(),
+                grace_period_seconds: v["gracePeriodSeconds"].as_i64(),
+                precondition_uid: v["preconditions"]["uid"].as_str().map(String::from),
+                precondition_resource_version: v["preconditions"]["resourceVersion"].as_str().map(String::from),
+                dry_run: parse_dry_run(&dry)?,
+            }
+        } else {
+            Self {
+                propagation: parse_policy(query.get("propagationPolicy"))?,
+                orphan_dependents: query.flag("orphanDependents")?,
+                grace_period_seconds: query.int("gracePeriodSeconds")?,
+                precondition_uid: None,
+                precondition_resource_version: None,
+                dry_run: parse_dry_run(&query.all("dryRun"))?,
+            }
+        };
+        if opts.orphan_dependents.is_some() && opts.propagation.is_some() {
+            let policy = format!("{:?}", opts.propagation.expect("checked"));
+            return Err(options_invalid(vec![FieldError::invalid(
+                "propagationPolicy",
+                json!(policy),
+                "orphanDependents and deletionPropagation cannot be both set",
+            )]));
+        }
+        Ok(opts)
+    }
+}
+
+fn parse_policy(v: Option<&str>) -> ApiResult<Option<Propagation>> {
+    match v {
+        None => Ok(None),
+        Some("Orphan") => Ok(Some(Propagation::Orphan)),
+        Some("Background") => Ok(Some(Propagation::Background)),
+        Some("Foreground") => Ok(Some(Propagation::Foreground)),
+        Some(other) => Err(options_invalid(vec![FieldError::new(
+            FieldErrorKind::NotSupported,
+            "propagationPolicy",
+            Some(json!(other)),
+            "supported values: \"Foreground\", \"Background\", \"Orphan\"",
+        )])),
+    }
+}
+
+/// B.1 `shouldOrphanDependents`.
+pub fn should_orphan(opts: &DeleteOptions, finalizers: &[String], default: DefaultGcPolicy) -> bool {
+    if default == DefaultGcPolicy::Unsupported {
+        return false;
+    }
+    if let Some(o) = opts.orphan_dependents {
+        return o;
+    }
+    if let Some(p) = opts.propagation {
+        return p == Propagation::Orphan;
+    }
+    if let Some(f) = finalizers.iter().find(|f| *f == FINALIZER_ORPHAN || *f == FINALIZER_FOREGROUND) {
+        return f == FINALIZER_ORPHAN;
+    }
+    default == DefaultGcPolicy::OrphanDependents
+}
+
+/// B.1 `shouldDeleteDependents` (foreground).
+pub fn should_delete_dependents(opts: &DeleteOptions, finalizers: &[String], default: DefaultGcPolicy) -> bool {
+    if default == DefaultGcPolicy::Unsupported || opts.orphan_dependents.is_some() {
+        return false;
+    }
+    if let Some(p) = opts.propagation {
+        return p == Propagation::Foreground;
+    }
+    if let Some(f) = finalizers.iter().find(|f| *f == FINALIZER_ORPHAN || *f == FINALIZER_FOREGROUND) {
+        return f == FINALIZER_FOREGROUND;
+    }
+    false
+}
+
+/// B.1: the finalizer list after a delete with `opts`, and whether it changed as a set. GC
+/// finalizers are stripped, other finalizers keep their order, then `orphan` and/or
+/// `foregroundDeletion` are appended.
+pub fn gc_finalizers(opts: &DeleteOptions, finalizers: &[String], default: DefaultGcPolicy) -> (bool, Vec<String>) {
+    let mut out: Vec<String> = finalizers.iter().filter(|f| *f != FINALIZER_ORPHAN && *f != FINALIZER_FOREGROUND).cloned().collect();
+    if should_orphan(opts, finalizers, default) {
+        out.push(FINALIZER_ORPHAN.into());
+    }
+    if should_delete_dependents(opts, finalizers, default) {
+        out.push(FINALIZER_FOREGROUND.into());
+    }
+    let as_set = |l: &[String]| l.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+    if as_set(&out) == as_set(finalizers) { (false, finalizers.to_vec()) } else { (true, out) }
+}
+
+/// What a DELETE does to the stored object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeletePlan {
+    /// Remove the object from storage now.
+    Remove,
+    /// Keep the object, written as given (deletionTimestamp, grace period, finalizers set).
+    Keep(Value),
+    /// Graceful deletion is already pending: nothing changes (B.3 row 10).
+    Unchanged,
+}
+
+/// Checks `preconditions.uid` and `preconditions.resourceVersion` (B.3 rows 2-3).
+pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, resource: &ResourceInfo) -> ApiResult<()> {
+    let meta = &existing["metadata"];
+    let name = meta["name"].as_str().unwrap_or("");
+    if let Some(uid) = &opts.precondition_uid {
+        let stored = meta["uid"].as_str().unwrap_or("");
+        if uid != stored {
+            return Err(ApiError::conflict(
+                resource.qualified(),
+                name,
+                &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {stored}. The object might have been deleted and then recreated"
+                ),
+            ));
+        }
+    }
+    if let Some(rv) = &opts.precondition_resource_version {
+        let stored = meta["resourceVersion"].as_str().unwrap_or("");
+        if rv != stored {
+            return Err(ApiError::conflict(
+                resource.qualified(),
+                name,
+                &format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {stored}. The object might have been modified"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A pod's grace period for this delete (upstream pod `CheckGracefulDelete`, B.3 row 9).
+fn pod_grace_period(pod: &Value, opts: &DeleteOptions) -> i64 {
+    let mut period = opts.grace_period_seconds.or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64()).unwrap_or(0);
+    let unscheduled = pod["spec"]["nodeName"].as_str().unwrap_or("").is_empty();
+    let terminal = matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed"));
+    if unscheduled || terminal {
+        period = 0;
+    }
+    if period < 0 { 1 } else { period }
+}
+
+fn bump_generation(meta: &mut Value) {
+    if let Some(g) = meta["generation"].as_i64().filter(|g| *g > 0) {
+        meta["generation"] = json!(g + 1);
+    }
+}
+
+/// Where and when a DELETE happens: the resource and version it was made at, the time, and
+/// whether the server manages GC finalizers at all.
+#[derive(Clone, Copy, Debug)]
+pub struct DeleteContext<'a> {
+    /// The resource.
+    pub resource: &'a ResourceInfo,
+    /// The version the request was made at (the default GC policy depends on it).
+    pub version: &'a str,
+    /// The time of the request.
+    pub now: DateTime<Utc>,
+    /// `false` when the server runs with garbage collection disabled (B.3 row 21).
+    pub garbage_collection: bool,
+}
+
+/// Plans a DELETE of `existing` (already checked against the preconditions) with `opts`.
+pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+    let (resource, now) = (ctx.resource, ctx.now);
+    let mut obj = existing.clone();
+    let meta = &mut obj["metadata"];
+    let deletion_ts = meta["deletionTimestamp"].as_str().and_then(parse_time);
+    let opt_grace = opts.grace_period_seconds.map(|g| g.max(if g < 0 { 1 } else { 0 }));
+
+    // rest.BeforeDelete: the graceful computation.
+    let graceful = if let Some(ts) = deletion_ts {
+        match meta["deletionGracePeriodSeconds"].as_i64() {
+            None | Some(0) => false,
+            Some(current) => match opt_grace {
+                Some(p) if p < current => {
+                    let shortened = ts - Duration::seconds(current) + Duration::seconds(p);
+                    meta["deletionTimestamp"] = json!(format_time(shortened));
+                    meta["deletionGracePeriodSeconds"] = json!(p);
+                    true
+                }
+                _ => return DeletePlan::Unchanged,
+            },
+        }
+    } else if resource.graceful {
+        let grace = pod_grace_period(existing, opts);
+        meta["deletionTimestamp"] = json!(format_time(now + Duration::seconds(grace)));
+        meta["deletionGracePeriodSeconds"] = json!(grace);
+        bump_generation(meta);
+        true
+    } else {
+        false
+    };
+
+    // deletionFinalizersForGarbageCollection.
+    let (changed, finalizers) = if ctx.garbage_collection {
+        gc_finalizers(opts, &string_list(meta, "finalizers"), resource.default_gc_policy(ctx.version))
+    } else {
+        (false, string_list(meta, "finalizers"))
+    };
+    if changed {
+        meta["finalizers"] = json!(finalizers);
+        if finalizers.is_empty() {
+            meta.as_object_mut().expect("metadata is an object").remove("finalizers");
+        }
+    }
+    let pending_finalizers = !finalizers.is_empty();
+
+    if graceful {
+        let grace = meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
+        return if grace == 0 && !pending_finalizers { DeletePlan::Remove } else { DeletePlan::Keep(obj) };
+    }
+    if !pending_finalizers {
+        return DeletePlan::Remove;
+    }
+    // markAsDeleting: first deletion bumps generation; an earlier timestamp is kept.
+    if deletion_ts.is_none() {
+        bump_generation(meta);
+    }
+    if deletion_ts.is_none_or(|ts| ts > now) {
+        meta["deletionTimestamp"] = json!(format_time(now));
+    }
+    meta["deletionGracePeriodSeconds"] = json!(0);
+    DeletePlan::Keep(obj)
+}
+
+/// B.3 row 13: whether an update leaves an object that must be removed at once (being deleted
+/// with grace 0 or none, and no finalizers left).
+pub fn should_delete_during_update(updated: &Value) -> bool {
+    let meta = &updated["metadata"];
+    !meta["deletionTimestamp"].is_null()
+        && meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) == 0
+        && string_list(meta, "finalizers").is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apiserver::registry::Registry;
+
+    fn fins(l: &[&str]) -> Vec<String> {
+        l.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn finalizers_are_rebuilt_with_gc_finalizers_appended() {
+        let opts = DeleteOptions { propagation: Some(Propagation::Foreground), ..Default::default() };
+        let (changed, out) = gc_finalizers(&opts, &fins(&["orphan", "a/b", "c/d"]), DefaultGcPolicy::DeleteDependents);
+        assert!(changed);
+        assert_eq!(out, fins(&["a/b", "c/d", "foregroundDeletion"]));
+    }
+
+    #[test]
+    fn pending_graceful_pod_is_unchanged() {
+        let reg = Registry::new();
+        let pods = reg.lookup("", "v1", "pods").unwrap();
+        let pod = json!({"metadata": {"name": "p", "deletionTimestamp": "2030-01-01T00:00:30Z", "deletionGracePeriodSeconds": 30},
+            "spec": {"nodeName": "n"}});
+        let now = parse_time("2030-01-01T00:00:00Z").unwrap();
+        let ctx = DeleteContext { resource: &pods, version: "v1", now, garbage_collection: true };
+        assert_eq!(plan_delete(&pod, &DeleteOptions::default(), ctx), DeletePlan::Unchanged);
+    }
+}

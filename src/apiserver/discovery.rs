@@ -1,0 +1,88 @@
+//! Discovery: `/version`, `/api`, `/apis`, and the resource lists of each group version, in
+//! the legacy (unaggregated) form. kubectl asks for aggregated discovery first; a plain
+//! `application/json` answer makes it fall back to these documents, as with older servers.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::registry::{Registry, ResourceInfo};
+
+/// The Kubernetes version the fake apiserver reports.
+pub const KUBERNETES_VERSION: (&str, &str) = ("1", "33");
+
+/// `/version`.
+pub fn version() -> Value {
+    let (major, minor) = KUBERNETES_VERSION;
+    json!({
+        "major": major,
+        "minor": minor,
+        "gitVersion": format!("v{major}.{minor}.0-kubegc.{}", env!("CARGO_PKG_VERSION")),
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": "1970-01-01T00:00:00Z",
+        "goVersion": "none (kubegc, Rust)",
+        "compiler": "rustc",
+        "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+    })
+}
+
+/// `/api`.
+pub fn core_versions() -> Value {
+    json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]})
+}
+
+fn group_entry(name: &str, versions: &[String]) -> Value {
+    let vs: Vec<Value> = versions.iter().map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v})).collect();
+    json!({"name": name, "versions": vs.clone(), "preferredVersion": vs[0]})
+}
+
+/// `/apis`.
+pub fn groups(registry: &Registry) -> Value {
+    let groups: Vec<Value> = registry.groups().iter().filter(|(g, _)| !g.is_empty()).map(|(g, vs)| group_entry(g, vs)).collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `/apis/{group}`, if the group is served.
+pub fn group(registry: &Registry, name: &str) -> Option<Value> {
+    let groups = registry.groups();
+    let (_, versions) = groups.iter().find(|(g, _)| g == name && !g.is_empty())?;
+    let mut entry = group_entry(name, versions);
+    entry["kind"] = json!("APIGroup");
+    entry["apiVersion"] = json!("v1");
+    Some(entry)
+}
+
+const VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
+    let mut main = json!({
+        "name": r.plural,
+        "singularName": r.singular,
+        "namespaced": r.namespaced,
+        "kind": r.kind,
+        "verbs": VERBS,
+    });
+    if !r.short_names.is_empty() {
+        main["shortNames"] = json!(r.short_names);
+    }
+    if !r.categories.is_empty() {
+        main["categories"] = json!(r.categories);
+    }
+    let mut out = vec![main];
+    if r.status_subresource {
+        out.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
+    }
+    if r.group.is_empty() && r.plural == "namespaces" {
+        out.push(json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false, "kind": "Namespace", "verbs": ["update"]}));
+    }
+    out
+}
+
+/// `/api/v1` or `/apis/{group}/{version}`, if served.
+pub fn resources(registry: &Registry, group: &str, version: &str) -> Option<Value> {
+    let list: Vec<Value> = registry.all().filter(|r| r.group == group && r.serves(version)).flat_map(|r| resource_entries(r)).collect();
+    if list.is_empty() {
+        return None;
+    }
+    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list}))
+}

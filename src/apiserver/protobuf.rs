@@ -1,0 +1,1 @@
+//! Kubernetes protobuf request bodies (being written).

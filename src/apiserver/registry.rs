@@ -1,0 +1,293 @@
+//! The resource registry: which kinds the fake apiserver serves, under which group, versions,
+//! plural and scope, and the per-resource rules that deletion and validation depend on
+//! (default garbage-collection policy, graceful deletion, name format).
+//!
+//! Built-in kinds are fixed at start; CustomResourceDefinitions add and remove entries at run time.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::apiserver::status::QualifiedResource;
+
+/// What a DELETE with no propagation options does to dependents (upstream
+/// `DefaultGarbageCollectionPolicy`, catalogue B.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefaultGcPolicy {
+    /// Background deletion: no finalizer is added.
+    DeleteDependents,
+    /// The `orphan` finalizer is added (v1 ReplicationController, batch/v1 Job).
+    OrphanDependents,
+    /// The GC finalizers are never set, whatever the options (events).
+    Unsupported,
+}
+
+/// Which names an object of a resource may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameRule {
+    /// RFC 1123 subdomain: most resources.
+    Subdomain,
+    /// RFC 1123 label: namespaces and services.
+    Label,
+    /// Any string usable as a path segment: custom resources and RBAC objects.
+    PathSegment,
+}
+
+/// A conversion applied between a served version and the stored form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conversion {
+    /// Served as stored; only `apiVersion` is rewritten.
+    None,
+    /// `events.k8s.io/v1` Event, stored as a core v1 Event.
+    EventsV1,
+}
+
+/// One served resource.
+#[derive(Clone, Debug)]
+pub struct ResourceInfo {
+    /// API group, empty for core.
+    pub group: String,
+    /// Served versions; the first is preferred (and the stored one).
+    pub versions: Vec<String>,
+    /// Plural name, used in URLs.
+    pub plural: String,
+    /// Singular name.
+    pub singular: String,
+    /// Kind.
+    pub kind: String,
+    /// Namespaced or cluster-scoped.
+    pub namespaced: bool,
+    /// Short names for kubectl.
+    pub short_names: Vec<String>,
+    /// Categories for kubectl (e.g. `all`).
+    pub categories: Vec<String>,
+    /// Whether the kind has a `status` subresource (and PUT of the main resource keeps status).
+    pub status_subresource: bool,
+    /// Versions for which the default GC policy is orphan.
+    pub orphan_by_default_in: Vec<String>,
+    /// Whether GC finalizers are never applied (events).
+    pub gc_unsupported: bool,
+    /// Whether deletion is graceful (pods).
+    pub graceful: bool,
+    /// Whether DELETE returns the deleted object instead of a `Status` (pods, custom resources).
+    pub returns_deleted_object: bool,
+    /// Name format.
+    pub name_rule: NameRule,
+    /// Whether a CustomResourceDefinition defines it (no strategic merge patch, no strict schema).
+    pub custom: bool,
+    /// Whether `metadata.generation` is maintained (workloads, CRDs, custom resources).
+    pub tracks_generation: bool,
+    /// Where its objects are stored: `(group, plural)`. Differs from `(group, plural)` only for
+    /// resources served in two groups (events).
+    pub storage: (String, String),
+    /// How objects are converted between this resource's versions and storage.
+    pub conversion: Conversion,
+}
+
+impl ResourceInfo {
+    /// The resource as named in error messages.
+    pub fn qualified(&self) -> QualifiedResource<'_> {
+        QualifiedResource { group: &self.group, resource: &self.plural }
+    }
+
+    /// `group/version`, or just `version` for core.
+    pub fn api_version(&self, version: &str) -> String {
+        if self.group.is_empty() { version.to_string() } else { format!("{}/{}", self.group, version) }
+    }
+
+    /// The default GC policy for a request made at `version` (catalogue B.2).
+    pub fn default_gc_policy(&self, version: &str) -> DefaultGcPolicy {
+        if self.gc_unsupported {
+            DefaultGcPolicy::Unsupported
+        } else if self.orphan_by_default_in.iter().any(|v| v == version) {
+            DefaultGcPolicy::OrphanDependents
+        } else {
+            DefaultGcPolicy::DeleteDependents
+        }
+    }
+
+    /// Whether `version` is served.
+    pub fn serves(&self, version: &str) -> bool {
+        self.versions.iter().any(|v| v == version)
+    }
+}
+
+/// A compact description used to declare the built-in kinds.
+struct Builtin {
+    group: &'static str,
+    version: &'static str,
+    plural: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    short: &'static [&'static str],
+    status: bool,
+}
+
+const fn b(
+    group: &'static str,
+    version: &'static str,
+    plural: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    short: &'static [&'static str],
+    status: bool,
+) -> Builtin {
+    Builtin { group, version, plural, kind, namespaced, short, status }
+}
+
+/// The built-in kinds, with their real scope, short names and status subresources.
+const BUILTINS: &[Builtin] = &[
+    b("", "v1", "namespaces", "Namespace", false, &["ns"], true),
+    b("", "v1", "nodes", "Node", false, &["no"], true),
+    b("", "v1", "pods", "Pod", true, &["po"], true),
+    b("", "v1", "configmaps", "ConfigMap", true, &["cm"], false),
+    b("", "v1", "secrets", "Secret", true, &[], false),
+    b("", "v1", "services", "Service", true, &["svc"], true),
+    b("", "v1", "serviceaccounts", "ServiceAccount", true, &["sa"], false),
+    b("", "v1", "endpoints", "Endpoints", true, &["ep"], false),
+    b("", "v1", "replicationcontrollers", "ReplicationController", true, &["rc"], true),
+    b("", "v1", "persistentvolumes", "PersistentVolume", false, &["pv"], true),
+    b("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, &["pvc"], true),
+    b("", "v1", "events", "Event", true, &["ev"], false),
+    b("apps", "v1", "deployments", "Deployment", true, &["deploy"], true),
+    b("apps", "v1", "replicasets", "ReplicaSet", true, &["rs"], true),
+    b("apps", "v1", "statefulsets", "StatefulSet", true, &["sts"], true),
+    b("apps", "v1", "daemonsets", "DaemonSet", true, &["ds"], true),
+    b("apps", "v1", "controllerrevisions", "ControllerRevision", true, &[], false),
+    b("batch", "v1", "jobs", "Job", true, &[], true),
+    b("batch", "v1", "cronjobs", "CronJob", true, &["cj"], true),
+    b("coordination.k8s.io", "v1", "leases", "Lease", true, &[], false),
+    b("events.k8s.io", "v1", "events", "Event", true, &["ev"], false),
+    b("rbac.authorization.k8s.io", "v1", "roles", "Role", true, &[], false),
+    b("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, &[], false),
+    b("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, &[], false),
+    b("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, &[], false),
+    b("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, &["crd", "crds"], true),
+];
+
+/// Kinds listed by `kubectl get all`.
+const CATEGORY_ALL: &[&str] =
+    &["pods", "services", "replicationcontrollers", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"];
+
+impl Builtin {
+    fn info(&self) -> ResourceInfo {
+        let (group, plural) = (self.group, self.plural);
+        let core_event_storage = plural == "events";
+        ResourceInfo {
+            group: group.into(),
+            versions: vec![self.version.into()],
+            plural: plural.into(),
+            singular: self.kind.to_lowercase(),
+            kind: self.kind.into(),
+            namespaced: self.namespaced,
+            short_names: self.short.iter().map(|s| s.to_string()).collect(),
+            categories: if CATEGORY_ALL.contains(&plural) && (group.is_empty() || group == "apps" || group == "batch") {
+                vec!["all".into()]
+            } else {
+                vec![]
+            },
+            status_subresource: self.status,
+            orphan_by_default_in: match (group, plural) {
+                ("", "replicationcontrollers") | ("batch", "jobs") => vec!["v1".into()],
+                _ => vec![],
+            },
+            gc_unsupported: core_event_storage,
+            graceful: group.is_empty() && plural == "pods",
+            returns_deleted_object: group.is_empty() && plural == "pods",
+            name_rule: match (group, plural) {
+                ("", "namespaces") | ("", "services") => NameRule::Label,
+                ("rbac.authorization.k8s.io", _) => NameRule::PathSegment,
+                _ => NameRule::Subdomain,
+            },
+            custom: false,
+            tracks_generation: matches!(group, "apps" | "batch" | "apiextensions.k8s.io") || plural == "replicationcontrollers",
+            storage: if core_event_storage { (String::new(), "events".into()) } else { (group.into(), plural.into()) },
+            conversion: if group == "events.k8s.io" { Conversion::EventsV1 } else { Conversion::None },
+        }
+    }
+}
+
+/// All served resources, looked up by group and plural.
+#[derive(Clone, Debug)]
+pub struct Registry {
+    /// `(group, plural)` → resource.
+    resources: BTreeMap<(String, String), Arc<ResourceInfo>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Registry {
+    /// A registry with the built-in kinds.
+    pub fn new() -> Self {
+        let resources = BUILTINS
+            .iter()
+            .map(|b| {
+                let info = b.info();
+                ((info.group.clone(), info.plural.clone()), Arc::new(info))
+            })
+            .collect();
+        Self { resources }
+    }
+
+    /// The resource served at `group/version/plural`, if any.
+    pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ResourceInfo>> {
+        self.resources.get(&(group.to_string(), plural.to_string())).filter(|r| r.serves(version)).cloned()
+    }
+
+    /// The resource of `kind` in `group` (any version).
+    pub fn by_kind(&self, group: &str, kind: &str) -> Option<Arc<ResourceInfo>> {
+        self.resources.values().find(|r| r.group == group && r.kind == kind).cloned()
+    }
+
+    /// Every resource.
+    pub fn all(&self) -> impl Iterator<Item = &Arc<ResourceInfo>> {
+        self.resources.values()
+    }
+
+    /// Served groups with their versions, core first, then in registration order of name.
+    pub fn groups(&self) -> Vec<(String, Vec<String>)> {
+        let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in self.resources.values() {
+            let versions = groups.entry(r.group.clone()).or_default();
+            for v in &r.versions {
+                if !versions.contains(v) {
+                    versions.push(v.clone());
+                }
+            }
+        }
+        groups.into_iter().collect()
+    }
+
+    /// Adds or replaces a resource (a CustomResourceDefinition became established).
+    pub fn insert(&mut self, info: ResourceInfo) {
+        self.resources.insert((info.group.clone(), info.plural.clone()), Arc::new(info));
+    }
+
+    /// Removes a resource (its CustomResourceDefinition is gone).
+    pub fn remove(&mut self, group: &str, plural: &str) {
+        self.resources.remove(&(group.to_string(), plural.to_string()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_policies_follow_catalogue_b2() {
+        let r = Registry::new();
+        let rc = r.lookup("", "v1", "replicationcontrollers").unwrap();
+        assert_eq!(rc.default_gc_policy("v1"), DefaultGcPolicy::OrphanDependents);
+        let job = r.lookup("batch", "v1", "jobs").unwrap();
+        assert_eq!(job.default_gc_policy("v1"), DefaultGcPolicy::OrphanDependents);
+        let ev = r.lookup("", "v1", "events").unwrap();
+        assert_eq!(ev.default_gc_policy("v1"), DefaultGcPolicy::Unsupported);
+        let ev2 = r.lookup("events.k8s.io", "v1", "events").unwrap();
+        assert_eq!(ev2.default_gc_policy("v1"), DefaultGcPolicy::Unsupported);
+        let rs = r.lookup("apps", "v1", "replicasets").unwrap();
+        assert_eq!(rs.default_gc_policy("v1"), DefaultGcPolicy::DeleteDependents);
+    }
+}

@@ -1,0 +1,199 @@
+//! What a request is about: the resource path (as upstream `RequestInfoFactory` parses it),
+//! the query parameters, and the representation the client accepts.
+
+use crate::apiserver::status::{ApiError, ApiResult};
+
+/// The parts of a resource URL.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourcePath {
+    /// API group, empty for `/api`.
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Namespace from the URL, if any.
+    pub namespace: Option<String>,
+    /// Plural resource.
+    pub resource: String,
+    /// Object name, if the URL names one.
+    pub name: Option<String>,
+    /// Subresource (`status`, `finalize`), if any.
+    pub subresource: Option<String>,
+    /// Legacy `/watch/` path prefix.
+    pub watch_prefix: bool,
+}
+
+/// Subresources of namespaces, which upstream checks before treating the segment as a resource.
+const NAMESPACE_SUBRESOURCES: &[&str] = &["status", "finalize"];
+
+impl ResourcePath {
+    /// Parses `/api/v1/...` and `/apis/{group}/{version}/...`; `None` when the path names no resource.
+    pub fn parse(path: &str) -> Option<Self> {
+        let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+        let (group, version, mut rest) = match parts.as_slice() {
+            ["api", version, rest @ ..] => ("", *version, rest),
+            ["apis", group, version, rest @ ..] => (*group, *version, rest),
+            _ => return None,
+        };
+        let mut out = ResourcePath { group: group.into(), version: version.into(), ..Default::default() };
+        if rest.first() == Some(&"watch") {
+            out.watch_prefix = true;
+            rest = &rest[1..];
+        }
+        if rest.first() == Some(&"namespaces") && rest.len() > 1 {
+            out.namespace = Some(rest[1].to_string());
+            if rest.len() > 2 && !NAMESPACE_SUBRESOURCES.contains(&rest[2]) {
+                rest = &rest[2..];
+            }
+        }
+        match rest {
+            [resource] => out.resource = resource.to_string(),
+            [resource, name] => {
+                out.resource = resource.to_string();
+                out.name = Some(name.to_string());
+            }
+            [resource, name, sub] => {
+                out.resource = resource.to_string();
+                out.name = Some(name.to_string());
+                out.subresource = Some(sub.to_string());
+            }
+            _ => return None,
+        }
+        if out.resource == "namespaces" {
+            // `/api/v1/namespaces/{name}` names a namespace, not a namespace scope.
+            out.namespace = None;
+        }
+        if out.resource.is_empty() || out.name.as_deref() == Some("") {
+            return None;
+        }
+        Some(out)
+    }
+}
+
+/// Decoded query parameters.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    /// Parses a raw query string.
+    pub fn parse(raw: Option<&str>) -> Self {
+        let pairs = raw.map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default();
+        Self { pairs }
+    }
+
+    /// The first value of `name`, if non-empty.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty())
+    }
+
+    /// Every value of `name`.
+    pub fn all(&self, name: &str) -> Vec<&str> {
+        self.pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str()).collect()
+    }
+
+    /// A boolean parameter (`true`/`1`).
+    pub fn flag(&self, name: &str) -> ApiResult<Option<bool>> {
+        match self.get(name) {
+            None => Ok(None),
+            Some("true" | "1" | "True") => Ok(Some(true)),
+            Some("false" | "0" | "False") => Ok(Some(false)),
+            Some(v) => Err(ApiError::bad_request(format!("invalid boolean value {v:?} for parameter {name}"))),
+        }
+    }
+
+    /// An integer parameter.
+    pub fn int(&self, name: &str) -> ApiResult<Option<i64>> {
+        self.get(name)
+            .map(|v| v.parse::<i64>().map_err(|_| ApiError::bad_request(format!("invalid integer value {v:?} for parameter {name}"))))
+            .transpose()
+    }
+}
+
+/// The form in which objects are returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Representation {
+    /// The whole object.
+    Full,
+    /// `meta.k8s.io/v1` `PartialObjectMetadata` (and `...List`).
+    Metadata,
+    /// `meta.k8s.io/v1` `Table`, as `kubectl get` asks for.
+    Table,
+}
+
+impl Representation {
+    /// Picks the first media type of an `Accept` header the server can produce.
+    pub fn negotiate(accept: Option<&str>) -> ApiResult<Self> {
+        let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Ok(Self::Full) };
+        for media in accept.split(',') {
+            let mut params = media.split(';').map(str::trim);
+            let essence = params.next().unwrap_or("");
+            if !matches!(essence, "application/json" | "application/yaml" | "*/*" | "application/*" | "json") {
+                continue;
+            }
+            let mut as_kind = None;
+            let mut group = None;
+            for p in params {
+                if let Some((k, v)) = p.split_once('=') {
+                    match k.trim() {
+                        "as" => as_kind = Some(v.trim()),
+                        "g" => group = Some(v.trim()),
+                        _ => {}
+                    }
+                }
+            }
+            match (as_kind, group) {
+                (None, _) => return Ok(Self::Full),
+                (Some("Table"), Some("meta.k8s.io")) => return Ok(Self::Table),
+                (Some("PartialObjectMetadata" | "PartialObjectMetadataList"), Some("meta.k8s.io")) => return Ok(Self::Metadata),
+                _ => continue,
+            }
+        }
+        Err(ApiError::not_acceptable(accept))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_core_namespaced_paths() {
+        let p = ResourcePath::parse("/api/v1/namespaces/ns1/pods/p1/status").unwrap();
+        assert_eq!(p.group, "");
+        assert_eq!(p.namespace.as_deref(), Some("ns1"));
+        assert_eq!(p.resource, "pods");
+        assert_eq!(p.name.as_deref(), Some("p1"));
+        assert_eq!(p.subresource.as_deref(), Some("status"));
+    }
+
+    #[test]
+    fn parses_namespace_objects_and_their_subresources() {
+        let p = ResourcePath::parse("/api/v1/namespaces/ns1").unwrap();
+        assert_eq!((p.resource.as_str(), p.name.as_deref(), p.namespace), ("namespaces", Some("ns1"), None));
+        let p = ResourcePath::parse("/api/v1/namespaces/ns1/finalize").unwrap();
+        assert_eq!((p.resource.as_str(), p.subresource.as_deref()), ("namespaces", Some("finalize")));
+        let p = ResourcePath::parse("/api/v1/namespaces").unwrap();
+        assert_eq!((p.resource.as_str(), p.name), ("namespaces", None));
+    }
+
+    #[test]
+    fn parses_group_paths_and_watch_prefix() {
+        let p = ResourcePath::parse("/apis/apps/v1/watch/namespaces/x/deployments").unwrap();
+        assert!(p.watch_prefix);
+        assert_eq!((p.group.as_str(), p.version.as_str(), p.resource.as_str()), ("apps", "v1", "deployments"));
+        assert!(ResourcePath::parse("/apis/apps").is_none());
+        assert!(ResourcePath::parse("/healthz").is_none());
+    }
+
+    #[test]
+    fn negotiates_kubectl_and_metadata_accept_headers() {
+        let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+        assert_eq!(Representation::negotiate(Some(kubectl)).unwrap(), Representation::Table);
+        let meta = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+        assert_eq!(Representation::negotiate(Some(meta)).unwrap(), Representation::Metadata);
+        assert_eq!(Representation::negotiate(Some("application/json")).unwrap(), Representation::Full);
+        assert_eq!(Representation::negotiate(None).unwrap(), Representation::Full);
+        assert_eq!(Representation::negotiate(Some("application/vnd.kubernetes.protobuf")).unwrap_err().code, 406);
+    }
+}

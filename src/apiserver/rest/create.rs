@@ -1,0 +1,130 @@
+//! POST: creating objects.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::kinds;
+use crate::apiserver::state::{Scope, State};
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::validation::{normalize_metadata, validate_object_meta};
+use crate::clock::format_time;
+
+/// Characters upstream uses for `generateName` suffixes (no vowels, no confusable digits).
+const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+fn random_suffix() -> String {
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    bytes[..5].iter().map(|b| NAME_ALPHABET[*b as usize % NAME_ALPHABET.len()] as char).collect()
+}
+
+/// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
+/// (as the apiserver's decoder does with the endpoint's defaults).
+pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
+    let Some(map) = body.as_object_mut() else {
+        return Err(ApiError::bad_request("the body of the request must be a JSON object"));
+    };
+    let want_version = scope.resource.api_version(&scope.version);
+    match map.get("apiVersion").and_then(Value::as_str) {
+        None | Some("") => {
+            map.insert("apiVersion".into(), json!(want_version));
+        }
+        Some(v) if v == want_version => {}
+        Some(v) => {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({v}) does not match the expected API version ({want_version})"
+            )));
+        }
+    }
+    match map.get("kind").and_then(Value::as_str) {
+        None | Some("") => {
+            map.insert("kind".into(), json!(scope.resource.kind));
+        }
+        Some(k) if k == scope.resource.kind => {}
+        Some(k) => {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({k}) does not match the expected kind ({})",
+                scope.resource.kind
+            )));
+        }
+    }
+    if !map.get("metadata").is_none_or(Value::is_object) {
+        return Err(ApiError::bad_request("metadata must be an object"));
+    }
+    Ok(())
+}
+
+/// Makes `metadata.namespace` agree with the URL: filled when absent, 400 on mismatch, cleared
+/// for cluster-scoped resources.
+pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
+    let meta = body["metadata"].as_object_mut().expect("checked by check_type");
+    match &scope.namespace {
+        Some(ns) => match meta.get("namespace").and_then(Value::as_str) {
+            None | Some("") => {
+                meta.insert("namespace".into(), json!(ns));
+            }
+            Some(n) if n == ns => {}
+            Some(_) => {
+                return Err(ApiError::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+            }
+        },
+        None => {
+            meta.remove("namespace");
+        }
+    }
+    Ok(())
+}
+
+impl State {
+    /// Creates an object from a request body; returns the stored object as served.
+    pub fn create(&mut self, scope: &Scope, mut body: Value, dry_run: bool) -> ApiResult<Value> {
+        if scope.resource.namespaced && scope.namespace.is_none() {
+            return Err(ApiError::not_found_path());
+        }
+        check_type(scope, &mut body)?;
+        if body.get("metadata").is_none() {
+            body["metadata"] = json!({});
+        }
+        check_namespace(scope, &mut body)?;
+        let meta = &mut body["metadata"];
+        if meta["name"].as_str().unwrap_or("").is_empty()
+            && let Some(prefix) = meta["generateName"].as_str().filter(|p| !p.is_empty())
+        {
+            meta["name"] = json!(format!("{prefix}{}", random_suffix()));
+        }
+        let name = meta["name"].as_str().unwrap_or("").to_string();
+        if let Some(ns) = &scope.namespace {
+            self.check_namespace_accepts(scope, ns, &name)?;
+        }
+        let now = format_time(self.clock.now());
+        kinds::default_on_create(scope, &mut body, &now);
+        let mut errs = validate_object_meta(&body["metadata"], scope.resource.name_rule);
+        errs.extend(kinds::validate(scope, &body));
+        if !errs.is_empty() {
+            return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));
+        }
+        let key = scope.key(&name);
+        if let Some(existing) = self.store.get(&key) {
+            return Err(if existing["metadata"]["deletionTimestamp"].is_null() {
+                ApiError::already_exists(scope.resource.qualified(), &name)
+            } else {
+                ApiError::already_exists_terminating(scope.resource.qualified(), &name)
+            });
+        }
+        let meta = body["metadata"].as_object_mut().expect("checked by check_type");
+        meta.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
+        meta.insert("creationTimestamp".into(), json!(now));
+        meta.remove("generation");
+        if scope.resource.tracks_generation {
+            meta.insert("generation".into(), json!(1));
+        }
+        for system in ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"] {
+            meta.remove(system);
+        }
+        normalize_metadata(&mut body["metadata"]);
+        let stored = scope.to_storage(body);
+        if dry_run {
+            return Ok(scope.present(&stored));
+        }
+        let stored = self.commit(key, stored);
+        Ok(scope.present(&stored))
+    }
+}

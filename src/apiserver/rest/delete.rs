@@ -1,0 +1,133 @@
+//! DELETE and DELETE on a collection: the request side of deletion (catalogue B.3). What a
+//! delete does to one object is decided by [`crate::apiserver::deletion::plan_delete`]; this
+//! file applies the decision, with the special cases of namespaces and CRDs.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::crd::CLEANUP_FINALIZER;
+use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, check_preconditions, gc_finalizers, plan_delete};
+use crate::apiserver::registry::DefaultGcPolicy;
+use crate::apiserver::state::{Scope, State};
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::validation::string_list;
+use crate::clock::format_time;
+
+/// The answer to a DELETE: HTTP code and body.
+#[derive(Clone, Debug)]
+pub struct Deleted {
+    /// 200, or 202 when the object stays and `orphanDependents=false` was sent.
+    pub code: u16,
+    /// The object (kept, or deleted where the resource returns it) or a `Status`.
+    pub body: Value,
+    /// Whether the object was removed from storage.
+    pub removed: bool,
+}
+
+impl State {
+    /// Deletes object `name` with `opts`.
+    pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
+        let key = scope.key(name);
+        let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
+        let existing = scope.present(&existing);
+        check_preconditions(&existing, opts, &scope.resource)?;
+        let now = self.clock.now();
+        let ctx = DeleteContext { resource: &scope.resource, version: &scope.version, now, garbage_collection: self.garbage_collection };
+        let plan = if scope.is_namespaces() {
+            plan_namespace_delete(&existing, opts, ctx)
+        } else if scope.is_crds() && existing["metadata"]["deletionTimestamp"].is_null() {
+            let mut with_cleanup = existing.clone();
+            let mut finalizers = string_list(&existing["metadata"], "finalizers");
+            if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+                finalizers.push(CLEANUP_FINALIZER.into());
+            }
+            with_cleanup["metadata"]["finalizers"] = json!(finalizers);
+            plan_delete(&with_cleanup, opts, ctx)
+        } else {
+            plan_delete(&existing, opts, ctx)
+        };
+        match plan {
+            DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
+            DeletePlan::Keep(obj) => {
+                let body = if opts.dry_run || obj == existing {
+                    obj
+                } else {
+                    let stored = self.commit(key, scope.to_storage(obj));
+                    scope.present(&stored)
+                };
+                let code = if opts.orphan_dependents == Some(false) { 202 } else { 200 };
+                Ok(Deleted { code, body, removed: false })
+            }
+            DeletePlan::Remove => {
+                let last = if opts.dry_run { existing } else { scope.present(&self.remove(&key).expect("present under lock")) };
+                let body = if scope.resource.returns_deleted_object {
+                    last
+                } else {
+                    let mut details = json!({"name": name, "kind": scope.resource.plural, "uid": last["metadata"]["uid"]});
+                    if !scope.resource.group.is_empty() {
+                        details["group"] = json!(scope.resource.group);
+                    }
+                    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
+                };
+                Ok(Deleted { code: 200, body, removed: !opts.dry_run })
+            }
+        }
+    }
+}
+
+/// The namespace registry's own Delete: the first request only starts termination (phase
+/// `Terminating`, deletionTimestamp, GC finalizers from the options); once the namespace
+/// controller has emptied `spec.finalizers`, a delete goes the generic way.
+fn plan_namespace_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+    let meta = &existing["metadata"];
+    let gc_finalizers = |opts: &DeleteOptions, current: &[String]| {
+        if ctx.garbage_collection { gc_finalizers(opts, current, DefaultGcPolicy::DeleteDependents) } else { (false, current.to_vec()) }
+    };
+    if meta["deletionTimestamp"].is_null() {
+        let mut obj = existing.clone();
+        obj["metadata"]["deletionTimestamp"] = json!(format_time(ctx.now));
+        obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        obj["status"]["phase"] = json!("Terminating");
+        let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
+        if changed {
+            obj["metadata"]["finalizers"] = json!(finalizers);
+        }
+        return DeletePlan::Keep(obj);
+    }
+    if !string_list(&existing["spec"], "finalizers").is_empty() {
+        return DeletePlan::Unchanged;
+    }
+    let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
+    if finalizers.is_empty() {
+        return DeletePlan::Remove;
+    }
+    let mut obj = existing.clone();
+    if changed {
+        obj["metadata"]["finalizers"] = json!(finalizers);
+    }
+    DeletePlan::Keep(obj)
+}
+
+impl State {
+    /// DELETE on a collection: deletes each selected item with a copy of `opts`, ignoring items
+    /// that are already gone; the first other error aborts. Returns the items as listed
+    /// (catalogue B.3 row 25).
+    pub fn delete_collection(
+        &mut self,
+        scope: &Scope,
+        selection: &crate::apiserver::rest::read::Selection,
+        query: &crate::apiserver::request::Query,
+        opts: &DeleteOptions,
+    ) -> ApiResult<crate::apiserver::rest::read::Listed> {
+        let listed = self.list(scope, selection, query)?;
+        for item in &listed.items {
+            let name = item["metadata"]["name"].as_str().unwrap_or("");
+            let item_scope = Scope { namespace: item["metadata"]["namespace"].as_str().map(String::from), ..scope.clone() };
+            match self.delete(&item_scope, name, opts) {
+                Ok(_) => {}
+                Err(e) if e.code == 404 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(listed)
+    }
+}

@@ -1,0 +1,173 @@
+//! The REST front: routes a resource URL and method to a verb, decodes bodies and options,
+//! and renders results in the representation the client asked for.
+
+pub mod create;
+pub mod delete;
+pub mod read;
+pub mod update;
+pub mod watch;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State as AxumState};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http::{HeaderMap, Method, StatusCode, header};
+use serde_json::{Value, json};
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::apiserver::Shared;
+use crate::apiserver::deletion::DeleteOptions;
+use crate::apiserver::request::{Query, Representation, ResourcePath};
+use crate::apiserver::rest::read::{Selection, list_body, list_meta};
+use crate::apiserver::rest::update::Target;
+use crate::apiserver::rest::watch::WatchRequest;
+use crate::apiserver::state::Scope;
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::table;
+
+/// The largest request body accepted, as kube-apiserver's 3 MiB limit.
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+fn json_response(code: u16, body: &Value) -> Response {
+    let code = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
+    (code, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Decodes a create or update body (JSON, or YAML as kubectl may send).
+fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+    let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("application/json");
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    let value: Value = match essence {
+        "application/json" | "" | "*/*" => serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
+        "application/yaml" => serde_yaml::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+        other => return Err(ApiError::unsupported_media_type(other, &["application/json", "application/yaml"])),
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
+    }
+    Ok(value)
+}
+
+fn dry_run(query: &Query) -> ApiResult<bool> {
+    match query.all("dryRun").as_slice() {
+        [] => Ok(false),
+        ["All"] => Ok(true),
+        other => Err(ApiError::bad_request(format!("Unsupported value: {other:?}: supported values: \"All\""))),
+    }
+}
+
+/// Renders one object.
+fn render_object(repr: Representation, scope: &Scope, object: Value, shared: &Shared) -> Value {
+    match repr {
+        Representation::Full => object,
+        Representation::Metadata => table::partial_metadata(&object),
+        Representation::Table => {
+            let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
+            table::table(&scope.resource, &[object], meta, shared.clock.now())
+        }
+    }
+}
+
+/// Serves every resource URL.
+pub async fn handle(AxumState(shared): AxumState<Arc<Shared>>, request: Request) -> Response {
+    match dispatch(&shared, request).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn dispatch(shared: &Arc<Shared>, request: Request) -> ApiResult<Response> {
+    let (parts, body) = request.into_parts();
+    let path = ResourcePath::parse(parts.uri.path()).ok_or_else(ApiError::not_found_path)?;
+    let query = Query::parse(parts.uri.query());
+    let repr = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
+    let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
+    let scope = shared.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
+    if scope.resource.namespaced && path.namespace.is_none() && path.name.is_some() {
+        return Err(ApiError::not_found_path());
+    }
+    let name = path.name.as_deref();
+    let method = parts.method.clone();
+    let is_watch = path.watch_prefix || query.flag("watch")?.unwrap_or(false);
+
+    match (method, name) {
+        (Method::GET, _) if is_watch => watch(shared, &scope, &query, repr, name),
+        (Method::GET, Some(name)) => {
+            Target::from_subresource(&scope, path.subresource.as_deref())?;
+            let object = shared.lock().get(&scope, name)?;
+            Ok(json_response(200, &render_object(repr, &scope, object, shared)))
+        }
+        (Method::GET, None) => {
+            let selection = Selection::from_query(&query, &scope)?;
+            let listed = shared.lock().list(&scope, &selection, &query)?;
+            let body = match repr {
+                Representation::Full => list_body(&scope, listed),
+                Representation::Metadata => table::partial_metadata_list(&list_body(&scope, listed)),
+                Representation::Table => table::table(&scope.resource, &listed.items, list_meta(&listed), shared.clock.now()),
+            };
+            Ok(json_response(200, &body))
+        }
+        (Method::POST, None) => {
+            let object = decode_object(&parts.headers, &body)?;
+            let dry = dry_run(&query)?;
+            let created = shared.lock().create(&scope, object, dry)?;
+            Ok(json_response(201, &render_object(repr, &scope, created, shared)))
+        }
+        (Method::PUT, Some(name)) => {
+            let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
+            let object = decode_object(&parts.headers, &body)?;
+            let dry = dry_run(&query)?;
+            let updated = shared.lock().update(&scope, name, object, target, dry)?;
+            Ok(json_response(200, &render_object(repr, &scope, updated, shared)))
+        }
+        (Method::PATCH, Some(name)) => {
+            let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
+            let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
+            let dry = dry_run(&query)?;
+            let patched = shared.lock().patch(&scope, name, content_type, &body, target, dry)?;
+            Ok(json_response(200, &render_object(repr, &scope, patched, shared)))
+        }
+        (Method::DELETE, Some(name)) if path.subresource.is_none() => {
+            let opts = DeleteOptions::from_request(&body, &query)?;
+            let deleted = shared.lock().delete(&scope, name, &opts)?;
+            Ok(json_response(deleted.code, &deleted.body))
+        }
+        (Method::DELETE, None) => {
+            let opts = DeleteOptions::from_request(&body, &query)?;
+            let selection = Selection::from_query(&query, &scope)?;
+            let listed = shared.lock().delete_collection(&scope, &selection, &query, &opts)?;
+            Ok(json_response(200, &list_body(&scope, listed)))
+        }
+        (method, _) => Err(ApiError::method_not_allowed(method.as_str())),
+    }
+}
+
+fn watch(shared: &Arc<Shared>, scope: &Scope, query: &Query, repr: Representation, name: Option<&str>) -> ApiResult<Response> {
+    let mut request = WatchRequest::from_query(query, scope, repr)?;
+    if let Some(name) = name {
+        let by_name = format!("metadata.name={name}");
+        let combined = match query.get("fieldSelector") {
+            Some(f) => format!("{f},{by_name}"),
+            None => by_name,
+        };
+        request.selection.fields = crate::apiserver::selectors::FieldSelector::parse(&combined, &scope.resource)?;
+    }
+    let rx = {
+        let state = shared.lock();
+        watch::start(&state, scope.clone(), request, shared.config.bookmark_interval)
+    };
+    let stream = futures::StreamExt::map(ReceiverStream::new(rx), Ok::<Bytes, std::convert::Infallible>);
+    Ok(Response::builder()
+        .status(200)
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::CACHE_CONTROL, "no-cache, private")
+        .body(Body::from_stream(stream))
+        .expect("valid response"))
+}

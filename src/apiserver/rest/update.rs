@@ -1,0 +1,156 @@
+//! PUT and PATCH: replacing and patching objects, their `status` subresource and the
+//! namespace `finalize` subresource, with optimistic concurrency and the metadata rules of
+//! upstream `rest.BeforeUpdate` (catalogue B.3 rows 13-16).
+
+use serde_json::{Value, json};
+
+use crate::apiserver::deletion::should_delete_during_update;
+use crate::apiserver::kinds;
+use crate::apiserver::patch;
+use crate::apiserver::rest::create::{check_namespace, check_type};
+use crate::apiserver::state::{Scope, State};
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::validation::{normalize_metadata, string_list, validate_object_meta, validate_object_meta_update};
+
+/// Which part of the object a write may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The main resource: everything but `status` where the kind has a status subresource.
+    Main,
+    /// The `status` subresource: only `status`.
+    Status,
+    /// The namespace `finalize` subresource: only `spec.finalizers`.
+    Finalize,
+}
+
+impl Target {
+    /// Maps a URL subresource; 404 for one the resource does not have.
+    pub fn from_subresource(scope: &Scope, sub: Option<&str>) -> ApiResult<Self> {
+        match sub {
+            None => Ok(Self::Main),
+            Some("status") if scope.resource.status_subresource => Ok(Self::Status),
+            Some("finalize") if scope.is_namespaces() => Ok(Self::Finalize),
+            Some(_) => Err(ApiError::not_found_path()),
+        }
+    }
+}
+
+/// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
+fn spec_part(obj: &Value) -> Value {
+    let mut v = obj.clone();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("metadata");
+        m.remove("status");
+        m.remove("apiVersion");
+        m.remove("kind");
+    }
+    v
+}
+
+impl State {
+    /// Replaces object `name` with `body` (PUT); returns the stored object as served.
+    pub fn update(&mut self, scope: &Scope, name: &str, mut body: Value, target: Target, dry_run: bool) -> ApiResult<Value> {
+        check_type(scope, &mut body)?;
+        if body.get("metadata").is_none() {
+            body["metadata"] = json!({});
+        }
+        check_namespace(scope, &mut body)?;
+        match body["metadata"]["name"].as_str() {
+            Some(n) if n == name => {}
+            None | Some("") => body["metadata"]["name"] = json!(name),
+            Some(n) => {
+                return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
+            }
+        }
+        let key = scope.key(name);
+        let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
+        let existing = scope.present(&existing);
+        if let Some(rv) = body["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty())
+            && rv != existing["metadata"]["resourceVersion"].as_str().unwrap_or("")
+        {
+            return Err(ApiError::conflict_modified(scope.resource.qualified(), name));
+        }
+
+        let mut new = match target {
+            Target::Main => {
+                let mut new = body;
+                if scope.resource.status_subresource {
+                    match existing.get("status") {
+                        Some(s) => new["status"] = s.clone(),
+                        None => {
+                            new.as_object_mut().expect("object").remove("status");
+                        }
+                    }
+                }
+                new
+            }
+            Target::Status => {
+                let mut new = existing.clone();
+                new["status"] = body["status"].clone();
+                new
+            }
+            Target::Finalize => {
+                let mut new = existing.clone();
+                new["spec"]["finalizers"] = body["spec"]["finalizers"].clone();
+                new
+            }
+        };
+        carry_over_metadata(&mut new, &existing);
+        if scope.resource.tracks_generation && target == Target::Main && spec_part(&new) != spec_part(&existing) {
+            let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
+            new["metadata"]["generation"] = json!(generation + 1);
+        }
+        let mut errs = validate_object_meta(&new["metadata"], scope.resource.name_rule);
+        errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"]));
+        errs.extend(kinds::validate(scope, &new));
+        if !errs.is_empty() {
+            return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
+        }
+        if new == existing {
+            return Ok(existing);
+        }
+        let namespace_finalized = !scope.is_namespaces() || string_list(&new["spec"], "finalizers").is_empty();
+        if should_delete_during_update(&new) && namespace_finalized {
+            if !dry_run {
+                self.remove(&key);
+            }
+            return Ok(new);
+        }
+        if dry_run {
+            return Ok(new);
+        }
+        let stored = self.commit(key, scope.to_storage(new));
+        Ok(scope.present(&stored))
+    }
+
+    /// Applies a PATCH body of `content_type` to object `name`; returns the result as served.
+    pub fn patch(&mut self, scope: &Scope, name: &str, content_type: &str, body: &[u8], target: Target, dry_run: bool) -> ApiResult<Value> {
+        let key = scope.key(name);
+        let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
+        let current = scope.present(&existing);
+        let patched = patch::apply(content_type, &current, body, scope.resource.custom)?;
+        if !patched.is_object() {
+            return Err(ApiError::bad_request("the patch produced something other than an object"));
+        }
+        self.update(scope, name, patched, target, dry_run)
+    }
+}
+
+/// `rest.BeforeUpdate`: system fields keep their stored values; an update can never remove or
+/// change a deletion timestamp, nor clear a deletion grace period.
+fn carry_over_metadata(new: &mut Value, old: &Value) {
+    let (nm, om) = (&mut new["metadata"], &old["metadata"]);
+    nm["generation"] = om["generation"].clone();
+    if nm["uid"].as_str().unwrap_or("").is_empty() {
+        nm["uid"] = om["uid"].clone();
+    }
+    nm["creationTimestamp"] = om["creationTimestamp"].clone();
+    if !om["deletionTimestamp"].is_null() {
+        nm["deletionTimestamp"] = om["deletionTimestamp"].clone();
+    }
+    if !om["deletionGracePeriodSeconds"].is_null() && nm["deletionGracePeriodSeconds"].is_null() {
+        nm["deletionGracePeriodSeconds"] = om["deletionGracePeriodSeconds"].clone();
+    }
+    nm["resourceVersion"] = om["resourceVersion"].clone();
+    normalize_metadata(nm);
+}

@@ -1,0 +1,195 @@
+//! Watches: a stream of `{"type", "object"}` lines from a resourceVersion on, as kube-apiserver
+//! sends them (ADDED/MODIFIED/DELETED, BOOKMARK when asked for, ERROR 410 when the requested
+//! history is gone or the client falls too far behind).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::apiserver::request::{Query, Representation};
+use crate::apiserver::rest::read::Selection;
+use crate::apiserver::state::{Scope, State};
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::store::{EventType, StoreEvent};
+use crate::apiserver::table;
+use crate::clock::Clock;
+
+/// A watch's parameters.
+#[derive(Clone, Debug)]
+pub struct WatchRequest {
+    /// Which objects.
+    pub selection: Selection,
+    /// `resourceVersion`: `None` for "now, with the current objects first".
+    pub from: Option<u64>,
+    /// `sendInitialEvents=true`.
+    pub send_initial_events: bool,
+    /// `allowWatchBookmarks=true`.
+    pub bookmarks: bool,
+    /// `timeoutSeconds`.
+    pub timeout: Option<Duration>,
+    /// How objects are rendered.
+    pub representation: Representation,
+}
+
+impl WatchRequest {
+    /// Reads the watch parameters of a request.
+    pub fn from_query(query: &Query, scope: &Scope, representation: Representation) -> ApiResult<Self> {
+        let from = match query.get("resourceVersion") {
+            None | Some("0") => None,
+            Some(rv) => Some(rv.parse::<u64>().map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?),
+        };
+        Ok(Self {
+            selection: Selection::from_query(query, scope)?,
+            from,
+            send_initial_events: query.flag("sendInitialEvents")?.unwrap_or(false),
+            bookmarks: query.flag("allowWatchBookmarks")?.unwrap_or(false),
+            timeout: query.int("timeoutSeconds")?.filter(|t| *t > 0).map(|t| Duration::from_secs(t as u64)),
+            representation,
+        })
+    }
+}
+
+/// Everything a running watch needs once the lock is released.
+struct Watch {
+    scope: Scope,
+    request: WatchRequest,
+    clock: Clock,
+    bookmark_interval: Duration,
+}
+
+impl Watch {
+    fn render(&self, stored: &Value) -> Value {
+        let served = self.scope.present(stored);
+        match self.request.representation {
+            Representation::Full => served,
+            Representation::Metadata => table::partial_metadata(&served),
+            Representation::Table => table::table(&self.scope.resource, &[served], json!({}), self.clock.now()),
+        }
+    }
+
+    fn line(&self, event_type: &str, object: Value) -> Bytes {
+        let mut s = json!({"type": event_type, "object": object}).to_string();
+        s.push('\n');
+        Bytes::from(s)
+    }
+
+    fn bookmark(&self, revision: u64, initial_events_end: bool) -> Bytes {
+        let mut meta = json!({"resourceVersion": revision.to_string()});
+        if initial_events_end {
+            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let (kind, api_version) = match self.request.representation {
+            Representation::Metadata => ("PartialObjectMetadata".to_string(), "meta.k8s.io/v1".to_string()),
+            _ => (self.scope.resource.kind.clone(), self.scope.resource.api_version(&self.scope.version)),
+        };
+        self.line("BOOKMARK", json!({"kind": kind, "apiVersion": api_version, "metadata": meta}))
+    }
+
+    fn in_scope(&self, event: &StoreEvent) -> bool {
+        let (g, r) = &self.scope.resource.storage;
+        event.key.group == *g && event.key.resource == *r && self.scope.namespace.as_ref().is_none_or(|ns| *ns == event.key.namespace)
+    }
+
+    /// The line for a store event, if this watch sees it. An object that starts or stops
+    /// matching the selectors is sent as ADDED or DELETED, as the watch cache does.
+    fn event_line(&self, event: &StoreEvent) -> Option<Bytes> {
+        if !self.in_scope(event) {
+            return None;
+        }
+        let sel = &self.request.selection;
+        let now_matches = sel.matches(&event.object);
+        let was_matching = event.previous.as_ref().is_some_and(|p| sel.matches(p));
+        let event_type = match event.event_type {
+            EventType::Added if now_matches => "ADDED",
+            EventType::Deleted if was_matching || now_matches => "DELETED",
+            EventType::Modified => match (was_matching, now_matches) {
+                (true, true) => "MODIFIED",
+                (false, true) => "ADDED",
+                (true, false) => "DELETED",
+                (false, false) => return None,
+            },
+            _ => return None,
+        };
+        Some(self.line(event_type, self.render(&event.object)))
+    }
+}
+
+fn too_old(requested: u64, oldest: u64) -> Value {
+    ApiError::gone(format!("too old resource version: {requested} ({oldest})")).to_status()
+}
+
+/// Starts a watch under the lock: takes the initial lines and subscribes, so nothing is missed
+/// or repeated between history and live events. Returns the receiver of the body's lines.
+pub fn start(state: &State, scope: Scope, request: WatchRequest, bookmark_interval: Duration) -> mpsc::Receiver<Bytes> {
+    let watch = Watch { scope, request, clock: state.clock.clone(), bookmark_interval };
+    let mut initial: Vec<Bytes> = Vec::new();
+    let revision = state.store.revision();
+    let mut start_revision = revision;
+    let mut expired = None;
+    let list_current = watch.request.from.is_none() || watch.request.send_initial_events;
+    if list_current {
+        let (g, r) = &watch.scope.resource.storage;
+        for (_, o) in state.store.list(g, r, watch.scope.namespace.as_deref(), None) {
+            if watch.request.selection.matches(o) {
+                initial.push(watch.line("ADDED", watch.render(o)));
+            }
+        }
+    } else if let Some(from) = watch.request.from {
+        match state.store.events_after(from) {
+            Ok(events) => initial.extend(events.iter().filter_map(|e| watch.event_line(e))),
+            Err(e) => expired = Some(watch.line("ERROR", too_old(from, e.oldest))),
+        }
+        start_revision = revision.max(from);
+    }
+    let initial_end = (watch.request.send_initial_events && watch.request.bookmarks).then(|| watch.bookmark(revision, true));
+    let subscription = state.store.subscribe();
+    let (tx, rx) = mpsc::channel(256);
+    tokio::spawn(async move {
+        if let Some(err) = expired {
+            let _ = tx.send(err).await;
+            return;
+        }
+        for line in initial.into_iter().chain(initial_end) {
+            if tx.send(line).await.is_err() {
+                return;
+            }
+        }
+        run(watch, subscription, tx, start_revision).await;
+    });
+    rx
+}
+
+async fn run(watch: Watch, mut sub: broadcast::Receiver<Arc<StoreEvent>>, tx: mpsc::Sender<Bytes>, mut last: u64) {
+    let mut bookmarks = tokio::time::interval(watch.bookmark_interval);
+    bookmarks.tick().await;
+    let deadline = tokio::time::sleep(watch.request.timeout.unwrap_or(Duration::from_secs(3600 * 24 * 365)));
+    tokio::pin!(deadline);
+    loop {
+        let line = tokio::select! {
+            event = sub.recv() => match event {
+                Ok(e) if e.revision <= last => continue,
+                Ok(e) => {
+                    last = e.revision;
+                    match watch.event_line(&e) {
+                        Some(line) => line,
+                        None => continue,
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    let _ = tx.send(watch.line("ERROR", too_old(last, last + 1))).await;
+                    return;
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            _ = bookmarks.tick(), if watch.request.bookmarks => watch.bookmark(last, false),
+            () = &mut deadline => return,
+            () = tx.closed() => return,
+        };
+        if tx.send(line).await.is_err() {
+            return;
+        }
+    }
+}

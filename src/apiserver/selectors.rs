@@ -1,0 +1,312 @@
+//! Label and field selectors, parsed from the query string as upstream `labels.Parse` and
+//! `fields.ParseSelector` read them, and matched against stored objects.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::apiserver::registry::ResourceInfo;
+use crate::apiserver::status::{ApiError, ApiResult};
+
+/// One label requirement.
+#[derive(Clone, Debug, PartialEq)]
+enum LabelReq {
+    Exists(String),
+    NotExists(String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Greater(String, i64),
+    Less(String, i64),
+}
+
+/// A parsed label selector; an empty one matches everything.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LabelSelector {
+    reqs: Vec<LabelReq>,
+}
+
+/// Splits on commas that are not inside parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+fn bad_label(s: &str, why: &str) -> ApiError {
+    ApiError::bad_request(format!("unable to parse requirement: {why}: {s:?}"))
+}
+
+fn parse_set(s: &str, whole: &str) -> ApiResult<Vec<String>> {
+    let inner =
+        s.trim().strip_prefix('(').and_then(|r| r.strip_suffix(')')).ok_or_else(|| bad_label(whole, "expected a parenthesised set"))?;
+    Ok(inner.split(',').map(|v| v.trim().to_string()).collect())
+}
+
+impl LabelSelector {
+    /// Parses a selector such as `app=web,tier!=db,env in (a,b),!legacy`.
+    pub fn parse(s: &str) -> ApiResult<Self> {
+        let mut reqs = Vec::new();
+        for part in split_top_level(s) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            let req = if let Some(key) = part.strip_prefix('!') {
+                LabelReq::NotExists(key.trim().to_string())
+            } else if let Some((k, v)) = part.split_once("!=") {
+                LabelReq::NotIn(k.trim().into(), vec![v.trim().into()])
+            } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
+                LabelReq::In(k.trim().into(), vec![v.trim().into()])
+            } else if let Some((k, v)) = part.split_once(" notin ") {
+                LabelReq::NotIn(k.trim().into(), parse_set(v, part)?)
+            } else if let Some((k, v)) = part.split_once(" in ") {
+                LabelReq::In(k.trim().into(), parse_set(v, part)?)
+            } else if let Some((k, v)) = part.split_once('>') {
+                LabelReq::Greater(k.trim().into(), v.trim().parse().map_err(|_| bad_label(part, "expected an integer"))?)
+            } else if let Some((k, v)) = part.split_once('<') {
+                LabelReq::Less(k.trim().into(), v.trim().parse().map_err(|_| bad_label(part, "expected an integer"))?)
+            } else if part.contains(char::is_whitespace) || part.contains('(') {
+                return Err(bad_label(part, "found unexpected token"));
+            } else {
+                LabelReq::Exists(part.to_string())
+            };
+            reqs.push(req);
+        }
+        Ok(Self { reqs })
+    }
+
+    /// Whether `labels` satisfy every requirement.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.reqs.iter().all(|r| match r {
+            LabelReq::Exists(k) => labels.contains_key(k),
+            LabelReq::NotExists(k) => !labels.contains_key(k),
+            LabelReq::In(k, vs) => labels.get(k).is_some_and(|v| vs.contains(v)),
+            LabelReq::NotIn(k, vs) => labels.get(k).is_none_or(|v| !vs.contains(v)),
+            LabelReq::Greater(k, n) => labels.get(k).and_then(|v| v.parse::<i64>().ok()).is_some_and(|v| v > *n),
+            LabelReq::Less(k, n) => labels.get(k).and_then(|v| v.parse::<i64>().ok()).is_some_and(|v| v < *n),
+        })
+    }
+
+    /// Whether the object's `metadata.labels` match.
+    pub fn matches_object(&self, object: &Value) -> bool {
+        if self.reqs.is_empty() {
+            return true;
+        }
+        let labels: BTreeMap<String, String> = object["metadata"]["labels"]
+            .as_object()
+            .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+            .unwrap_or_default();
+        self.matches(&labels)
+    }
+}
+
+/// One field requirement: `field=value` or `field!=value`.
+#[derive(Clone, Debug, PartialEq)]
+struct FieldReq {
+    field: String,
+    value: String,
+    equal: bool,
+}
+
+/// A parsed field selector; an empty one matches everything.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldSelector {
+    reqs: Vec<FieldReq>,
+}
+
+/// Fields every resource supports.
+const COMMON_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
+
+/// Extra selectable fields of built-in resources: `(group, plural, fields)`.
+const EXTRA_FIELDS: &[(&str, &str, &[&str])] = &[
+    (
+        "",
+        "events",
+        &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ],
+    ),
+    (
+        "",
+        "pods",
+        &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.nominatedNodeName",
+        ],
+    ),
+    ("", "namespaces", &["status.phase"]),
+    ("", "secrets", &["type"]),
+    ("", "nodes", &["spec.unschedulable"]),
+    ("", "replicationcontrollers", &["status.replicas"]),
+    ("apps", "replicasets", &["status.replicas"]),
+    ("batch", "jobs", &["status.successful"]),
+];
+
+/// Unescapes `\,`, `\=` and `\\` in a field selector value.
+fn unescape(v: &str) -> String {
+    let mut out = String::new();
+    let mut chars = v.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Splits on commas not preceded by a backslash.
+fn split_unescaped(s: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut escaped = false;
+    for c in s.chars() {
+        if escaped {
+            parts.last_mut().expect("non-empty").push('\\');
+            parts.last_mut().expect("non-empty").push(c);
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == ',' {
+            parts.push(String::new());
+        } else {
+            parts.last_mut().expect("non-empty").push(c);
+        }
+    }
+    parts
+}
+
+impl FieldSelector {
+    /// Parses a selector such as `metadata.name=x,reason!=Killing` and checks that every field is
+    /// selectable on `resource` (else 400 `field label not supported`).
+    pub fn parse(s: &str, resource: &ResourceInfo) -> ApiResult<Self> {
+        let extra: &[&str] = EXTRA_FIELDS
+            .iter()
+            .find(|(g, r, _)| (*g, *r) == (resource.storage.0.as_str(), resource.storage.1.as_str()))
+            .map(|(_, _, f)| *f)
+            .unwrap_or(&[]);
+        let mut reqs = Vec::new();
+        for part in split_unescaped(s) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            let (field, value, equal) = if let Some((f, v)) = part.split_once("!=") {
+                (f, v, false)
+            } else if let Some((f, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
+                (f, v, true)
+            } else {
+                return Err(ApiError::bad_request(format!("invalid selector: '{s}'; can't understand '{part}'")));
+            };
+            let field = field.trim();
+            if !COMMON_FIELDS.contains(&field) && !extra.contains(&field) {
+                return Err(ApiError::bad_request(format!("field label not supported: {field}")));
+            }
+            reqs.push(FieldReq { field: field.to_string(), value: unescape(value.trim()), equal });
+        }
+        Ok(Self { reqs })
+    }
+
+    /// Whether the selector names exactly one object (`metadata.name=x`), as `kubectl wait` does.
+    pub fn single_name(&self) -> Option<&str> {
+        self.reqs.iter().find(|r| r.equal && r.field == "metadata.name").map(|r| r.value.as_str())
+    }
+
+    /// Whether the stored object satisfies every requirement.
+    pub fn matches(&self, object: &Value) -> bool {
+        self.reqs.iter().all(|r| (field_value(object, &r.field) == r.value) == r.equal)
+    }
+}
+
+/// The value a field selector compares: the JSON value at the dotted path as a string
+/// (`source` means `source.component` for events), or empty when absent.
+fn field_value(object: &Value, field: &str) -> String {
+    let path = if field == "source" { "source.component" } else { field };
+    let mut cur = object;
+    for seg in path.split('.') {
+        cur = &cur[seg];
+    }
+    match cur {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apiserver::registry::Registry;
+    use serde_json::json;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn label_selector_operators() {
+        let l = labels(&[("app", "web"), ("tier", "front"), ("n", "5")]);
+        for (sel, want) in [
+            ("", true),
+            ("app=web", true),
+            ("app==web", true),
+            ("app!=web", false),
+            ("app in (web,db)", true),
+            ("app notin (web)", false),
+            ("tier", true),
+            ("!tier", false),
+            ("missing!=x", true),
+            ("n>4", true),
+            ("n<5", false),
+            ("app=web,tier in (front, back),!legacy", true),
+        ] {
+            assert_eq!(LabelSelector::parse(sel).unwrap().matches(&l), want, "{sel}");
+        }
+        assert!(LabelSelector::parse("app in web").is_err());
+    }
+
+    #[test]
+    fn field_selectors_for_events() {
+        let reg = Registry::new();
+        let events = reg.lookup("", "v1", "events").unwrap();
+        let ev = json!({"metadata": {"name": "e"}, "reason": "OwnerRefInvalidNamespace", "type": "Warning",
+            "involvedObject": {"kind": "Pod", "name": "p"}, "source": {"component": "garbage-collector-controller"}});
+        let s = FieldSelector::parse("reason=OwnerRefInvalidNamespace,involvedObject.name=p", &events).unwrap();
+        assert!(s.matches(&ev));
+        assert!(FieldSelector::parse("source=garbage-collector-controller", &events).unwrap().matches(&ev));
+        assert!(!FieldSelector::parse("type!=Warning", &events).unwrap().matches(&ev));
+        let pods = reg.lookup("", "v1", "pods").unwrap();
+        let err = FieldSelector::parse("reason=x", &pods).unwrap_err();
+        assert_eq!((err.code, err.message.as_str()), (400, "field label not supported: reason"));
+    }
+}

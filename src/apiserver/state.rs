@@ -1,0 +1,162 @@
+//! The apiserver's state behind its one lock: the store, the registry and the clock, with the
+//! bookkeeping that every write goes through (CRD registration, objects awaiting the simulated
+//! controllers).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::apiserver::convert;
+use crate::apiserver::crd;
+use crate::apiserver::registry::{Registry, ResourceInfo};
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::store::{ObjectKey, Store};
+use crate::clock::Clock;
+
+/// A request's resolved resource, version and namespace.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// The resource.
+    pub resource: Arc<ResourceInfo>,
+    /// The version the request was made at.
+    pub version: String,
+    /// The namespace from the URL (none for cluster-scoped resources and all-namespace lists).
+    pub namespace: Option<String>,
+}
+
+impl Scope {
+    /// The storage key of object `name`.
+    pub fn key(&self, name: &str) -> ObjectKey {
+        let (g, r) = &self.resource.storage;
+        ObjectKey::new(g, r, self.namespace.as_deref().unwrap_or(""), name)
+    }
+
+    /// The stored object as served at this scope's version.
+    pub fn present(&self, stored: &Value) -> Value {
+        convert::to_served(&self.resource, &self.version, stored)
+    }
+
+    /// A served object in its stored form.
+    pub fn to_storage(&self, served: Value) -> Value {
+        convert::to_storage(&self.resource, served)
+    }
+
+    /// Whether this is the core `namespaces` resource.
+    pub fn is_namespaces(&self) -> bool {
+        self.resource.group.is_empty() && self.resource.plural == "namespaces"
+    }
+
+    /// Whether this is `customresourcedefinitions`.
+    pub fn is_crds(&self) -> bool {
+        self.resource.group == "apiextensions.k8s.io" && self.resource.plural == "customresourcedefinitions"
+    }
+
+    /// A scope for the core `namespaces` resource.
+    pub fn namespaces(registry: &Registry) -> Self {
+        Self { resource: registry.lookup("", "v1", "namespaces").expect("built-in"), version: "v1".into(), namespace: None }
+    }
+}
+
+/// Everything the apiserver's lock protects.
+#[derive(Debug)]
+pub struct State {
+    /// Objects and their history.
+    pub store: Store,
+    /// Served resources.
+    pub registry: Registry,
+    /// Time source for timestamps.
+    pub clock: Clock,
+    /// Objects the simulated controllers must look at: terminating namespaces and CRDs, and
+    /// pods in graceful deletion. Kept here so that a pass never scans the whole store.
+    pub awaiting_controllers: BTreeSet<ObjectKey>,
+    /// Whether DELETE manages GC finalizers (see [`crate::apiserver::Config::garbage_collection`]).
+    pub garbage_collection: bool,
+}
+
+fn is_namespace_key(k: &ObjectKey) -> bool {
+    k.group.is_empty() && k.resource == "namespaces"
+}
+
+fn is_crd_key(k: &ObjectKey) -> bool {
+    k.group == "apiextensions.k8s.io" && k.resource == "customresourcedefinitions"
+}
+
+fn is_pod_key(k: &ObjectKey) -> bool {
+    k.group.is_empty() && k.resource == "pods"
+}
+
+impl State {
+    /// A fresh state with the built-in kinds and the usual namespaces.
+    pub fn new(clock: Clock, history_limit: usize) -> Self {
+        let mut state = Self {
+            store: Store::new(history_limit),
+            registry: Registry::new(),
+            clock,
+            awaiting_controllers: BTreeSet::new(),
+            garbage_collection: true,
+        };
+        let scope = Scope::namespaces(&state.registry);
+        for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+            state.create(&scope, body, false).expect("built-in namespace");
+        }
+        state
+    }
+
+    /// Resolves a resource at a version, or 404.
+    pub fn scope(&self, group: &str, version: &str, plural: &str, namespace: Option<String>) -> ApiResult<Scope> {
+        let resource = self.registry.lookup(group, version, plural).ok_or_else(ApiError::not_found_path)?;
+        let namespace = if resource.namespaced { namespace } else { None };
+        Ok(Scope { resource, version: version.into(), namespace })
+    }
+
+    /// Writes an object and does the bookkeeping every write needs.
+    pub fn commit(&mut self, key: ObjectKey, object: Value) -> Arc<Value> {
+        let terminating = !object["metadata"]["deletionTimestamp"].is_null();
+        if is_crd_key(&key)
+            && let Some(info) = crd::resource_info(&object)
+        {
+            self.registry.insert(info);
+        }
+        let watched = is_namespace_key(&key) || is_crd_key(&key) || is_pod_key(&key);
+        if watched && terminating {
+            self.awaiting_controllers.insert(key.clone());
+        }
+        self.store.put(key, object)
+    }
+
+    /// Removes an object and does the bookkeeping (a removed CRD stops serving its resource and
+    /// loses any objects left).
+    pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Value>> {
+        let removed = self.store.remove(key)?;
+        self.awaiting_controllers.remove(key);
+        if is_crd_key(key)
+            && let Some(info) = crd::resource_info(&removed)
+        {
+            let leftovers: Vec<ObjectKey> = self.store.list(&info.group, &info.plural, None, None).map(|(k, _)| k.clone()).collect();
+            for k in leftovers {
+                self.store.remove(&k);
+            }
+            self.registry.remove(&info.group, &info.plural);
+        }
+        Some(removed)
+    }
+
+    /// Checks that objects may be created in `namespace`: 404 if it does not exist, 403 while it
+    /// terminates (the NamespaceLifecycle admission plugin).
+    pub fn check_namespace_accepts(&self, scope: &Scope, namespace: &str, name: &str) -> ApiResult<()> {
+        let ns_scope = Scope::namespaces(&self.registry);
+        let Some(ns) = self.store.get(&ns_scope.key(namespace)) else {
+            return Err(ApiError::not_found(ns_scope.resource.qualified(), namespace));
+        };
+        if !ns["metadata"]["deletionTimestamp"].is_null() {
+            return Err(ApiError::forbidden(
+                scope.resource.qualified(),
+                name,
+                &format!("unable to create new content in namespace {namespace} because it is being terminated"),
+            ));
+        }
+        Ok(())
+    }
+}

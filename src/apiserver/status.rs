@@ -1,0 +1,286 @@
+//! Kubernetes `Status` errors: every failure the fake apiserver returns, with the reason and
+//! HTTP code a real kube-apiserver uses, so that clients' `IsNotFound`/`IsConflict` checks work.
+
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+use serde_json::{Value, json};
+
+/// An API failure, rendered as a `metav1.Status` body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiError {
+    /// HTTP status code (also `Status.code`).
+    pub code: u16,
+    /// Machine-readable `Status.reason`, e.g. `NotFound`.
+    pub reason: &'static str,
+    /// Human-readable `Status.message`.
+    pub message: String,
+    /// `Status.details`, when the real apiserver fills it.
+    pub details: Option<Value>,
+}
+
+/// A resource as named in error messages: `pods`, or `deployments.apps` outside the core group.
+#[derive(Clone, Debug)]
+pub struct QualifiedResource<'a> {
+    /// API group, empty for the core group.
+    pub group: &'a str,
+    /// Plural resource name.
+    pub resource: &'a str,
+}
+
+impl std::fmt::Display for QualifiedResource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.group.is_empty() { write!(f, "{}", self.resource) } else { write!(f, "{}.{}", self.resource, self.group) }
+    }
+}
+
+impl QualifiedResource<'_> {
+    fn details(&self, name: &str) -> Value {
+        let mut d = json!({ "name": name, "kind": self.resource });
+        if !self.group.is_empty() {
+            d["group"] = json!(self.group);
+        }
+        d
+    }
+}
+
+/// The kind of a field validation error, as in apimachinery's `field.ErrorType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldErrorKind {
+    /// A required field is missing.
+    Required,
+    /// A value is malformed.
+    Invalid,
+    /// A change or value is not allowed.
+    Forbidden,
+    /// A value is not one of the supported values.
+    NotSupported,
+    /// A value appears twice where it must be unique.
+    Duplicate,
+    /// A value is longer than allowed.
+    TooLong,
+}
+
+impl FieldErrorKind {
+    fn text(self) -> &'static str {
+        match self {
+            Self::Required => "Required value",
+            Self::Invalid => "Invalid value",
+            Self::Forbidden => "Forbidden",
+            Self::NotSupported => "Unsupported value",
+            Self::Duplicate => "Duplicate value",
+            Self::TooLong => "Too long",
+        }
+    }
+
+    fn cause_reason(self) -> &'static str {
+        match self {
+            Self::Required => "FieldValueRequired",
+            Self::Invalid => "FieldValueInvalid",
+            Self::Forbidden => "FieldValueForbidden",
+            Self::NotSupported => "FieldValueNotSupported",
+            Self::Duplicate => "FieldValueDuplicate",
+            Self::TooLong => "FieldValueTooLong",
+        }
+    }
+}
+
+/// One field validation error; a list of them becomes a 422 `Invalid` status.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    /// What is wrong.
+    pub kind: FieldErrorKind,
+    /// JSON path of the field, e.g. `metadata.ownerReferences[0].uid`.
+    pub field: String,
+    /// The offending value, shown for `Invalid`, `NotSupported` and `Duplicate`.
+    pub value: Option<Value>,
+    /// Explanation.
+    pub detail: String,
+}
+
+impl FieldError {
+    /// A field error of any kind.
+    pub fn new(kind: FieldErrorKind, field: impl Into<String>, value: Option<Value>, detail: impl Into<String>) -> Self {
+        Self { kind, field: field.into(), value, detail: detail.into() }
+    }
+
+    /// `Required value`.
+    pub fn required(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(FieldErrorKind::Required, field, None, detail)
+    }
+
+    /// `Invalid value`.
+    pub fn invalid(field: impl Into<String>, value: Value, detail: impl Into<String>) -> Self {
+        Self::new(FieldErrorKind::Invalid, field, Some(value), detail)
+    }
+
+    /// `Forbidden`.
+    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(FieldErrorKind::Forbidden, field, None, detail)
+    }
+
+    fn message(&self) -> String {
+        let mut m = format!("{}: {}", self.field, self.kind.text());
+        if let Some(v) = &self.value {
+            m.push_str(&format!(": {v}"));
+        }
+        if !self.detail.is_empty() {
+            m.push_str(&format!(": {}", self.detail));
+        }
+        m
+    }
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self { code, reason, message: message.into(), details: None }
+    }
+
+    fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// 404 NotFound for a named object.
+    pub fn not_found(resource: QualifiedResource<'_>, name: &str) -> Self {
+        Self::new(404, "NotFound", format!("{resource} \"{name}\" not found")).with_details(resource.details(name))
+    }
+
+    /// 404 NotFound for a path that names no resource.
+    pub fn not_found_path() -> Self {
+        Self::new(404, "NotFound", "the server could not find the requested resource")
+            .with_details(json!({ "causes": [{ "reason": "UnexpectedServerResponse", "message": "404 page not found" }] }))
+    }
+
+    /// 409 AlreadyExists.
+    pub fn already_exists(resource: QualifiedResource<'_>, name: &str) -> Self {
+        Self::new(409, "AlreadyExists", format!("{resource} \"{name}\" already exists")).with_details(resource.details(name))
+    }
+
+    /// 409 AlreadyExists for an object that is still terminating.
+    pub fn already_exists_terminating(resource: QualifiedResource<'_>, name: &str) -> Self {
+        Self::new(409, "AlreadyExists", format!("object is being deleted: {resource} \"{name}\" already exists"))
+            .with_details(resource.details(name))
+    }
+
+    /// 409 Conflict with the standard optimistic-concurrency message.
+    pub fn conflict_modified(resource: QualifiedResource<'_>, name: &str) -> Self {
+        Self::conflict(resource, name, "the object has been modified; please apply your changes to the latest version and try again")
+    }
+
+    /// 409 Conflict with a custom explanation.
+    pub fn conflict(resource: QualifiedResource<'_>, name: &str, why: &str) -> Self {
+        Self::new(409, "Conflict", format!("Operation cannot be fulfilled on {resource} \"{name}\": {why}"))
+            .with_details(resource.details(name))
+    }
+
+    /// 422 Invalid built from field errors.
+    pub fn invalid(group: &str, kind: &str, name: &str, errors: Vec<FieldError>) -> Self {
+        let list = if errors.len() == 1 {
+            errors[0].message()
+        } else {
+            format!("[{}]", errors.iter().map(FieldError::message).collect::<Vec<_>>().join(", "))
+        };
+        let causes: Vec<Value> =
+            errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.message(), "field": e.field })).collect();
+        let mut details = json!({ "name": name, "kind": kind, "causes": causes });
+        if !group.is_empty() {
+            details["group"] = json!(group);
+        }
+        let prefix = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+        Self::new(422, "Invalid", format!("{prefix} \"{name}\" is invalid: {list}")).with_details(details)
+    }
+
+    /// 400 BadRequest.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    /// 403 Forbidden.
+    pub fn forbidden(resource: QualifiedResource<'_>, name: &str, why: &str) -> Self {
+        let subject = if name.is_empty() { resource.to_string() } else { format!("{resource} \"{name}\"") };
+        Self::new(403, "Forbidden", format!("{subject} is forbidden: {why}")).with_details(resource.details(name))
+    }
+
+    /// 405 MethodNotAllowed.
+    pub fn method_not_allowed(method: &str) -> Self {
+        Self::new(405, "MethodNotAllowed", format!("the server does not allow this method on the requested resource ({method})"))
+    }
+
+    /// 406 NotAcceptable.
+    pub fn not_acceptable(accept: &str) -> Self {
+        Self::new(
+            406,
+            "NotAcceptable",
+            format!("only the following media types are accepted: application/json, application/yaml (got {accept})"),
+        )
+    }
+
+    /// 410 Gone: a watch or continue token refers to compacted history.
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    /// 413 RequestEntityTooLarge.
+    pub fn too_large(limit: usize) -> Self {
+        Self::new(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
+    }
+
+    /// 415 UnsupportedMediaType.
+    pub fn unsupported_media_type(content_type: &str, supported: &[&str]) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}; got {content_type:?}",
+                supported.join(", ")
+            ),
+        )
+    }
+
+    /// 500 InternalError.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
+    }
+
+    /// The `metav1.Status` body.
+    pub fn to_status(&self) -> Value {
+        let mut s = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(d) = &self.details {
+            s["details"] = d.clone();
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.reason, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (code, [(http::header::CONTENT_TYPE, "application/json")], self.to_status().to_string()).into_response()
+    }
+}
+
+/// Shorthand for results of API operations.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// 422 for a JSON patch that cannot be applied (a failed `test`, a missing path).
+    pub fn invalid_patch(why: &str) -> Self {
+        Self::new(422, "Invalid", format!("the server rejected our request due to an error in our request: {why}"))
+    }
+}

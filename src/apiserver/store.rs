@@ -1,0 +1,247 @@
+//! The versioned object store: the fake apiserver's etcd.
+//!
+//! One global revision counter numbers every write, as an etcd revision does; each object's
+//! `metadata.resourceVersion` is the revision of its last write. Every write is also appended
+//! to a bounded history so that a watch can resume from any revision still retained, and is
+//! broadcast to live watches. The store itself enforces nothing about Kubernetes semantics:
+//! callers hold the apiserver's lock and decide what to write.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+/// Where an object lives: storage group and resource, namespace (empty when cluster-scoped), name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectKey {
+    /// Storage group.
+    pub group: String,
+    /// Storage resource (plural).
+    pub resource: String,
+    /// Namespace, empty for cluster-scoped objects.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl ObjectKey {
+    /// A key from its four parts.
+    pub fn new(group: &str, resource: &str, namespace: &str, name: &str) -> Self {
+        Self { group: group.into(), resource: resource.into(), namespace: namespace.into(), name: name.into() }
+    }
+}
+
+/// The type of a watch event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    /// An object was created.
+    Added,
+    /// An object was updated.
+    Modified,
+    /// An object was removed.
+    Deleted,
+}
+
+impl EventType {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One write, as seen by watches.
+#[derive(Clone, Debug)]
+pub struct StoreEvent {
+    /// The revision of the write.
+    pub revision: u64,
+    /// What happened.
+    pub event_type: EventType,
+    /// Which object.
+    pub key: ObjectKey,
+    /// The object after the write (for deletions, its last state at the deletion's revision).
+    pub object: Arc<Value>,
+    /// The object before the write (none for creations), so that watches with selectors can
+    /// tell an object entering or leaving their selection.
+    pub previous: Option<Arc<Value>>,
+}
+
+/// A watch asked for history the store no longer has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooOld {
+    /// The oldest revision a watch may still start from.
+    pub oldest: u64,
+}
+
+/// Versioned objects, their write history and the broadcast of new writes.
+#[derive(Debug)]
+pub struct Store {
+    /// Objects ordered by key, so lists come out ordered by namespace and name as from etcd.
+    objects: BTreeMap<ObjectKey, Arc<Value>>,
+    /// The revision of the last write.
+    revision: u64,
+    /// Recent writes in revision order; bounded by `history_limit`.
+    history: VecDeque<Arc<StoreEvent>>,
+    /// How many writes to retain for watch resumption.
+    history_limit: usize,
+    /// The highest revision whose event was dropped from `history` (0: none dropped).
+    compacted: u64,
+    /// Live watches subscribe here; a slow one lags, and is then told to relist.
+    tx: broadcast::Sender<Arc<StoreEvent>>,
+}
+
+impl Store {
+    /// An empty store that keeps the last `history_limit` writes for watches.
+    pub fn new(history_limit: usize) -> Self {
+        let (tx, _) = broadcast::channel(history_limit.clamp(1024, 1 << 16));
+        Self { objects: BTreeMap::new(), revision: 1, history: VecDeque::new(), history_limit: history_limit.max(1), compacted: 0, tx }
+    }
+
+    /// The revision of the last write (what a list returns as its resourceVersion).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The object at `key`.
+    pub fn get(&self, key: &ObjectKey) -> Option<&Arc<Value>> {
+        self.objects.get(key)
+    }
+
+    /// Objects of one storage resource, optionally in one namespace, in key order, starting
+    /// after `after` (a key of a previous page) when given.
+    pub fn list<'a>(
+        &'a self,
+        group: &'a str,
+        resource: &'a str,
+        namespace: Option<&'a str>,
+        after: Option<&ObjectKey>,
+    ) -> impl Iterator<Item = (&'a ObjectKey, &'a Arc<Value>)> + 'a {
+        let start = match after {
+            Some(k) => std::ops::Bound::Excluded(k.clone()),
+            None => std::ops::Bound::Included(ObjectKey::new(group, resource, namespace.unwrap_or(""), "")),
+        };
+        self.objects
+            .range((start, std::ops::Bound::Unbounded))
+            .take_while(move |(k, _)| k.group == group && k.resource == resource && namespace.is_none_or(|ns| k.namespace == ns))
+    }
+
+    /// Number of stored objects.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Writes `object` at `key` (creating or replacing it), stamping the next revision into its
+    /// `metadata.resourceVersion`. Returns the stored object.
+    pub fn put(&mut self, key: ObjectKey, mut object: Value) -> Arc<Value> {
+        self.revision += 1;
+        set_resource_version(&mut object, self.revision);
+        let object = Arc::new(object);
+        let previous = self.objects.insert(key.clone(), object.clone());
+        let event_type = if previous.is_some() { EventType::Modified } else { EventType::Added };
+        self.record(event_type, key, object.clone(), previous);
+        object
+    }
+
+    /// Removes the object at `key`. Its last state, stamped with the deletion's revision, is
+    /// returned and sent to watches.
+    pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Value>> {
+        let old = self.objects.remove(key)?;
+        self.revision += 1;
+        let mut last = (*old).clone();
+        set_resource_version(&mut last, self.revision);
+        let last = Arc::new(last);
+        self.record(EventType::Deleted, key.clone(), last.clone(), Some(old));
+        Some(last)
+    }
+
+    fn record(&mut self, event_type: EventType, key: ObjectKey, object: Arc<Value>, previous: Option<Arc<Value>>) {
+        let event = Arc::new(StoreEvent { revision: self.revision, event_type, key, object, previous });
+        if self.history.len() == self.history_limit
+            && let Some(dropped) = self.history.pop_front()
+        {
+            self.compacted = dropped.revision;
+        }
+        self.history.push_back(event.clone());
+        // No receiver is fine: nobody is watching.
+        let _ = self.tx.send(event);
+    }
+
+    /// The writes after `revision`, for a watch resuming there, or [`TooOld`] when some of them
+    /// were already dropped from history.
+    pub fn events_after(&self, revision: u64) -> Result<Vec<Arc<StoreEvent>>, TooOld> {
+        if revision < self.compacted {
+            return Err(TooOld { oldest: self.compacted });
+        }
+        let start = self.history.partition_point(|e| e.revision <= revision);
+        Ok(self.history.range(start..).cloned().collect())
+    }
+
+    /// Subscribes to future writes. Call under the same lock as [`Store::events_after`] so that
+    /// nothing falls between the two.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<StoreEvent>> {
+        self.tx.subscribe()
+    }
+}
+
+/// Stamps `metadata.resourceVersion`.
+fn set_resource_version(object: &mut Value, revision: u64) {
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("resourceVersion".into(), Value::String(revision.to_string()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(name: &str) -> Value {
+        json!({"metadata": {"name": name}})
+    }
+
+    #[test]
+    fn revisions_increase_and_are_stamped() {
+        let mut s = Store::new(10);
+        let a = s.put(ObjectKey::new("", "pods", "ns", "a"), obj("a"));
+        let b = s.put(ObjectKey::new("", "pods", "ns", "b"), obj("b"));
+        assert_eq!(a["metadata"]["resourceVersion"], "2");
+        assert_eq!(b["metadata"]["resourceVersion"], "3");
+        let gone = s.remove(&ObjectKey::new("", "pods", "ns", "a")).unwrap();
+        assert_eq!(gone["metadata"]["resourceVersion"], "4");
+        assert_eq!(s.revision(), 4);
+    }
+
+    #[test]
+    fn list_is_scoped_to_resource_and_namespace() {
+        let mut s = Store::new(10);
+        s.put(ObjectKey::new("", "pods", "a", "x"), obj("x"));
+        s.put(ObjectKey::new("", "pods", "b", "y"), obj("y"));
+        s.put(ObjectKey::new("", "podsx", "a", "z"), obj("z"));
+        assert_eq!(s.list("", "pods", None, None).count(), 2);
+        assert_eq!(s.list("", "pods", Some("a"), None).count(), 1);
+        let first = ObjectKey::new("", "pods", "a", "x");
+        assert_eq!(s.list("", "pods", None, Some(&first)).count(), 1);
+    }
+
+    #[test]
+    fn history_is_bounded_and_reports_too_old() {
+        let mut s = Store::new(3);
+        for i in 0..5 {
+            s.put(ObjectKey::new("", "pods", "ns", &format!("p{i}")), obj("p"));
+        }
+        // Revisions 2..=6 were written; 2 and 3 were dropped.
+        assert_eq!(s.events_after(2).unwrap_err(), TooOld { oldest: 3 });
+        let events = s.events_after(3).unwrap();
+        assert_eq!(events.iter().map(|e| e.revision).collect::<Vec<_>>(), vec![4, 5, 6]);
+        assert!(s.events_after(6).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,265 @@
+//! Validation of object metadata as apimachinery does it: names, labels, annotations,
+//! finalizers (catalogue B.3 rows 16-17) and ownerReferences (B.4), plus the update rules for
+//! metadata that an update may not change (rows 14-15).
+
+use serde_json::{Value, json};
+
+use crate::apiserver::registry::NameRule;
+use crate::apiserver::status::FieldError;
+
+/// The `orphan` GC finalizer.
+pub const FINALIZER_ORPHAN: &str = "orphan";
+/// The `foregroundDeletion` GC finalizer.
+pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
+
+const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const QUALIFIED_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+fn is_dns_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Whether `s` is an RFC 1123 subdomain.
+pub fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns_label)
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, at most 63 characters.
+fn is_qualified_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+}
+
+/// Problems with a qualified name (`[prefix/]name`), as upstream `IsQualifiedName` words them.
+fn qualified_name_problems(s: &str) -> Vec<String> {
+    let (prefix, name) = match s.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, s),
+    };
+    let mut problems = Vec::new();
+    if let Some(p) = prefix {
+        if p.is_empty() {
+            problems.push("prefix part must be non-empty".to_string());
+        } else if !is_dns_subdomain(p) {
+            problems.push(format!("prefix part {SUBDOMAIN_MSG}"));
+        }
+    }
+    if name.is_empty() {
+        problems.push("name part must be non-empty".into());
+    } else if name.len() > 63 {
+        problems.push("name part must be no more than 63 characters".into());
+    } else if !is_qualified_name_part(name) || name.contains('/') {
+        problems.push(QUALIFIED_MSG.into());
+    }
+    problems
+}
+
+/// Validates an object name against its resource's rule.
+pub fn validate_name(name: &str, rule: NameRule, field: &str) -> Vec<FieldError> {
+    let ok_msg = match rule {
+        NameRule::Subdomain if !is_dns_subdomain(name) => Some(SUBDOMAIN_MSG),
+        NameRule::Label if !is_dns_label(name) => Some(LABEL_MSG),
+        NameRule::PathSegment if name == "." || name == ".." => Some("may not be '.' or '..'"),
+        NameRule::PathSegment if name.contains('/') || name.contains('%') => Some("may not contain '/' or '%'"),
+        _ => None,
+    };
+    ok_msg.map(|m| vec![FieldError::invalid(field, json!(name), m)]).unwrap_or_default()
+}
+
+/// Validates labels and annotations.
+fn validate_labels_and_annotations(meta: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(labels) = meta["labels"].as_object() {
+        for (k, v) in labels {
+            for p in qualified_name_problems(k) {
+                errs.push(FieldError::invalid("metadata.labels", json!(k), p));
+            }
+            match v.as_str() {
+                Some(v) if v.is_empty() || (v.len() <= 63 && is_qualified_name_part(v)) => {}
+                Some(v) if v.len() > 63 => {
+                    errs.push(FieldError::invalid("metadata.labels", json!(v), "must be no more than 63 characters"))
+                }
+                _ => errs.push(FieldError::invalid("metadata.labels", v.clone(), LABEL_VALUE_MSG)),
+            }
+        }
+    }
+    if let Some(annotations) = meta["annotations"].as_object() {
+        let mut total = 0;
+        for (k, v) in annotations {
+            for p in qualified_name_problems(&k.to_lowercase()) {
+                errs.push(FieldError::invalid("metadata.annotations", json!(k), p));
+            }
+            total += k.len() + v.as_str().map_or(0, str::len);
+        }
+        if total > 256 * 1024 {
+            errs.push(FieldError::new(
+                crate::apiserver::status::FieldErrorKind::TooLong,
+                "metadata.annotations",
+                None,
+                "must have at most 262144 bytes",
+            ));
+        }
+    }
+    errs
+}
+
+/// Validates `metadata.finalizers`: qualified names, and not both GC finalizers (B.3 rows 16-17).
+pub fn validate_finalizers(finalizers: &[String]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for f in finalizers {
+        for p in qualified_name_problems(f) {
+            errs.push(FieldError::invalid("metadata.finalizers", json!(f), p));
+        }
+    }
+    if finalizers.iter().any(|f| f == FINALIZER_ORPHAN) && finalizers.iter().any(|f| f == FINALIZER_FOREGROUND) {
+        errs.push(FieldError::invalid(
+            "metadata.finalizers",
+            json!(finalizers),
+            format!("finalizer {FINALIZER_ORPHAN} and {FINALIZER_FOREGROUND} cannot be both set"),
+        ));
+    }
+    errs
+}
+
+/// Splits an apiVersion into group and version; `None` when it is not of the form `v` or `g/v`.
+pub fn split_api_version(api_version: &str) -> Option<(&str, &str)> {
+    match api_version.split_once('/') {
+        None => Some(("", api_version)),
+        Some((g, v)) if !v.contains('/') => Some((g, v)),
+        _ => None,
+    }
+}
+
+/// Validates `metadata.ownerReferences` as apimachinery `ValidateOwnerReferences` does (B.4).
+pub fn validate_owner_references(refs: &Value) -> Vec<FieldError> {
+    let field = "metadata.ownerReferences";
+    let mut errs = Vec::new();
+    let Some(list) = refs.as_array() else {
+        if !refs.is_null() {
+            errs.push(FieldError::invalid(field, refs.clone(), "must be a list"));
+        }
+        return errs;
+    };
+    let mut first_controller: Option<String> = None;
+    for r in list {
+        let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
+        let (api_version, kind, name, uid) = (s("apiVersion"), s("kind"), s("name"), s("uid"));
+        let (group, version) = split_api_version(&api_version).unwrap_or(("", ""));
+        if version.is_empty() {
+            errs.push(FieldError::invalid(format!("{field}.apiVersion"), json!(api_version), "version must not be empty"));
+        }
+        if kind.is_empty() {
+            errs.push(FieldError::invalid(format!("{field}.kind"), json!(kind), "kind must not be empty"));
+        }
+        if name.is_empty() {
+            errs.push(FieldError::invalid(format!("{field}.name"), json!(name), "name must not be empty"));
+        }
+        if uid.is_empty() {
+            errs.push(FieldError::invalid(format!("{field}.uid"), json!(uid), "uid must not be empty"));
+        }
+        if group.is_empty() && version == "v1" && kind == "Event" {
+            errs.push(FieldError::invalid(field, r.clone(), "/v1, Kind=Event is disallowed from being an owner"));
+        }
+        if r["controller"].as_bool() == Some(true) {
+            let current = format!("{kind}/{name}");
+            match &first_controller {
+                Some(first) => errs.push(FieldError::invalid(
+                    field,
+                    refs.clone(),
+                    format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
+                )),
+                None => first_controller = Some(current),
+            }
+        }
+    }
+    errs
+}
+
+/// Drops what Go's `omitempty` would not store: null fields and empty finalizer, ownerReference,
+/// label and annotation collections.
+pub fn normalize_metadata(meta: &mut Value) {
+    if let Some(m) = meta.as_object_mut() {
+        m.retain(|_, v| !v.is_null());
+        for key in ["finalizers", "ownerReferences", "labels", "annotations"] {
+            let empty = match m.get(key) {
+                Some(Value::Array(a)) => a.is_empty(),
+                Some(Value::Object(o)) => o.is_empty(),
+                _ => false,
+            };
+            if empty {
+                m.remove(key);
+            }
+        }
+    }
+}
+
+/// The string list at `meta[key]`.
+pub fn string_list(meta: &Value, key: &str) -> Vec<String> {
+    meta[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
+}
+
+/// Validates the metadata of an object about to be written (create or update).
+pub fn validate_object_meta(meta: &Value, rule: NameRule) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match meta["name"].as_str() {
+        Some(name) if !name.is_empty() => errs.extend(validate_name(name, rule, "metadata.name")),
+        _ => errs.push(FieldError::required("metadata.name", "name or generateName is required")),
+    }
+    errs.extend(validate_labels_and_annotations(meta));
+    errs.extend(validate_finalizers(&string_list(meta, "finalizers")));
+    errs.extend(validate_owner_references(&meta["ownerReferences"]));
+    errs
+}
+
+/// The update-only rules (apimachinery `ValidateObjectMetaUpdate`, after `rest.BeforeUpdate`
+/// has carried over the old deletion timestamp and grace period).
+pub fn validate_object_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for key in ["uid", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+        if new[key] != old[key] {
+            errs.push(FieldError::invalid(format!("metadata.{key}"), new[key].clone(), "field is immutable"));
+        }
+    }
+    if !old["deletionTimestamp"].is_null() {
+        let old_f = string_list(old, "finalizers");
+        let added: Vec<String> = string_list(new, "finalizers").into_iter().filter(|f| !old_f.contains(f)).collect();
+        if !added.is_empty() {
+            errs.push(FieldError::forbidden(
+                "metadata.finalizers",
+                format!("no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"),
+            ));
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(validate_name("web-1.example", NameRule::Subdomain, "n").is_empty());
+        assert_eq!(validate_name("Web", NameRule::Subdomain, "n").len(), 1);
+        assert_eq!(validate_name("a.b", NameRule::Label, "n").len(), 1);
+        assert!(validate_name("system:admin", NameRule::PathSegment, "n").is_empty());
+    }
+
+    #[test]
+    fn finalizer_names_are_qualified_names() {
+        assert!(validate_finalizers(&["orphan".into(), "example.com/x".into(), "x/y".into()]).is_empty());
+        assert_eq!(validate_finalizers(&["bad name".into()]).len(), 1);
+        assert_eq!(validate_finalizers(&["-x".into()]).len(), 1);
+    }
+}

@@ -1,0 +1,13 @@
+//! kubegc: an executable specification of Kubernetes garbage collection.
+//!
+//! # Layout
+//!
+//! - [`apiserver`]: an in-memory Kubernetes API server that speaks the real REST protocol,
+//!   including the apiserver's half of deletion (finalizers, deletionTimestamp, propagation
+//!   policies, preconditions). Use it in-process through [`apiserver::ApiServer::client`] or
+//!   over TCP with [`apiserver::ApiServer::serve`].
+//! - [`clock`]: the real and the virtual clock that time-dependent behaviour (pod grace periods)
+//!   is measured on.
+
+pub mod apiserver;
+pub mod clock;
