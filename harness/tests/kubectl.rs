@@ -1,0 +1,229 @@
+//! The real `kubectl` against `kubegc serve`: every command a garbage-collection user runs
+//! works with no extra flags, and deletion leaves the finalizers and deletionTimestamp a real
+//! cluster would.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// A `kubegc serve` on a free port, stopped on drop.
+struct Served {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Served {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("kubeconfig");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kubegc"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.contains("listening on http://127.0.0.1:"), "unexpected first line: {line}");
+        Self { child, dir }
+    }
+
+    fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    fn kubectl(&self, args: &[&str]) -> Output {
+        Command::new("kubectl").args(args).env("KUBECONFIG", self.kubeconfig()).output().expect("kubectl is on the PATH")
+    }
+
+    /// Runs kubectl, asserting success; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "kubectl {args:?} failed:\n{stdout}\n{stderr}");
+        assert!(!stderr.contains("Warning") && !stderr.contains("error"), "kubectl {args:?} warned:\n{stderr}");
+        stdout.into_owned()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+
+    fn apply_file(&self, verb: &str, name: &str, yaml: &str) -> String {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, yaml).unwrap();
+        self.ok(&[verb, "-f", path.to_str().unwrap()])
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+}
+
+const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
+
+fn dependent(owner_uid: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dependent\n  ownerReferences:\n  - apiVersion: v1\n    kind: ConfigMap\n    name: owner\n    uid: {owner_uid}\ndata:\n  b: \"2\"\n"
+    )
+}
+
+#[test]
+fn create_apply_and_get() {
+    let s = Served::start();
+    assert!(s.apply_file("create", "owner.yaml", OWNER).contains("configmap/owner created"));
+    let uid = s.json(&["get", "configmap", "owner"])["metadata"]["uid"].as_str().unwrap().to_string();
+    assert!(s.apply_file("apply", "dep.yaml", &dependent(&uid)).contains("configmap/dependent created"));
+    let changed = dependent(&uid).replace("\"2\"", "\"3\"");
+    assert!(s.apply_file("apply", "dep.yaml", &changed).contains("configmap/dependent configured"));
+    let dep = s.json(&["get", "configmap", "dependent"]);
+    assert_eq!(dep["data"]["b"], "3");
+    assert_eq!(dep["metadata"]["ownerReferences"][0]["uid"], uid.as_str());
+
+    let table = s.ok(&["get", "configmaps"]);
+    assert!(table.lines().next().unwrap().starts_with("NAME"), "{table}");
+    assert!(table.contains("owner") && table.contains("dependent"));
+    let yaml = s.ok(&["get", "configmap", "owner", "-o", "yaml"]);
+    assert!(yaml.contains("kind: ConfigMap") && yaml.contains("resourceVersion:"));
+}
+
+#[test]
+fn api_resources_lists_the_builtin_kinds() {
+    let s = Served::start();
+    let out = s.ok(&["api-resources"]);
+    for kind in ["Namespace", "Pod", "ReplicaSet", "Deployment", "CustomResourceDefinition", "ClusterRole", "Lease"] {
+        assert!(out.contains(kind), "{kind} missing from:\n{out}");
+    }
+}
+
+#[test]
+fn patch_finalizers_and_owner_references_with_every_patch_type() {
+    let s = Served::start();
+    s.apply_file("create", "owner.yaml", OWNER);
+    s.ok(&["patch", "configmap", "owner", "--type", "merge", "-p", r#"{"metadata":{"finalizers":["example.com/a"]}}"#]);
+    s.ok(&[
+        "patch",
+        "configmap",
+        "owner",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/b"}]"#,
+    ]);
+    s.ok(&["patch", "configmap", "owner", "--type", "strategic", "-p", r#"{"metadata":{"finalizers":["example.com/c"]}}"#]);
+    assert_eq!(strings(&s.json(&["get", "cm", "owner"])["metadata"]["finalizers"]), ["example.com/a", "example.com/b", "example.com/c"]);
+    s.ok(&[
+        "patch",
+        "configmap",
+        "owner",
+        "--type",
+        "strategic",
+        "-p",
+        r#"{"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/b"]}}"#,
+    ]);
+    assert_eq!(strings(&s.json(&["get", "cm", "owner"])["metadata"]["finalizers"]), ["example.com/a", "example.com/c"]);
+
+    let refs = |uid: &str, name: &str| format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","name":"{name}","uid":"{uid}"}}"#);
+    s.apply_file("create", "dep.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dependent\n");
+    s.ok(&[
+        "patch",
+        "cm",
+        "dependent",
+        "--type",
+        "merge",
+        "-p",
+        &format!(r#"{{"metadata":{{"ownerReferences":[{}]}}}}"#, refs("u1", "one")),
+    ]);
+    s.ok(&[
+        "patch",
+        "cm",
+        "dependent",
+        "--type",
+        "strategic",
+        "-p",
+        &format!(r#"{{"metadata":{{"ownerReferences":[{}]}}}}"#, refs("u2", "two")),
+    ]);
+    let got = s.json(&["get", "cm", "dependent"]);
+    assert_eq!(got["metadata"]["ownerReferences"].as_array().unwrap().len(), 2, "strategic merge adds by uid: {got}");
+    s.ok(&["patch", "cm", "dependent", "--type", "json", "-p", r#"[{"op":"remove","path":"/metadata/ownerReferences/0"}]"#]);
+    assert_eq!(s.json(&["get", "cm", "dependent"])["metadata"]["ownerReferences"][0]["uid"], "u2");
+}
+
+#[test]
+fn delete_cascade_modes_leave_the_right_finalizers() {
+    let s = Served::start();
+    for name in ["orphaned", "background", "foreground"] {
+        s.apply_file("create", &format!("{name}.yaml"), &OWNER.replace("name: owner", &format!("name: {name}")));
+    }
+    s.ok(&["delete", "cm", "orphaned", "--cascade=orphan", "--wait=false"]);
+    let o = s.json(&["get", "cm", "orphaned"]);
+    assert_eq!(strings(&o["metadata"]["finalizers"]), ["orphan"]);
+    assert!(o["metadata"]["deletionTimestamp"].is_string());
+
+    s.ok(&["delete", "cm", "foreground", "--cascade=foreground", "--wait=false"]);
+    let f = s.json(&["get", "cm", "foreground"]);
+    assert_eq!(strings(&f["metadata"]["finalizers"]), ["foregroundDeletion"]);
+    assert_eq!(f["metadata"]["deletionGracePeriodSeconds"], 0);
+
+    s.ok(&["delete", "cm", "background", "--cascade=background"]);
+    let gone = s.kubectl(&["get", "cm", "background"]);
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("NotFound"));
+}
+
+#[test]
+fn server_side_dry_run_delete_changes_nothing() {
+    let s = Served::start();
+    s.apply_file("create", "owner.yaml", OWNER);
+    assert!(s.ok(&["delete", "cm", "owner", "--dry-run=server"]).contains("(server dry run)"));
+    assert!(s.json(&["get", "cm", "owner"])["metadata"]["deletionTimestamp"].is_null());
+}
+
+#[test]
+fn wait_for_delete_returns_when_the_last_finalizer_goes() {
+    let s = Served::start();
+    s.apply_file("create", "owner.yaml", &OWNER.replace("metadata:\n", "metadata:\n  finalizers: [example.com/hold]\n"));
+    s.ok(&["delete", "cm", "owner", "--wait=false"]);
+    let kubeconfig = s.kubeconfig();
+    let waiter = Command::new("kubectl")
+        .args(["wait", "--for=delete", "configmap/owner", "--timeout=30s"])
+        .env("KUBECONFIG", &kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    s.ok(&["patch", "cm", "owner", "--type", "merge", "-p", r#"{"metadata":{"finalizers":null}}"#]);
+    let out = waiter.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn events_by_reason_across_namespaces() {
+    let s = Served::start();
+    let event = "apiVersion: v1\nkind: Event\nmetadata:\n  name: e1\n  namespace: kube-system\ninvolvedObject:\n  kind: ConfigMap\n  name: dependent\n  namespace: kube-system\nreason: OwnerRefInvalidNamespace\ntype: Warning\nmessage: ownerRef points to a namespaced owner in another namespace\nsource:\n  component: garbage-collector-controller\n";
+    s.apply_file("create", "event.yaml", event);
+    s.apply_file("create", "other.yaml", &event.replace("e1", "e2").replace("OwnerRefInvalidNamespace", "Other"));
+    let out = s.ok(&["get", "events", "-A", "--field-selector", "reason=OwnerRefInvalidNamespace"]);
+    assert!(out.contains("e1") && out.contains("OwnerRefInvalidNamespace"), "{out}");
+    assert!(!out.contains("e2"));
+}
+
+#[test]
+fn delete_namespace_deletes_its_contents_then_itself() {
+    let s = Served::start();
+    s.apply_file("create", "ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: doomed\n");
+    s.apply_file("create", "cm.yaml", &OWNER.replace("metadata:\n", "metadata:\n  namespace: doomed\n"));
+    s.ok(&["delete", "namespace", "doomed", "--timeout=30s"]);
+    let out = s.kubectl(&["get", "namespace", "doomed"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NotFound"));
+}
