@@ -99,6 +99,20 @@ fn create_apply_and_get() {
 }
 
 #[test]
+fn unknown_fields_are_refused_as_kubectl_validates_strictly() {
+    let s = Served::start();
+    let path = s.dir.path().join("typo.yaml");
+    std::fs::write(&path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo\ndatta:\n  a: \"1\"\n").unwrap();
+    let out = s.kubectl(&["create", "-f", path.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("strict decoding error: unknown field \"datta\""), "{stderr}");
+    // Without strict validation the unknown field is dropped, as a real apiserver drops it.
+    s.ok(&["create", "-f", path.to_str().unwrap(), "--validate=false"]);
+    assert!(s.json(&["get", "cm", "typo"]).get("datta").is_none());
+}
+
+#[test]
 fn api_resources_lists_the_builtin_kinds() {
     let s = Served::start();
     let out = s.ok(&["api-resources"]);

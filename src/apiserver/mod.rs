@@ -5,11 +5,15 @@
 //! Table representations, and the apiserver's half of garbage collection: finalizers,
 //! `deletionTimestamp`, propagation policies, preconditions and per-resource default policies.
 //!
-//! ```no_run
-//! # async fn demo() -> anyhow::Result<()> {
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use k8s_openapi::api::core::v1::Namespace;
 //! let server = kubegc::apiserver::ApiServer::new();
 //! let client = server.client(); // a kube::Client with no socket
-//! # Ok(()) }
+//! let namespaces = kube::Api::<Namespace>::all(client).list(&Default::default()).await.unwrap();
+//! assert_eq!(namespaces.items.len(), 4); // default, kube-system, kube-public, kube-node-lease
+//! # }
 //! ```
 //!
 //! # Layout
@@ -17,7 +21,8 @@
 //! - [`registry`]: served kinds, their scope and per-resource rules; [`crd`] adds kinds.
 //! - [`rest`]: the verbs (`create`, `read`, `update`, `delete`, `watch`) and the router.
 //! - [`deletion`]: what a DELETE does (catalogue B.1-B.3), as pure functions.
-//! - [`validation`], [`kinds`]: metadata and per-kind validation and defaulting.
+//! - [`validation`], [`kinds`], [`schema`]: metadata and per-kind validation, defaulting and
+//!   unknown-field checks.
 //! - [`patch`]: merge, JSON and strategic merge patch.
 //! - [`selectors`], [`request`], [`convert`], [`table`]: request parsing and rendering.
 //! - [`discovery`], [`openapi`]: what kubectl reads before it does anything.
@@ -38,6 +43,7 @@ pub mod protobuf;
 pub mod registry;
 pub mod request;
 pub mod rest;
+pub mod schema;
 pub mod selectors;
 pub mod state;
 pub mod status;

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::apiserver::convert;
 use crate::apiserver::crd;
 use crate::apiserver::registry::{Registry, ResourceInfo};
+use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::store::{ObjectKey, Store};
 use crate::clock::Clock;
@@ -99,7 +100,7 @@ impl State {
         let scope = Scope::namespaces(&state.registry);
         for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-            state.create(&scope, body, false).expect("built-in namespace");
+            state.create(&scope, body, WriteOptions::default()).expect("built-in namespace");
         }
         state
     }

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::kinds;
+use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::validation::{normalize_metadata, validate_object_meta};
@@ -75,7 +76,8 @@ pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
 
 impl State {
     /// Creates an object from a request body; returns the stored object as served.
-    pub fn create(&mut self, scope: &Scope, mut body: Value, dry_run: bool) -> ApiResult<Value> {
+    pub fn create(&mut self, scope: &Scope, body: Value, opts: WriteOptions) -> ApiResult<Value> {
+        let mut body = body;
         if scope.resource.namespaced && scope.namespace.is_none() {
             return Err(ApiError::not_found_path());
         }
@@ -84,6 +86,7 @@ impl State {
             body["metadata"] = json!({});
         }
         check_namespace(scope, &mut body)?;
+        let mut body = check_fields(&scope.resource, body, opts.field_validation)?;
         let meta = &mut body["metadata"];
         if meta["name"].as_str().unwrap_or("").is_empty()
             && let Some(prefix) = meta["generateName"].as_str().filter(|p| !p.is_empty())
@@ -121,7 +124,7 @@ impl State {
         }
         normalize_metadata(&mut body["metadata"]);
         let stored = scope.to_storage(body);
-        if dry_run {
+        if opts.dry_run {
             return Ok(scope.present(&stored));
         }
         let stored = self.commit(key, stored);

@@ -23,6 +23,7 @@ use crate::apiserver::request::{Query, Representation, ResourcePath};
 use crate::apiserver::rest::read::{Selection, list_body, list_meta};
 use crate::apiserver::rest::update::Target;
 use crate::apiserver::rest::watch::WatchRequest;
+use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::state::Scope;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::table;
@@ -53,14 +54,6 @@ fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
     }
     Ok(value)
-}
-
-fn dry_run(query: &Query) -> ApiResult<bool> {
-    match query.all("dryRun").as_slice() {
-        [] => Ok(false),
-        ["All"] => Ok(true),
-        other => Err(ApiError::bad_request(format!("Unsupported value: {other:?}: supported values: \"All\""))),
-    }
 }
 
 /// Renders one object.
@@ -116,22 +109,19 @@ async fn dispatch(shared: &Arc<Shared>, request: Request) -> ApiResult<Response>
         }
         (Method::POST, None) => {
             let object = decode_object(&parts.headers, &body)?;
-            let dry = dry_run(&query)?;
-            let created = shared.lock().create(&scope, object, dry)?;
+            let created = shared.lock().create(&scope, object, WriteOptions::from_query(&query)?)?;
             Ok(json_response(201, &render_object(repr, &scope, created, shared)))
         }
         (Method::PUT, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
             let object = decode_object(&parts.headers, &body)?;
-            let dry = dry_run(&query)?;
-            let updated = shared.lock().update(&scope, name, object, target, dry)?;
+            let updated = shared.lock().update(&scope, name, object, target, WriteOptions::from_query(&query)?)?;
             Ok(json_response(200, &render_object(repr, &scope, updated, shared)))
         }
         (Method::PATCH, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
             let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
-            let dry = dry_run(&query)?;
-            let patched = shared.lock().patch(&scope, name, content_type, &body, target, dry)?;
+            let patched = shared.lock().patch(&scope, name, content_type, &body, target, WriteOptions::from_query(&query)?)?;
             Ok(json_response(200, &render_object(repr, &scope, patched, shared)))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {

@@ -8,6 +8,7 @@ use crate::apiserver::deletion::should_delete_during_update;
 use crate::apiserver::kinds;
 use crate::apiserver::patch;
 use crate::apiserver::rest::create::{check_namespace, check_type};
+use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::validation::{normalize_metadata, string_list, validate_object_meta, validate_object_meta_update};
@@ -49,12 +50,14 @@ fn spec_part(obj: &Value) -> Value {
 
 impl State {
     /// Replaces object `name` with `body` (PUT); returns the stored object as served.
-    pub fn update(&mut self, scope: &Scope, name: &str, mut body: Value, target: Target, dry_run: bool) -> ApiResult<Value> {
+    pub fn update(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<Value> {
+        let mut body = body;
         check_type(scope, &mut body)?;
         if body.get("metadata").is_none() {
             body["metadata"] = json!({});
         }
         check_namespace(scope, &mut body)?;
+        let mut body = check_fields(&scope.resource, body, opts.field_validation)?;
         match body["metadata"]["name"].as_str() {
             Some(n) if n == name => {}
             None | Some("") => body["metadata"]["name"] = json!(name),
@@ -111,12 +114,12 @@ impl State {
         }
         let namespace_finalized = !scope.is_namespaces() || string_list(&new["spec"], "finalizers").is_empty();
         if should_delete_during_update(&new) && namespace_finalized {
-            if !dry_run {
+            if !opts.dry_run {
                 self.remove(&key);
             }
             return Ok(new);
         }
-        if dry_run {
+        if opts.dry_run {
             return Ok(new);
         }
         let stored = self.commit(key, scope.to_storage(new));
@@ -124,7 +127,15 @@ impl State {
     }
 
     /// Applies a PATCH body of `content_type` to object `name`; returns the result as served.
-    pub fn patch(&mut self, scope: &Scope, name: &str, content_type: &str, body: &[u8], target: Target, dry_run: bool) -> ApiResult<Value> {
+    pub fn patch(
+        &mut self,
+        scope: &Scope,
+        name: &str,
+        content_type: &str,
+        body: &[u8],
+        target: Target,
+        opts: WriteOptions,
+    ) -> ApiResult<Value> {
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let current = scope.present(&existing);
@@ -132,7 +143,7 @@ impl State {
         if !patched.is_object() {
             return Err(ApiError::bad_request("the patch produced something other than an object"));
         }
-        self.update(scope, name, patched, target, dry_run)
+        self.update(scope, name, patched, target, opts)
     }
 }
 

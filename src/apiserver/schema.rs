@@ -1,0 +1,206 @@
+//! Field validation for built-in kinds, the way the real apiserver gets it for free from
+//! decoding into Go structs: the object goes through the matching `k8s-openapi` type, fields
+//! the type does not know are pruned (`fieldValidation=Ignore` or `Warn`, the default) or
+//! refused with `400 strict decoding error` (`fieldValidation=Strict`, which kubectl sends).
+//!
+//! An object that does not decode into its type at all (a missing required field, a wrong
+//! type) is passed through unchanged, so that validation reports it as a 422 with field paths.
+//! Custom resources are not checked: the fake apiserver does not apply CRD schemas.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::apiserver::registry::ResourceInfo;
+use crate::apiserver::request::Query;
+use crate::apiserver::status::{ApiError, ApiResult};
+
+/// The `fieldValidation` query parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// Drop unknown fields silently.
+    Ignore,
+    /// Drop unknown fields (the default; the real server also sends a warning header).
+    Warn,
+    /// Refuse objects with unknown fields.
+    Strict,
+}
+
+impl FieldValidation {
+    /// Reads `fieldValidation` from the query (400 for an unknown value).
+    pub fn from_query(query: &Query) -> ApiResult<Self> {
+        match query.get("fieldValidation") {
+            None | Some("Warn") => Ok(Self::Warn),
+            Some("Ignore") => Ok(Self::Ignore),
+            Some("Strict") => Ok(Self::Strict),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "fieldValidation parameter unsupported: {other}; valid values are Ignore, Warn and Strict"
+            ))),
+        }
+    }
+}
+
+/// Options common to every write: `dryRun` and `fieldValidation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// `dryRun=All`: validate and answer, persist nothing.
+    pub dry_run: bool,
+    /// How unknown fields are treated.
+    pub field_validation: FieldValidation,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        Self { dry_run: false, field_validation: FieldValidation::Warn }
+    }
+}
+
+impl WriteOptions {
+    /// Reads `dryRun` and `fieldValidation` from the query.
+    pub fn from_query(query: &Query) -> ApiResult<Self> {
+        let dry_run = match query.all("dryRun").as_slice() {
+            [] => false,
+            ["All"] => true,
+            other => return Err(ApiError::bad_request(format!("Unsupported value: {other:?}: supported values: \"All\""))),
+        };
+        Ok(Self { dry_run, field_validation: FieldValidation::from_query(query)? })
+    }
+}
+
+fn round_trip<T: DeserializeOwned + Serialize>(object: &Value) -> Option<Value> {
+    let typed: T = serde_json::from_value(object.clone()).ok()?;
+    serde_json::to_value(typed).ok()
+}
+
+/// The typed round trip for a built-in kind, if kubegc knows its type.
+fn typed_round_trip(group: &str, kind: &str, object: &Value) -> Option<Value> {
+    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core, rbac::v1 as rbac};
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
+    match (group, kind) {
+        ("", "Namespace") => round_trip::<core::Namespace>(object),
+        ("", "Node") => round_trip::<core::Node>(object),
+        ("", "Pod") => round_trip::<core::Pod>(object),
+        ("", "ConfigMap") => round_trip::<core::ConfigMap>(object),
+        ("", "Secret") => round_trip::<core::Secret>(object),
+        ("", "Service") => round_trip::<core::Service>(object),
+        ("", "ServiceAccount") => round_trip::<core::ServiceAccount>(object),
+        ("", "Endpoints") => round_trip::<core::Endpoints>(object),
+        ("", "ReplicationController") => round_trip::<core::ReplicationController>(object),
+        ("", "PersistentVolume") => round_trip::<core::PersistentVolume>(object),
+        ("", "PersistentVolumeClaim") => round_trip::<core::PersistentVolumeClaim>(object),
+        ("", "Event") => round_trip::<core::Event>(object),
+        ("events.k8s.io", "Event") => round_trip::<k8s_openapi::api::events::v1::Event>(object),
+        ("apps", "Deployment") => round_trip::<apps::Deployment>(object),
+        ("apps", "ReplicaSet") => round_trip::<apps::ReplicaSet>(object),
+        ("apps", "StatefulSet") => round_trip::<apps::StatefulSet>(object),
+        ("apps", "DaemonSet") => round_trip::<apps::DaemonSet>(object),
+        ("apps", "ControllerRevision") => round_trip::<apps::ControllerRevision>(object),
+        ("batch", "Job") => round_trip::<batch::Job>(object),
+        ("batch", "CronJob") => round_trip::<batch::CronJob>(object),
+        ("coordination.k8s.io", "Lease") => round_trip::<coordination::Lease>(object),
+        ("rbac.authorization.k8s.io", "Role") => round_trip::<rbac::Role>(object),
+        ("rbac.authorization.k8s.io", "RoleBinding") => round_trip::<rbac::RoleBinding>(object),
+        ("rbac.authorization.k8s.io", "ClusterRole") => round_trip::<rbac::ClusterRole>(object),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => round_trip::<rbac::ClusterRoleBinding>(object),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => round_trip::<apiextensions::CustomResourceDefinition>(object),
+        _ => None,
+    }
+}
+
+/// Paths of fields present in `input` but not in its typed round trip.
+fn unknown_fields(input: &Value, typed: &Value, path: &str, out: &mut Vec<String>) {
+    match (input, typed) {
+        (Value::Object(i), Value::Object(t)) => {
+            for (k, v) in i {
+                let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                match t.get(k) {
+                    Some(tv) => unknown_fields(v, tv, &child, out),
+                    None if v.is_null() => {}
+                    None => out.push(child),
+                }
+            }
+        }
+        (Value::Array(i), Value::Array(t)) => {
+            for (n, (iv, tv)) in i.iter().zip(t).enumerate() {
+                unknown_fields(iv, tv, &format!("{path}[{n}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Checks `object` (as served at `resource`) against its type: returns it with unknown fields
+/// pruned, or 400 under `Strict`.
+pub fn check_fields(resource: &ResourceInfo, object: Value, mode: FieldValidation) -> ApiResult<Value> {
+    if resource.custom {
+        return Ok(object);
+    }
+    let Some(typed) = typed_round_trip(&resource.group, &resource.kind, &object) else { return Ok(object) };
+    let mut unknown = Vec::new();
+    unknown_fields(&object, &typed, "", &mut unknown);
+    if unknown.is_empty() {
+        return Ok(object);
+    }
+    if mode == FieldValidation::Strict {
+        let list: Vec<String> = unknown.iter().map(|f| format!("unknown field \"{f}\"")).collect();
+        let version = object["apiVersion"].as_str().unwrap_or("");
+        let kind = &resource.kind;
+        return Err(ApiError::bad_request(format!(
+            "{kind} in version \"{}\" cannot be handled as a {kind}: strict decoding error: {}",
+            version.rsplit('/').next().unwrap_or(version),
+            list.join(", ")
+        )));
+    }
+    let mut pruned = object;
+    for path in &unknown {
+        remove_path(&mut pruned, path);
+    }
+    Ok(pruned)
+}
+
+/// Removes the field at a dotted path with `[n]` indexes.
+fn remove_path(value: &mut Value, path: &str) {
+    let mut cur = value;
+    let segments: Vec<&str> = path.split('.').collect();
+    for (i, seg) in segments.iter().enumerate() {
+        let (name, indexes) = match seg.find('[') {
+            Some(p) => (&seg[..p], &seg[p..]),
+            None => (*seg, ""),
+        };
+        let last = i + 1 == segments.len() && indexes.is_empty();
+        if last {
+            if let Some(m) = cur.as_object_mut() {
+                m.remove(name);
+            }
+            return;
+        }
+        cur = &mut cur[name];
+        for idx in indexes.trim_matches(|c| c == '[' || c == ']').split("][").filter(|s| !s.is_empty()) {
+            let Ok(n) = idx.parse::<usize>() else { return };
+            cur = &mut cur[n];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apiserver::registry::Registry;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_fields_are_pruned_or_refused() {
+        let reg = Registry::new();
+        let pods = reg.lookup("", "v1", "pods").unwrap();
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "bogus": 1},
+            "spec": {"containers": [{"name": "c", "image": "i", "imagePolicy": "x"}]}});
+        let err = check_fields(&pods, pod.clone(), FieldValidation::Strict).unwrap_err();
+        assert_eq!(err.code, 400);
+        assert!(err.message.contains("unknown field \"metadata.bogus\""), "{}", err.message);
+        assert!(err.message.contains("unknown field \"spec.containers[0].imagePolicy\""));
+        let pruned = check_fields(&pods, pod, FieldValidation::Warn).unwrap();
+        assert!(pruned["metadata"].get("bogus").is_none());
+        assert!(pruned["spec"]["containers"][0].get("imagePolicy").is_none());
+        assert_eq!(pruned["spec"]["containers"][0]["image"], "i");
+    }
+}
