@@ -599,3 +599,21 @@ async fn b4_owner_references_are_validated_on_update_too() {
     assert_eq!(r.code, 422);
     assert!(get(&s, &cm_path("x")).await.body["metadata"]["ownerReferences"].is_null(), "the stored object is unchanged");
 }
+
+#[tokio::test]
+async fn b3_row26_namespace_deletion_terminates_then_removes_when_empty() {
+    let s = ApiServer::new();
+    assert_eq!(post(&s, "/api/v1/namespaces", json!({"metadata": {"name": "ns1"}})).await.code, 201);
+    let in_ns = "/api/v1/namespaces/ns1/configmaps";
+    assert_eq!(post(&s, in_ns, configmap("c", &[])).await.code, 201);
+    let r = delete(&s, "/api/v1/namespaces/ns1", json!({"propagationPolicy": "Background"})).await;
+    assert_eq!(r.code, 200);
+    assert_eq!(r.body["status"]["phase"], "Terminating");
+    assert_eq!(strings(&r.body["spec"]["finalizers"]), ["kubernetes"]);
+    assert!(r.body["metadata"]["deletionTimestamp"].is_string());
+    let refused = post(&s, in_ns, configmap("late", &[])).await;
+    assert_eq!(refused.code, 403, "no new content in a terminating namespace");
+    s.run_controllers();
+    assert_eq!(get(&s, &format!("{in_ns}/c")).await.code, 404);
+    assert_eq!(get(&s, "/api/v1/namespaces/ns1").await.code, 404);
+}
