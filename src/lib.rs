@@ -6,8 +6,11 @@
 //!   including the apiserver's half of deletion (finalizers, deletionTimestamp, propagation
 //!   policies, preconditions). Use it in-process through [`apiserver::ApiServer::client`] or
 //!   over TCP with [`apiserver::ApiServer::serve`].
+//! - [`gc`]: the reference garbage collector, an ordinary API client (graph builder,
+//!   attemptToDelete and attemptToOrphan workers, monitors).
 //! - [`clock`]: the real and the virtual clock that time-dependent behaviour (pod grace periods)
 //!   is measured on.
 
 pub mod apiserver;
 pub mod clock;
+pub mod gc;

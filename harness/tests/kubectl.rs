@@ -113,6 +113,20 @@ fn unknown_fields_are_refused_as_kubectl_validates_strictly() {
 }
 
 #[test]
+fn generator_commands_send_protobuf_and_work() {
+    let s = Served::start();
+    s.ok(&["create", "namespace", "gen"]);
+    s.ok(&["-n", "gen", "create", "configmap", "c", "--from-literal=a=b"]);
+    s.ok(&["-n", "gen", "create", "secret", "generic", "s", "--from-literal=k=v"]);
+    s.ok(&["-n", "gen", "create", "deployment", "d", "--image=nginx", "--replicas=2"]);
+    s.ok(&["-n", "gen", "run", "p", "--image=nginx"]);
+    assert_eq!(s.json(&["-n", "gen", "get", "cm", "c"])["data"]["a"], "b");
+    assert_eq!(s.json(&["-n", "gen", "get", "secret", "s"])["data"]["k"], "dg==");
+    assert_eq!(s.json(&["-n", "gen", "get", "deployment", "d"])["spec"]["replicas"], 2);
+    assert_eq!(s.json(&["-n", "gen", "get", "pod", "p"])["spec"]["containers"][0]["image"], "nginx");
+}
+
+#[test]
 fn api_resources_lists_the_builtin_kinds() {
     let s = Served::start();
     let out = s.ok(&["api-resources"]);

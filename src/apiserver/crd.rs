@@ -29,7 +29,7 @@ pub fn validate(crd: &Value) -> Vec<FieldError> {
     }
     let name = crd["metadata"]["name"].as_str().unwrap_or("");
     if !plural.is_empty() && !group.is_empty() && name != format!("{plural}.{group}") {
-        errs.push(FieldError::invalid("metadata.name", json!(name), format!("must be spec.names.plural+\".\"+spec.group")));
+        errs.push(FieldError::invalid("metadata.name", json!(name), "must be spec.names.plural+\".\"+spec.group".to_string()));
     }
     match spec["scope"].as_str() {
         Some("Namespaced" | "Cluster") => {}

@@ -84,8 +84,8 @@ impl DeleteOptions {
                 dry_run: parse_dry_run(&query.all("dryRun"))?,
             }
         };
-        if opts.orphan_dependents.is_some() && opts.propagation.is_some() {
-            let policy = format!("{:?}", opts.propagation.expect("checked"));
+        if let (Some(_), Some(policy)) = (opts.orphan_dependents, opts.propagation) {
+            let policy = format!("{policy:?}");
             return Err(options_invalid(vec![FieldError::invalid(
                 "propagationPolicy",
                 json!(policy),

@@ -232,6 +232,12 @@ impl ApiServer {
         self.shared.lock().store.revision()
     }
 
+    /// The revision of the last write to `resource` in `group` (0 if never written): a watcher
+    /// of that resource that has observed this revision has seen every change to it.
+    pub fn resource_revision(&self, group: &str, resource: &str) -> u64 {
+        self.shared.lock().store.resource_revision(group, resource)
+    }
+
     /// The server's clock.
     pub fn clock(&self) -> &Clock {
         &self.shared.clock

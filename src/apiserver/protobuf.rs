@@ -104,8 +104,9 @@ fn debug_text<M: prost::Message + Default + std::fmt::Debug>(raw: &[u8]) -> Resu
 macro_rules! supported_kinds {
     ($($api_version:literal, $kind:literal => $message:ty;)*) => {
         /// Decodes `raw` as the k8s-pb message of `(api_version, kind)` and returns its `Debug`
-        /// text. `DeleteOptions` is accepted under any group version: client-go encodes it with
-        /// the group version of the resource it deletes (`meta.k8s.io/v1`, `v1`, `apps/v1`, ...).
+        /// text. `DeleteOptions` is accepted under any group version: every group version registers
+        /// it, so client-go may label it `meta.k8s.io/v1`, `v1` or the group of the resource it
+        /// deletes (`apps/v1`, ...).
         fn debug_text_of(api_version: &str, kind: &str, raw: &[u8]) -> Result<String, String> {
             let decoded = match (api_version, kind) {
                 $(($api_version, $kind) => debug_text::<$message>(raw),)*
@@ -193,7 +194,7 @@ enum Node {
 }
 
 /// Nesting deeper than this is rejected (prost itself stops decoding at depth 100).
-const MAX_DEPTH: usize = 1000;
+const MAX_DEPTH: usize = 512;
 
 /// A recursive-descent parser for [`Node`] text.
 struct Parser<'a> {
@@ -214,26 +215,31 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An error message pointing at the current offset.
     fn error(&self, message: &str) -> String {
         format!("{message} at offset {}", self.pos)
     }
 
+    /// The next character, without consuming it.
     fn peek(&self) -> Option<char> {
         self.text[self.pos..].chars().next()
     }
 
+    /// Consumes and returns the next character.
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
         self.pos += c.len_utf8();
         Some(c)
     }
 
+    /// Skips spaces (`Debug` output only has ASCII whitespace outside strings).
     fn skip_whitespace(&mut self) {
-        while self.peek().is_some_and(char::is_whitespace) {
+        while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
             self.pos += 1;
         }
     }
 
+    /// Consumes `expected` (after whitespace) or fails.
     fn expect(&mut self, expected: char) -> Result<(), String> {
         self.skip_whitespace();
         match self.bump() {
@@ -262,6 +268,7 @@ impl<'a> Parser<'a> {
         &self.text[start..self.pos]
     }
 
+    /// Any value, dispatching on its first character.
     fn value(&mut self) -> Result<Node, String> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -281,6 +288,7 @@ impl<'a> Parser<'a> {
         node
     }
 
+    /// A number literal, kept as text.
     fn number(&mut self) -> Node {
         let literal = self.take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.'));
         Node::Number(literal.to_string())
@@ -340,6 +348,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `[value, ...]`.
     fn list(&mut self) -> Result<Node, String> {
         self.expect('[')?;
         let mut items = Vec::new();
@@ -350,6 +359,7 @@ impl<'a> Parser<'a> {
         Ok(Node::List(items))
     }
 
+    /// `{key: value, ...}`.
     fn map(&mut self) -> Result<Node, String> {
         self.expect('{')?;
         let mut entries = Vec::new();
@@ -409,17 +419,17 @@ fn node_to_json(node: &Node) -> Result<Option<Value>, String> {
         Node::Str(s) => Value::String(s.clone()),
         Node::Number(literal) => number(literal)?,
         Node::Bool(b) => Value::Bool(*b),
-        Node::List(items) => {
-            Value::Array(items.iter().map(|item| Ok(node_to_json(item)?.unwrap_or(Value::Null))).collect::<Result<_, String>>()?)
-        }
+        Node::List(items) => Value::Array(items.iter().map(element_to_json).collect::<Result<_, _>>()?),
         Node::Map(entries) => {
-            let mut object = Map::new();
-            for (key, value) in entries {
-                object.insert(map_key(key)?, node_to_json(value)?.unwrap_or(Value::Null));
-            }
-            Value::Object(object)
+            let entries = entries.iter().map(|(key, value)| Ok((map_key(key)?, element_to_json(value)?)));
+            Value::Object(entries.collect::<Result<_, String>>()?)
         }
     }))
+}
+
+/// Converts a list element or map value, where an absent value is `null`.
+fn element_to_json(node: &Node) -> Result<Value, String> {
+    Ok(node_to_json(node)?.unwrap_or(Value::Null))
 }
 
 /// Converts a message: the apimachinery types with their own JSON form by name, others field
@@ -480,9 +490,7 @@ fn is_zero(node: &Node) -> bool {
         Node::Str(s) => s.is_empty(),
         Node::Number(literal) => literal.parse::<f64>().is_ok_and(|n| n == 0.0),
         Node::Bool(b) => !b,
-        Node::Message { name, fields } if name == "IntOrString" => {
-            int_or_string(fields).is_ok_and(|v| v == Value::from(0) || v == Value::from(""))
-        }
+        Node::Message { name, fields } if name == "IntOrString" => int_or_string(fields).is_ok_and(|v| v == 0 || v == ""),
         _ => false,
     }
 }
@@ -518,6 +526,7 @@ fn field<'a>(fields: &'a [(String, Node)], name: &str) -> Option<&'a Node> {
     fields.iter().find(|(field, _)| field == name).and_then(|(_, node)| present(node))
 }
 
+/// The string in field `name`, if set.
 fn string_field<'a>(fields: &'a [(String, Node)], name: &str) -> Option<&'a str> {
     match field(fields, name) {
         Some(Node::Str(s)) => Some(s),
@@ -525,6 +534,7 @@ fn string_field<'a>(fields: &'a [(String, Node)], name: &str) -> Option<&'a str>
     }
 }
 
+/// The integer in field `name`; 0 when unset, as in Go.
 fn integer_field(fields: &[(String, Node)], name: &str) -> Result<i64, String> {
     match field(fields, name) {
         None => Ok(0),
@@ -547,18 +557,17 @@ fn bytes(node: &Node) -> Result<Vec<u8>, String> {
 
 /// A `bytes` field (or a map of them) as base64, the JSON form of Go `[]byte`.
 fn bytes_to_base64(node: &Node) -> Result<Value, String> {
-    let encode =
-        |node: &Node| -> Result<Value, String> { Ok(Value::String(base64::engine::general_purpose::STANDARD.encode(bytes(node)?))) };
     match node {
         Node::Map(entries) => {
-            let mut object = Map::new();
-            for (key, value) in entries {
-                object.insert(map_key(key)?, encode(value)?);
-            }
-            Ok(Value::Object(object))
+            let entries = entries.iter().map(|(key, value)| Ok((map_key(key)?, base64_string(value)?)));
+            Ok(Value::Object(entries.collect::<Result<_, String>>()?))
         }
-        other => encode(other),
+        other => base64_string(other),
     }
+}
+
+fn base64_string(node: &Node) -> Result<Value, String> {
+    Ok(Value::String(base64::engine::general_purpose::STANDARD.encode(bytes(node)?)))
 }
 
 /// How many fractional second digits a timestamp keeps.
@@ -774,6 +783,7 @@ fn inlined_message<'a>(field: &str, node: &'a Node) -> Option<(&'a str, &'a [(St
 const BYTES_FIELDS: &[(&str, &str)] =
     &[("ConfigMap", "binaryData"), ("RangeAllocation", "data"), ("Secret", "data"), ("WebhookClientConfig", "caBundle")];
 
+/// Whether field `name` of message `owner` is listed in [`BYTES_FIELDS`].
 fn is_bytes_field(owner: &str, name: &str) -> bool {
     BYTES_FIELDS.contains(&(owner, name))
 }
@@ -1550,8 +1560,7 @@ mod tests {
         assert!(error.contains("embedded JSON is invalid"), "{error}");
     }
 
-    #[test]
-    fn custom_resource_definition_schema() {
+    fn crd() -> apiextensions::CustomResourceDefinition {
         use apiextensions::{Json, JsonSchemaProps, JsonSchemaPropsOrArray, JsonSchemaPropsOrBool};
         let string_schema = JsonSchemaProps { r#type: s("string"), ..Default::default() };
         let spec_schema = JsonSchemaProps {
@@ -1603,7 +1612,7 @@ mod tests {
             .collect(),
             ..Default::default()
         };
-        let crd = apiextensions::CustomResourceDefinition {
+        apiextensions::CustomResourceDefinition {
             metadata: Some(go_meta("widgets.example.com", "")),
             spec: Some(apiextensions::CustomResourceDefinitionSpec {
                 group: s("example.com"),
@@ -1661,8 +1670,12 @@ mod tests {
                 preserve_unknown_fields: Some(false),
             }),
             status: None,
-        };
-        let json = decode(&body("apiextensions.k8s.io/v1", "CustomResourceDefinition", &crd)).unwrap();
+        }
+    }
+
+    #[test]
+    fn custom_resource_definition_schema() {
+        let json = decode(&body("apiextensions.k8s.io/v1", "CustomResourceDefinition", &crd())).unwrap();
         assert_eq!(
             json["spec"],
             json!({
@@ -1740,6 +1753,105 @@ mod tests {
         let spec = service.spec.unwrap();
         assert_eq!(spec.cluster_ip.as_deref(), Some("10.0.0.1"));
         assert_eq!(spec.ports.unwrap()[0].target_port, Some(OpenApiIntOrString::String("http".into())));
+    }
+
+    /// Decoding into the k8s-openapi type and encoding back gives the same JSON: every field
+    /// name is one k8s-openapi knows (it ignores unknown ones) and every value has its form.
+    /// Numbers compare by value, as k8s-openapi prints a float `0` as `0.0`.
+    fn assert_round_trips<T: serde::de::DeserializeOwned + serde::Serialize>(json: Value) {
+        let typed: T = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(integral_floats_as_integers(serde_json::to_value(&typed).unwrap()), json);
+    }
+
+    fn integral_floats_as_integers(value: Value) -> Value {
+        match value {
+            Value::Number(n) => number(&n.to_string()).unwrap(),
+            Value::Array(items) => items.into_iter().map(integral_floats_as_integers).collect(),
+            Value::Object(entries) => entries.into_iter().map(|(k, v)| (k, integral_floats_as_integers(v))).collect(),
+            other => other,
+        }
+    }
+
+    #[test]
+    fn output_round_trips_through_k8s_openapi_types() {
+        use k8s_openapi::api::{apps::v1 as openapi_apps, coordination::v1 as openapi_coordination, core::v1 as openapi_core};
+        use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as openapi_apiextensions;
+
+        assert_round_trips::<openapi_core::Pod>(decode(&body("v1", "Pod", &pod())).unwrap());
+        assert_round_trips::<openapi_apps::Deployment>(decode(&body("apps/v1", "Deployment", &deployment())).unwrap());
+        let crd = body("apiextensions.k8s.io/v1", "CustomResourceDefinition", &crd());
+        assert_round_trips::<openapi_apiextensions::CustomResourceDefinition>(decode(&crd).unwrap());
+
+        let secret =
+            corev1::Secret { metadata: Some(go_meta("db", "default")), data: map(&[("k", b"\xffv".to_vec())]), ..Default::default() };
+        assert_round_trips::<openapi_core::Secret>(decode(&body("v1", "Secret", &secret)).unwrap());
+
+        let lease = coordination::v1::Lease {
+            metadata: Some(go_meta("leader", "kube-system")),
+            spec: Some(coordination::v1::LeaseSpec {
+                holder_identity: s("me"),
+                renew_time: Some(meta::MicroTime { seconds: Some(T0), nanos: Some(5_000) }),
+                ..Default::default()
+            }),
+        };
+        assert_round_trips::<openapi_coordination::Lease>(decode(&body("coordination.k8s.io/v1", "Lease", &lease)).unwrap());
+    }
+
+    fn from_hex(lines: &[&str]) -> Vec<u8> {
+        let hex = lines.concat();
+        (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
+    }
+
+    /// Bodies kubectl 1.32 sent, and the JSON `kubectl create --dry-run=client -o json` prints
+    /// for the same object (without its `null`s): the conversion matches Go's JSON encoder.
+    #[test]
+    fn bodies_captured_from_kubectl() {
+        // kubectl create deployment web --image=nginx --replicas=0 --port=80
+        let deployment = from_hex(&[
+            "6b3873000a150a07617070732f7631120a4465706c6f796d656e7412b8010a1f0a0377656212001a0022002a00320038",
+            "0042005a0a0a0361707012037765621286010800120c0a0a0a0361707012037765621a6c0a1c0a0012001a0022002a00",
+            "3200380042005a0a0a036170701203776562124c122e0a056e67696e7812056e67696e782a00320a0a00100018502200",
+            "2a0042006a007200800100880100900100a201001a00320042004a0052005800600068008201008a01009a0100c20100",
+            "22020a00280038001a0c0800100018002000280038001a002200",
+        ]);
+        assert_eq!(
+            decode(&deployment).unwrap(),
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "web", "labels": {"app": "web"}},
+                   "spec": {
+                       "replicas": 0,
+                       "selector": {"matchLabels": {"app": "web"}},
+                       "strategy": {},
+                       "template": {
+                           "metadata": {"labels": {"app": "web"}},
+                           "spec": {"containers": [{"name": "nginx", "image": "nginx", "ports": [{"containerPort": 80}], "resources": {}}]}
+                       }
+                   },
+                   "status": {}})
+        );
+        // kubectl create pdb pdb1 --selector=app=a --min-available=0
+        let pdb = from_hex(&[
+            "6b3873000a200a09706f6c6963792f76311213506f6444697372757074696f6e42756467657412380a140a0470646231",
+            "12001a0022002a0032003800420012140a06080010001a00120a0a080a036170701201611a0a08001800200028003000",
+            "1a002200",
+        ]);
+        assert_eq!(
+            decode(&pdb).unwrap(),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb1"},
+                   "spec": {"minAvailable": 0, "selector": {"matchLabels": {"app": "a"}}},
+                   "status": {"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0}})
+        );
+        // kubectl create priorityclass p0 --value=0
+        let priority_class = from_hex(&[
+            "6b3873000a250a147363686564756c696e672e6b38732e696f2f7631120d5072696f72697479436c61737312300a120a",
+            "02703012001a0022002a003200380042001000180022002a14507265656d70744c6f7765725072696f726974791a0022",
+            "00",
+        ]);
+        assert_eq!(
+            decode(&priority_class).unwrap(),
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "p0"},
+                   "value": 0, "preemptionPolicy": "PreemptLowerPriority"})
+        );
     }
 
     #[test]
@@ -1843,7 +1955,10 @@ mod tests {
 
     #[test]
     fn debug_syntax_parser() {
-        let text = r#"Outer { r#type: Some("a \"q\" \\ \n\t\0 \u{7f} é"), n: Some(-12), f: Some(1e-7), i: inf, e: Empty, list: [1, 2], map: {"k": Inner { b: true }, "z": None}, none: None }"#;
+        let text = concat!(
+            r#"Outer { r#type: Some("a \"q\" \\ \n\t\0 \u{7f} é"), n: Some(-12), f: Some(1e-7), i: inf, "#,
+            r#"e: Empty, list: [1, 2], map: {"k": Inner { b: true }, "z": None}, none: None }"#
+        );
         let node = Parser::parse(text).unwrap();
         let Node::Message { name, fields } = &node else { panic!("{node:?}") };
         assert_eq!(name, "Outer");

@@ -92,13 +92,24 @@ pub struct Store {
     compacted: u64,
     /// Live watches subscribe here; a slow one lags, and is then told to relist.
     tx: broadcast::Sender<Arc<StoreEvent>>,
+    /// The revision of the last write to each storage `(group, resource)`, so that a watcher of
+    /// one resource can tell it has seen everything without waiting for a bookmark.
+    last_write: std::collections::HashMap<(String, String), u64>,
 }
 
 impl Store {
     /// An empty store that keeps the last `history_limit` writes for watches.
     pub fn new(history_limit: usize) -> Self {
         let (tx, _) = broadcast::channel(history_limit.clamp(1024, 1 << 16));
-        Self { objects: BTreeMap::new(), revision: 1, history: VecDeque::new(), history_limit: history_limit.max(1), compacted: 0, tx }
+        Self {
+            objects: BTreeMap::new(),
+            revision: 1,
+            history: VecDeque::new(),
+            history_limit: history_limit.max(1),
+            compacted: 0,
+            tx,
+            last_write: Default::default(),
+        }
     }
 
     /// The revision of the last write (what a list returns as its resourceVersion).
@@ -163,7 +174,13 @@ impl Store {
         Some(last)
     }
 
+    /// The revision of the last write to a storage resource (0 if never written).
+    pub fn resource_revision(&self, group: &str, resource: &str) -> u64 {
+        self.last_write.get(&(group.to_string(), resource.to_string())).copied().unwrap_or(0)
+    }
+
     fn record(&mut self, event_type: EventType, key: ObjectKey, object: Arc<Value>, previous: Option<Arc<Value>>) {
+        self.last_write.insert((key.group.clone(), key.resource.clone()), self.revision);
         let event = Arc::new(StoreEvent { revision: self.revision, event_type, key, object, previous });
         if self.history.len() == self.history_limit
             && let Some(dropped) = self.history.pop_front()

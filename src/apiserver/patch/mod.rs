@@ -41,7 +41,7 @@ pub fn apply(content_type: &str, current: &Value, body: &[u8], custom_resource: 
         "application/strategic-merge-patch+json" => {
             let patch = parse()?;
             let mut out = current.clone();
-            strategic_merge(&mut out, &patch).map_err(|e| ApiError::bad_request(e))?;
+            strategic_merge(&mut out, &patch).map_err(ApiError::bad_request)?;
             Ok(out)
         }
         _ => Err(ApiError::unsupported_media_type(content_type, PATCH_TYPES)),

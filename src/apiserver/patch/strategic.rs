@@ -155,7 +155,7 @@ fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<V
 }
 
 /// Puts the elements named in `order` first, in that order; others keep their relative order.
-fn reorder(list: &mut Vec<Value>, order: &[Value], strategy: &ListStrategy) {
+fn reorder(list: &mut [Value], order: &[Value], strategy: &ListStrategy) {
     let rank = |v: &Value| -> usize {
         order
             .iter()

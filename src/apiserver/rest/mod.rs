@@ -19,6 +19,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::apiserver::Shared;
 use crate::apiserver::deletion::DeleteOptions;
+use crate::apiserver::protobuf;
 use crate::apiserver::request::{Query, Representation, ResourcePath};
 use crate::apiserver::rest::read::{Selection, list_body, list_meta};
 use crate::apiserver::rest::update::Target;
@@ -36,7 +37,7 @@ fn json_response(code: u16, body: &Value) -> Response {
     (code, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> Option<&'a str> {
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -44,16 +45,34 @@ fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> Option<&'
 fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
     let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("application/json");
     let essence = content_type.split(';').next().unwrap_or("").trim();
+    if protobuf::is_protobuf(content_type) {
+        return protobuf::decode(body).map_err(ApiError::bad_request);
+    }
     let value: Value = match essence {
         "application/json" | "" | "*/*" => serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
         "application/yaml" => serde_yaml::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
-        other => return Err(ApiError::unsupported_media_type(other, &["application/json", "application/yaml"])),
+        other => {
+            return Err(ApiError::unsupported_media_type(
+                other,
+                &["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"],
+            ));
+        }
     };
     if !value.is_object() {
         return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
     }
     Ok(value)
+}
+
+/// A DELETE body as JSON: typed clients send `DeleteOptions` as protobuf.
+fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
+    match header_str(headers, header::CONTENT_TYPE) {
+        Some(ct) if protobuf::is_protobuf(ct) && !body.is_empty() => {
+            Ok(Bytes::from(protobuf::decode(body).map_err(ApiError::bad_request)?.to_string()))
+        }
+        _ => Ok(body.clone()),
+    }
 }
 
 /// Renders one object.
@@ -125,12 +144,12 @@ async fn dispatch(shared: &Arc<Shared>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &render_object(repr, &scope, patched, shared)))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {
-            let opts = DeleteOptions::from_request(&body, &query)?;
+            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query)?;
             let deleted = shared.lock().delete(&scope, name, &opts)?;
             Ok(json_response(deleted.code, &deleted.body))
         }
         (Method::DELETE, None) => {
-            let opts = DeleteOptions::from_request(&body, &query)?;
+            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query)?;
             let selection = Selection::from_query(&query, &scope)?;
             let listed = shared.lock().delete_collection(&scope, &selection, &query, &opts)?;
             Ok(json_response(200, &list_body(&scope, listed)))
