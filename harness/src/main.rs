@@ -1,8 +1,11 @@
 //! `kubegc`: the command-line entry to kubegc.
 //!
-//! - `kubegc serve`: run the fake apiserver on a TCP port and write a kubeconfig for it.
+//! - `kubegc serve`: run the fake apiserver (and by default the reference garbage collector)
+//!   on a TCP port and write a kubeconfig for it.
+//! - `kubegc gc`: run the reference garbage collector against any cluster.
 
 mod cmd;
+mod debug_routes;
 
 use clap::{Parser, Subcommand};
 
@@ -18,6 +21,8 @@ struct Cli {
 enum Command {
     /// Run the fake Kubernetes API server until interrupted, and write a kubeconfig for it.
     Serve(cmd::serve::Args),
+    /// Run the reference garbage collector against a cluster until interrupted.
+    Gc(cmd::gc::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -30,6 +35,7 @@ fn main() -> std::process::ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Command::Serve(args) => cmd::serve::run(args).await,
+            Command::Gc(args) => cmd::gc::run(args).await,
         }
     });
     match result {
@@ -39,4 +45,19 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
 }

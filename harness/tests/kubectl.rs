@@ -15,11 +15,17 @@ struct Served {
 }
 
 impl Served {
+    /// `kubegc serve` with the reference garbage collector.
     fn start() -> Self {
+        Self::start_with_gc("reference")
+    }
+
+    /// `kubegc serve --gc <gc>`.
+    fn start_with_gc(gc: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let kubeconfig = dir.path().join("kubeconfig");
         let mut child = Command::new(env!("CARGO_BIN_EXE_kubegc"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--kubeconfig"])
+            .args(["serve", "--addr", "127.0.0.1:0", "--gc", gc, "--kubeconfig"])
             .arg(&kubeconfig)
             .stdout(Stdio::piped())
             .spawn()
@@ -137,7 +143,8 @@ fn api_resources_lists_the_builtin_kinds() {
 
 #[test]
 fn patch_finalizers_and_owner_references_with_every_patch_type() {
-    let s = Served::start();
+    // No collector: the references name owners that do not exist.
+    let s = Served::start_with_gc("none");
     s.apply_file("create", "owner.yaml", OWNER);
     s.ok(&["patch", "configmap", "owner", "--type", "merge", "-p", r#"{"metadata":{"finalizers":["example.com/a"]}}"#]);
     s.ok(&[
@@ -190,7 +197,8 @@ fn patch_finalizers_and_owner_references_with_every_patch_type() {
 
 #[test]
 fn delete_cascade_modes_leave_the_right_finalizers() {
-    let s = Served::start();
+    // No collector: what the apiserver's half of deletion leaves behind stays visible.
+    let s = Served::start_with_gc("none");
     for name in ["orphaned", "background", "foreground"] {
         s.apply_file("create", &format!("{name}.yaml"), &OWNER.replace("name: owner", &format!("name: {name}")));
     }
@@ -219,7 +227,7 @@ fn server_side_dry_run_delete_changes_nothing() {
 
 #[test]
 fn wait_for_delete_returns_when_the_last_finalizer_goes() {
-    let s = Served::start();
+    let s = Served::start_with_gc("none");
     s.apply_file("create", "owner.yaml", &OWNER.replace("metadata:\n", "metadata:\n  finalizers: [example.com/hold]\n"));
     s.ok(&["delete", "cm", "owner", "--wait=false"]);
     let kubeconfig = s.kubeconfig();

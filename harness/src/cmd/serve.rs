@@ -1,15 +1,23 @@
-//! `kubegc serve`: the fake apiserver on a TCP port, with a kubeconfig for kubectl.
+//! `kubegc serve`: the fake apiserver on a TCP port, with a kubeconfig for kubectl, and by
+//! default the reference garbage collector running against it.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use kubegc::apiserver::{ApiServer, kubeconfig::kubeconfig_yaml};
+use kubegc::gc::GarbageCollector;
+
+use crate::debug_routes;
 
 /// Which garbage collector runs beside the served apiserver.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GcChoice {
-    /// No garbage collector: only the apiserver's half of deletion (finalizers, deletionTimestamp).
+    /// kubegc's reference garbage collector, as a client of the served API.
+    Reference,
+    /// None: only the apiserver's half of deletion (finalizers, deletionTimestamp); bring
+    /// your own collector (see `kubegc gc`).
     None,
 }
 
@@ -23,33 +31,28 @@ pub struct Args {
     #[arg(long, default_value = "kubegc.kubeconfig")]
     pub kubeconfig: PathBuf,
     /// Garbage collector to run beside the apiserver.
-    #[arg(long, value_enum, default_value_t = GcChoice::None)]
+    #[arg(long, value_enum, default_value_t = GcChoice::Reference)]
     pub gc: GcChoice,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let server = ApiServer::new();
-    let (addr, handle) = server.serve(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
+    let mut router = server.router();
+    let gc = match args.gc {
+        GcChoice::Reference => Some(Arc::new(GarbageCollector::start(server.client(), kubegc::gc::Config::default()))),
+        GcChoice::None => None,
+    };
+    if let Some(gc) = &gc {
+        router = router.merge(debug_routes::router(gc.clone()));
+    }
+    let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
+    let addr = listener.local_addr()?;
     let url = format!("http://{addr}");
     std::fs::write(&args.kubeconfig, kubeconfig_yaml(&url))
         .with_context(|| format!("cannot write kubeconfig {}", args.kubeconfig.display()))?;
-    println!("kubegc apiserver listening on {url} (kubeconfig: {}, gc: {:?})", args.kubeconfig.display(), args.gc);
-    shutdown_signal().await;
-    handle.abort();
+    let gc_name = if gc.is_some() { "reference" } else { "none" };
+    println!("kubegc apiserver listening on {url} (kubeconfig: {}, gc: {gc_name})", args.kubeconfig.display());
+    axum::serve(listener, router).with_graceful_shutdown(crate::shutdown_signal()).await.context("serving the API")?;
     Ok(())
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
 }

@@ -1,0 +1,148 @@
+//! The real `kubectl` against `kubegc serve` with the reference garbage collector: cascades
+//! behave as on a real cluster.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+struct Served {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Served {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kubegc"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--kubeconfig"])
+            .arg(dir.path().join("kubeconfig"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.contains("gc: reference"), "{line}");
+        Self { child, dir }
+    }
+
+    fn kubectl(&self, args: &[&str]) -> Output {
+        Command::new("kubectl").args(args).env("KUBECONFIG", self.dir.path().join("kubeconfig")).output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(out.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn create(&self, yaml: &str) {
+        let path = self.dir.path().join("obj.yaml");
+        std::fs::write(&path, yaml).unwrap();
+        self.ok(&["create", "-f", path.to_str().unwrap()]);
+    }
+
+    fn uid(&self, kind: &str, name: &str) -> String {
+        self.ok(&["get", kind, name, "-o", "jsonpath={.metadata.uid}"])
+    }
+
+    fn exists(&self, kind: &str, name: &str) -> bool {
+        self.kubectl(&["get", kind, name]).status.success()
+    }
+
+    /// Polls until `cond` holds (at most 20 s).
+    fn eventually(&self, what: &str, cond: impl Fn(&Self) -> bool) {
+        let start = Instant::now();
+        while !cond(self) {
+            assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn cm(name: &str, owners: &[(&str, &str, bool)]) -> String {
+    let mut y = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+    if !owners.is_empty() {
+        y.push_str("  ownerReferences:\n");
+        for (owner, uid, block) in owners {
+            y.push_str(&format!(
+                "  - apiVersion: v1\n    kind: ConfigMap\n    name: {owner}\n    uid: {uid}\n    blockOwnerDeletion: {block}\n"
+            ));
+        }
+    }
+    y
+}
+
+#[test]
+fn background_foreground_and_orphan_cascades() {
+    let s = Served::start();
+    for mode in ["background", "foreground", "orphan"] {
+        let owner = format!("owner-{mode}");
+        let child = format!("child-{mode}");
+        s.create(&cm(&owner, &[]));
+        let uid = s.uid("cm", &owner);
+        s.create(&cm(&child, &[(&owner, &uid, true)]));
+        s.ok(&["delete", "cm", &owner, &format!("--cascade={mode}"), "--timeout=20s"]);
+        assert!(!s.exists("cm", &owner), "{mode}: kubectl delete waits until the owner is gone");
+        if mode == "orphan" {
+            let refs = s.ok(&["get", "cm", &child, "-o", "jsonpath={.metadata.ownerReferences}"]);
+            assert!(refs.is_empty(), "orphaned child keeps no reference: {refs}");
+        } else if mode == "foreground" {
+            assert!(!s.exists("cm", &child), "foreground: the child goes before the owner");
+        } else {
+            s.eventually("the background child to go", |s| !s.exists("cm", &child));
+        }
+    }
+}
+
+#[test]
+fn a_three_cycle_of_blocking_references_is_broken() {
+    let s = Served::start();
+    for name in ["a", "b", "c"] {
+        s.create(&cm(name, &[]));
+    }
+    let (ua, ub, uc) = (s.uid("cm", "a"), s.uid("cm", "b"), s.uid("cm", "c"));
+    // a -> c, b -> a, c -> b, each blocking (e2e "should not be blocked by dependency circle").
+    for (name, owner, uid) in [("a", "c", &uc), ("b", "a", &ua), ("c", "b", &ub)] {
+        let patch = format!(
+            r#"{{"metadata":{{"ownerReferences":[{{"apiVersion":"v1","kind":"ConfigMap","name":"{owner}","uid":"{uid}","controller":true,"blockOwnerDeletion":true}}]}}}}"#
+        );
+        s.ok(&["patch", "cm", name, "--type", "merge", "-p", &patch]);
+    }
+    s.ok(&["delete", "cm", "a", "--cascade=foreground", "--timeout=30s"]);
+    s.eventually("all three to go", |s| !s.exists("cm", "a") && !s.exists("cm", "b") && !s.exists("cm", "c"));
+}
+
+#[test]
+fn invalid_cross_namespace_reference_is_reported_as_an_event() {
+    let s = Served::start();
+    s.ok(&["create", "namespace", "ns-a"]);
+    s.ok(&["create", "namespace", "ns-b"]);
+    s.ok(&["-n", "ns-b", "create", "configmap", "parent"]);
+    let uid = s.ok(&["-n", "ns-b", "get", "cm", "parent", "-o", "jsonpath={.metadata.uid}"]);
+    let child = cm("child", &[("parent", &uid, false)]).replace("metadata:\n", "metadata:\n  namespace: ns-a\n");
+    s.create(&child);
+    s.eventually("the invalid child to be collected", |s| !s.kubectl(&["-n", "ns-a", "get", "cm", "child"]).status.success());
+    let events: Value =
+        serde_json::from_str(&s.ok(&["get", "events", "-A", "--field-selector", "reason=OwnerRefInvalidNamespace", "-o", "json"])).unwrap();
+    let items = events["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{events}");
+    let e = &items[0];
+    assert_eq!(e["metadata"]["namespace"], "ns-a");
+    assert_eq!(e["type"], "Warning");
+    assert_eq!(e["involvedObject"]["name"], "child");
+    assert_eq!(e["source"]["component"], "garbage-collector-controller");
+    assert_eq!(
+        e["message"],
+        format!("ownerRef [v1/ConfigMap, namespace: ns-a, name: parent, uid: {uid}] does not exist in namespace \"ns-a\"")
+    );
+    assert!(s.kubectl(&["-n", "ns-b", "get", "cm", "parent"]).status.success(), "the real parent is untouched");
+}
