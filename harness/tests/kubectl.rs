@@ -2,80 +2,11 @@
 //! works with no extra flags, and deletion leaves the finalizers and deletionTimestamp a real
 //! cluster would.
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+mod support;
 
-use serde_json::Value;
+use std::process::{Command, Stdio};
 
-/// A `kubegc serve` on a free port, stopped on drop.
-struct Served {
-    child: Child,
-    dir: tempfile::TempDir,
-}
-
-impl Served {
-    /// `kubegc serve` with the reference garbage collector.
-    fn start() -> Self {
-        Self::start_with_gc("reference")
-    }
-
-    /// `kubegc serve --gc <gc>`.
-    fn start_with_gc(gc: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let kubeconfig = dir.path().join("kubeconfig");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubegc"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--gc", gc, "--kubeconfig"])
-            .arg(&kubeconfig)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert!(line.contains("listening on http://127.0.0.1:"), "unexpected first line: {line}");
-        Self { child, dir }
-    }
-
-    fn kubeconfig(&self) -> PathBuf {
-        self.dir.path().join("kubeconfig")
-    }
-
-    fn kubectl(&self, args: &[&str]) -> Output {
-        Command::new("kubectl").args(args).env("KUBECONFIG", self.kubeconfig()).output().expect("kubectl is on the PATH")
-    }
-
-    /// Runs kubectl, asserting success; returns stdout.
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.kubectl(args);
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success(), "kubectl {args:?} failed:\n{stdout}\n{stderr}");
-        assert!(!stderr.contains("Warning") && !stderr.contains("error"), "kubectl {args:?} warned:\n{stderr}");
-        stdout.into_owned()
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let mut all = args.to_vec();
-        all.extend(["-o", "json"]);
-        serde_json::from_str(&self.ok(&all)).unwrap()
-    }
-
-    fn apply_file(&self, verb: &str, name: &str, yaml: &str) -> String {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, yaml).unwrap();
-        self.ok(&[verb, "-f", path.to_str().unwrap()])
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
-}
+use support::{Served, strings};
 
 const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
 

@@ -1,72 +1,10 @@
 //! The real `kubectl` against `kubegc serve` with the reference garbage collector: cascades
 //! behave as on a real cluster.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod support;
 
 use serde_json::Value;
-
-struct Served {
-    child: Child,
-    dir: tempfile::TempDir,
-}
-
-impl Served {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubegc"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--kubeconfig"])
-            .arg(dir.path().join("kubeconfig"))
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert!(line.contains("gc: reference"), "{line}");
-        Self { child, dir }
-    }
-
-    fn kubectl(&self, args: &[&str]) -> Output {
-        Command::new("kubectl").args(args).env("KUBECONFIG", self.dir.path().join("kubeconfig")).output().unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.kubectl(args);
-        assert!(out.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn create(&self, yaml: &str) {
-        let path = self.dir.path().join("obj.yaml");
-        std::fs::write(&path, yaml).unwrap();
-        self.ok(&["create", "-f", path.to_str().unwrap()]);
-    }
-
-    fn uid(&self, kind: &str, name: &str) -> String {
-        self.ok(&["get", kind, name, "-o", "jsonpath={.metadata.uid}"])
-    }
-
-    fn exists(&self, kind: &str, name: &str) -> bool {
-        self.kubectl(&["get", kind, name]).status.success()
-    }
-
-    /// Polls until `cond` holds (at most 20 s).
-    fn eventually(&self, what: &str, cond: impl Fn(&Self) -> bool) {
-        let start = Instant::now();
-        while !cond(self) {
-            assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::Served;
 
 fn cm(name: &str, owners: &[(&str, &str, bool)]) -> String {
     let mut y = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
@@ -87,9 +25,9 @@ fn background_foreground_and_orphan_cascades() {
     for mode in ["background", "foreground", "orphan"] {
         let owner = format!("owner-{mode}");
         let child = format!("child-{mode}");
-        s.create(&cm(&owner, &[]));
+        s.apply_file("create", "obj.yaml", &cm(&owner, &[]));
         let uid = s.uid("cm", &owner);
-        s.create(&cm(&child, &[(&owner, &uid, true)]));
+        s.apply_file("create", "obj.yaml", &cm(&child, &[(&owner, &uid, true)]));
         s.ok(&["delete", "cm", &owner, &format!("--cascade={mode}"), "--timeout=20s"]);
         assert!(!s.exists("cm", &owner), "{mode}: kubectl delete waits until the owner is gone");
         if mode == "orphan" {
@@ -107,7 +45,7 @@ fn background_foreground_and_orphan_cascades() {
 fn a_three_cycle_of_blocking_references_is_broken() {
     let s = Served::start();
     for name in ["a", "b", "c"] {
-        s.create(&cm(name, &[]));
+        s.apply_file("create", "obj.yaml", &cm(name, &[]));
     }
     let (ua, ub, uc) = (s.uid("cm", "a"), s.uid("cm", "b"), s.uid("cm", "c"));
     // a -> c, b -> a, c -> b, each blocking (e2e "should not be blocked by dependency circle").
@@ -129,7 +67,7 @@ fn invalid_cross_namespace_reference_is_reported_as_an_event() {
     s.ok(&["-n", "ns-b", "create", "configmap", "parent"]);
     let uid = s.ok(&["-n", "ns-b", "get", "cm", "parent", "-o", "jsonpath={.metadata.uid}"]);
     let child = cm("child", &[("parent", &uid, false)]).replace("metadata:\n", "metadata:\n  namespace: ns-a\n");
-    s.create(&child);
+    s.apply_file("create", "obj.yaml", &child);
     s.eventually("the invalid child to be collected", |s| !s.kubectl(&["-n", "ns-a", "get", "cm", "child"]).status.success());
     let events: Value =
         serde_json::from_str(&s.ok(&["get", "events", "-A", "--field-selector", "reason=OwnerRefInvalidNamespace", "-o", "json"])).unwrap();

@@ -1,0 +1,104 @@
+//! `kubegc serve` started by a test, and kubectl run against it.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A `kubegc serve` on a free port, stopped on drop.
+pub struct Served {
+    child: Child,
+    /// Holds the kubeconfig and files the test writes.
+    pub dir: tempfile::TempDir,
+}
+
+impl Served {
+    /// `kubegc serve` with the reference garbage collector.
+    pub fn start() -> Self {
+        Self::start_with_gc("reference")
+    }
+
+    /// `kubegc serve --gc <gc>`.
+    pub fn start_with_gc(gc: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("kubeconfig");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kubegc"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--gc", gc, "--kubeconfig"])
+            .arg(&kubeconfig)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.contains("listening on http://127.0.0.1:") && line.contains(&format!("gc: {gc}")), "unexpected first line: {line}");
+        Self { child, dir }
+    }
+
+    /// The kubeconfig `kubegc serve` wrote.
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// Runs kubectl against the server.
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        Command::new("kubectl").args(args).env("KUBECONFIG", self.kubeconfig()).output().expect("kubectl is on the PATH")
+    }
+
+    /// Runs kubectl, asserting success and no warning; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "kubectl {args:?} failed:\n{stdout}\n{stderr}");
+        assert!(!stderr.contains("Warning") && !stderr.contains("error"), "kubectl {args:?} warned:\n{stderr}");
+        stdout.into_owned()
+    }
+
+    /// `kubectl ... -o json`, parsed.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+
+    /// Writes `yaml` to a file named `name` and runs `kubectl <verb> -f` on it.
+    pub fn apply_file(&self, verb: &str, name: &str, yaml: &str) -> String {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, yaml).unwrap();
+        self.ok(&[verb, "-f", path.to_str().unwrap()])
+    }
+
+    /// The uid of an object.
+    pub fn uid(&self, kind: &str, name: &str) -> String {
+        self.ok(&["get", kind, name, "-o", "jsonpath={.metadata.uid}"])
+    }
+
+    /// Whether an object exists.
+    pub fn exists(&self, kind: &str, name: &str) -> bool {
+        self.kubectl(&["get", kind, name]).status.success()
+    }
+
+    /// Polls until `cond` holds (at most 20 s).
+    pub fn eventually(&self, what: &str, cond: impl Fn(&Self) -> bool) {
+        let start = Instant::now();
+        while !cond(self) {
+            assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A string list in a JSON value.
+pub fn strings(v: &Value) -> Vec<String> {
+    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+}
