@@ -20,6 +20,19 @@ const NAMESPACE_FINALIZER: &str = "kubernetes";
 impl State {
     /// One pass of every simulated controller over the objects awaiting them.
     pub fn run_controllers(&mut self, node_agent: bool) {
+        let before = self.store.revision();
+        self.controller_pass(node_agent);
+        if self.store.revision() == before {
+            self.controllers_quiescent_at = before;
+        }
+    }
+
+    /// Whether the simulated controllers have nothing to do until time passes.
+    pub fn controllers_idle(&self) -> bool {
+        self.awaiting_controllers.is_empty() || self.controllers_quiescent_at == self.store.revision()
+    }
+
+    fn controller_pass(&mut self, node_agent: bool) {
         let keys: Vec<ObjectKey> = self.awaiting_controllers.iter().cloned().collect();
         for key in keys {
             let Some(object) = self.store.get(&key).cloned() else {

@@ -243,6 +243,12 @@ impl ApiServer {
         &self.shared.clock
     }
 
+    /// Whether the simulated controllers (namespace controller, CRD finalizer, node agent) have
+    /// caught up with every write and have nothing to do until time passes.
+    pub fn controllers_idle(&self) -> bool {
+        self.shared.lock().controllers_idle()
+    }
+
     /// Runs the simulated controllers once, now (useful after advancing a virtual clock).
     pub fn run_controllers(&self) {
         self.shared.lock().run_controllers(self.shared.config.node_agent);

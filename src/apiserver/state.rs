@@ -73,6 +73,10 @@ pub struct State {
     pub awaiting_controllers: BTreeSet<ObjectKey>,
     /// Whether DELETE manages GC finalizers (see [`crate::apiserver::Config::garbage_collection`]).
     pub garbage_collection: bool,
+    /// The store revision at the end of the last controller pass that wrote nothing: when it
+    /// equals the current revision, the simulated controllers have nothing to do until time
+    /// passes.
+    pub controllers_quiescent_at: u64,
 }
 
 fn is_namespace_key(k: &ObjectKey) -> bool {
@@ -96,6 +100,7 @@ impl State {
             clock,
             awaiting_controllers: BTreeSet::new(),
             garbage_collection: true,
+            controllers_quiescent_at: 0,
         };
         let scope = Scope::namespaces(&state.registry);
         for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {

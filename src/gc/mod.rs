@@ -201,11 +201,19 @@ impl GarbageCollector {
         tasks.push(tokio::spawn(async move {
             loop {
                 let target = s.resync_requested.load(Ordering::SeqCst);
-                match monitors::resync(&s).await {
-                    Ok(()) => s.resync_completed.store(target, Ordering::SeqCst),
-                    Err(e) => tracing::warn!(error = %e, "discovery failed; keeping the current monitors"),
-                }
-                let again = s.resync_requested.load(Ordering::SeqCst) != target;
+                let again = match monitors::resync(&s).await {
+                    Ok(()) => {
+                        s.resync_completed.store(target, Ordering::SeqCst);
+                        s.resync_requested.load(Ordering::SeqCst) != target
+                    }
+                    Err(e) => {
+                        // Often a race with a CRD going away mid-discovery: try again soon,
+                        // keeping the current monitors meanwhile.
+                        tracing::debug!(error = %e, "discovery failed; retrying");
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        true
+                    }
+                };
                 if !again {
                     let _ = tokio::time::timeout(s.config.resync_period, s.resync_notify.notified()).await;
                 }

@@ -1,0 +1,65 @@
+//! The kubeconfig backend: any cluster (kind, a real one, or `kubegc serve`), whose own garbage
+//! collector does the work. Nothing can tell from outside that a collector has settled, so
+//! "settled" is a hold time.
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use crate::backend::Backend;
+
+/// A cluster reached through a kubeconfig.
+pub struct KubeconfigBackend {
+    client: kube::Client,
+    hold: Duration,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for KubeconfigBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeconfigBackend").field("hold", &self.hold).field("timeout", &self.timeout).finish()
+    }
+}
+
+impl KubeconfigBackend {
+    /// Connects with the kubeconfig's current context; `hold` is how long negative assertions
+    /// wait, `timeout` how long positive ones may.
+    pub async fn connect(path: &Path, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
+        use anyhow::Context;
+        let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("cannot read kubeconfig {}", path.display()))?;
+        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
+        let client = kube::Client::try_from(config).context("cannot build a client")?;
+        client.apiserver_version().await.context("cannot reach the API server")?;
+        Ok(Self { client, hold, timeout })
+    }
+}
+
+impl Backend for KubeconfigBackend {
+    fn name(&self) -> &str {
+        "kubeconfig"
+    }
+
+    fn client(&self) -> kube::Client {
+        self.client.clone()
+    }
+
+    fn settle(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            tokio::time::sleep(self.hold).await;
+            Ok(())
+        })
+    }
+
+    fn eventually_timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn can_run(&self, tags: &[String]) -> Result<(), String> {
+        match tags.iter().find(|t| *t == "fake-only" || *t == "kubelet") {
+            Some(t) => Err(format!("@{t} scenarios need the fake backend")),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! Backends: where scenarios run. Each gives a scenario a client, a way to judge that the
+//! garbage collector has settled (so that "still exists" never sleeps on the fake), and the
+//! timeout for "eventually" assertions.
+
+pub mod fake;
+pub mod kubeconfig;
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+/// A place to run scenarios.
+pub trait Backend: Send + Sync + std::fmt::Debug {
+    /// A short name for reports (`fake`, `kubeconfig`).
+    fn name(&self) -> &str;
+    /// A client for the backend's API server.
+    fn client(&self) -> kube::Client;
+    /// Resolves when the garbage collector has caught up with every change made so far, or
+    /// fails with what it is still waiting for.
+    fn settle(&self) -> BoxFuture<'_, Result<(), String>>;
+    /// How long an "eventually" assertion waits.
+    fn eventually_timeout(&self) -> Duration;
+    /// Whether a scenario with these tags can run here; `Err` says why not.
+    fn can_run(&self, tags: &[String]) -> Result<(), String>;
+}

@@ -1,0 +1,12 @@
+//! The kubegc conformance harness: Gherkin scenarios turned into verdicts against a backend.
+//!
+//! # Layout
+//! - [`world`]: one scenario's state (its backend, namespace and objects).
+//! - [`steps`]: step definitions, by topic.
+//! - [`backend`]: where scenarios run (the in-process fake, or any cluster by kubeconfig).
+//! - [`runner`]: runs feature files on a backend with cucumber.
+
+pub mod backend;
+pub mod runner;
+pub mod steps;
+pub mod world;
