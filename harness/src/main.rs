@@ -3,6 +3,8 @@
 //! - `kubegc serve`: run the fake apiserver (and by default the reference garbage collector)
 //!   on a TCP port and write a kubeconfig for it.
 //! - `kubegc gc`: run the reference garbage collector against any cluster.
+//! - `kubegc run`: run the specification's scenarios against a backend.
+//! - `kubegc list`: list the scenarios and their tags.
 
 mod cmd;
 mod debug_routes;
@@ -23,6 +25,10 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Run the reference garbage collector against a cluster until interrupted.
     Gc(cmd::gc::Args),
+    /// Run scenarios against a backend; exit 0 if all pass, 1 if any fails, 2 on usage errors.
+    Run(cmd::run::Args),
+    /// List the scenarios of the feature files, with their tags.
+    List(cmd::list::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -34,15 +40,18 @@ fn main() -> std::process::ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Serve(args) => cmd::serve::run(args).await,
-            Command::Gc(args) => cmd::gc::run(args).await,
+            Command::Serve(args) => cmd::serve::run(args).await.map(|()| true),
+            Command::Gc(args) => cmd::gc::run(args).await.map(|()| true),
+            Command::Run(args) => cmd::run::run(args).await,
+            Command::List(args) => cmd::list::run(args).map(|()| true),
         }
     });
     match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => std::process::ExitCode::from(1),
         Err(e) => {
             eprintln!("kubegc: {e:#}");
-            std::process::ExitCode::FAILURE
+            std::process::ExitCode::from(2)
         }
     }
 }

@@ -71,7 +71,8 @@ pub async fn run(backend: Arc<dyn Backend>, options: RunOptions) -> Outcome {
                 }
                 .boxed_local()
             })
-            .with_writer(writer::Basic::stdout().summarized());
+            .with_writer(writer::Basic::stdout().summarized())
+            .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default());
         let cucumber = if options.fail_fast { cucumber.fail_fast() } else { cucumber };
         let result = cucumber
             .filter_run(path, move |feature, _, scenario| {

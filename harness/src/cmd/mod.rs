@@ -1,4 +1,6 @@
 //! One module per subcommand.
 
 pub mod gc;
+pub mod list;
+pub mod run;
 pub mod serve;
