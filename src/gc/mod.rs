@@ -262,7 +262,10 @@ impl GarbageCollector {
     /// write ([`crate::apiserver::ApiServer::resource_revision`]), so no bookmark is awaited.
     pub fn settled_with(&self, revision_of: impl Fn(&str, &str) -> u64) -> Settled {
         let s = &self.shared;
-        let mut pending = Vec::new();
+        // Work is checked before and after the monitors: a worker's write lands in the
+        // revisions the monitors are compared with only if it happened before that read, and a
+        // worker busy in between shows in one of the two work checks.
+        let mut pending = self.pending_work();
         let (requested, completed) = (s.resync_requested.load(Ordering::SeqCst), s.resync_completed.load(Ordering::SeqCst));
         if completed < requested {
             pending.push("discovery resync pending".to_string());
@@ -270,12 +273,27 @@ impl GarbageCollector {
         for ((group, resource), m) in s.monitors.lock().unwrap_or_else(|p| p.into_inner()).iter() {
             let observed = m.status.observed.load(Ordering::SeqCst);
             let revision = revision_of(group, resource);
-            match m.status.phase.load(Ordering::SeqCst) {
-                phase::FAILING => {}
-                _ if observed < revision => pending.push(format!("monitor {resource}.{group} at resourceVersion {observed} < {revision}")),
-                _ => {}
+            if m.status.phase.load(Ordering::SeqCst) != phase::FAILING && observed < revision {
+                pending.push(format!("monitor {resource}.{group} at resourceVersion {observed} < {revision}"));
             }
         }
+        pending.extend(self.pending_work());
+        pending.dedup();
+        let settled = pending.is_empty();
+        for (name, q) in [("attemptToDelete", &s.attempt_to_delete), ("attemptToOrphan", &s.attempt_to_orphan)] {
+            let graph = s.lock_builder();
+            for w in q.waiting_items() {
+                let who = graph.graph.get(&w.uid).map(|n| n.identity.to_string()).unwrap_or_else(|| w.uid.to_string());
+                pending.push(format!("{name}: {who} waiting to retry (does not hold up settling)"));
+            }
+        }
+        Settled { settled, pending }
+    }
+
+    /// Graph changes in flight and queued or in-process work items.
+    fn pending_work(&self) -> Vec<String> {
+        let s = &self.shared;
+        let mut pending = Vec::new();
         let in_flight = s.in_flight.load(Ordering::SeqCst);
         if in_flight > 0 {
             pending.push(format!("{in_flight} graph changes or events in flight"));
@@ -286,15 +304,7 @@ impl GarbageCollector {
                 pending.push(format!("{name}: {} queued, {} in process", d.ready, d.processing));
             }
         }
-        let settled = pending.is_empty();
-        for (name, q) in [("attemptToDelete", &s.attempt_to_delete), ("attemptToOrphan", &s.attempt_to_orphan)] {
-            let graph = s.lock_builder();
-            for w in q.waiting_items() {
-                let who = graph.graph.get(&w.uid).map(|n| n.identity.to_string()).unwrap_or_else(|| w.uid.to_string());
-                pending.push(format!("{name}: {who} waiting to retry (does not hold up settling)"));
-            }
-        }
-        Settled { settled, pending }
+        pending
     }
 
     /// The dependency graph as DOT (all of it, or the part connected to `uids`).
