@@ -10,7 +10,8 @@ use kubegc_harness::runner::{RunOptions, run};
 async fn main() {
     let features = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../features");
     let backend = Arc::new(FakeBackend::start());
-    let outcome = run(backend, RunOptions { features: vec![features], tags: None, concurrency: 8, fail_fast: false }).await;
+    let options = RunOptions { features: vec![features], tags: None, concurrency: 8, fail_fast: false, junit: None, color: false };
+    let outcome = run(backend, options).await.expect("feature files are readable");
     if outcome.failed {
         std::process::exit(1);
     }

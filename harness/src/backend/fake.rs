@@ -15,7 +15,8 @@ use crate::backend::Backend;
 /// In-process fake apiserver plus reference collector.
 pub struct FakeBackend {
     server: ApiServer,
-    gc: Arc<GarbageCollector>,
+    /// The reference collector; none to watch the apiserver's half alone.
+    gc: Option<Arc<GarbageCollector>>,
 }
 
 impl std::fmt::Debug for FakeBackend {
@@ -28,8 +29,20 @@ impl FakeBackend {
     /// Starts the server and the collector. Must be called inside a Tokio runtime.
     pub fn start() -> Self {
         let server = ApiServer::new();
-        let gc = Arc::new(GarbageCollector::start(server.client(), Config::default()));
+        let gc = Some(Arc::new(GarbageCollector::start(server.client(), Config::default())));
         Self { server, gc }
+    }
+
+    /// The fake apiserver alone, with no garbage collector.
+    pub fn without_gc() -> Self {
+        Self { server: ApiServer::new(), gc: None }
+    }
+
+    fn gc_state(&self) -> kubegc::gc::Settled {
+        match &self.gc {
+            Some(gc) => gc.settled_with(|g, r| self.server.resource_revision(g, r)),
+            None => kubegc::gc::Settled { settled: true, pending: vec!["no garbage collector is running (--gc none)".into()] },
+        }
     }
 }
 
@@ -49,7 +62,7 @@ impl Backend for FakeBackend {
         Box::pin(async move {
             let start = tokio::time::Instant::now();
             loop {
-                let state = self.gc.settled_with(|g, r| self.server.resource_revision(g, r));
+                let state = self.gc_state();
                 let controllers_idle = self.server.controllers_idle();
                 if state.settled && controllers_idle {
                     return Ok(());
@@ -72,5 +85,14 @@ impl Backend for FakeBackend {
 
     fn can_run(&self, _tags: &[String]) -> Result<(), String> {
         Ok(())
+    }
+
+    fn diagnostics(&self) -> String {
+        let state = self.gc_state();
+        if state.pending.is_empty() {
+            "the garbage collector has nothing pending".into()
+        } else {
+            format!("the garbage collector: {}", state.pending.join("; "))
+        }
     }
 }

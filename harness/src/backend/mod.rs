@@ -2,6 +2,7 @@
 //! garbage collector has settled (so that "still exists" never sleeps on the fake), and the
 //! timeout for "eventually" assertions.
 
+pub mod external;
 pub mod fake;
 pub mod kubeconfig;
 
@@ -22,4 +23,8 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn eventually_timeout(&self) -> Duration;
     /// Whether a scenario with these tags can run here; `Err` says why not.
     fn can_run(&self, tags: &[String]) -> Result<(), String>;
+    /// What the garbage collector is still doing, for failure messages (empty when unknown).
+    fn diagnostics(&self) -> String {
+        String::new()
+    }
 }

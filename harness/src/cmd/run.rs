@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use kubegc_harness::backend::Backend;
+use kubegc_harness::backend::external::ExternalGcBackend;
 use kubegc_harness::backend::fake::FakeBackend;
 use kubegc_harness::backend::kubeconfig::KubeconfigBackend;
 use kubegc_harness::runner::{RunOptions, run as run_features};
@@ -19,6 +20,19 @@ pub enum Target {
     Kubeconfig,
 }
 
+/// Which garbage collector works on the fake backend.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcChoice {
+    /// kubegc's reference collector, in process.
+    Reference,
+    /// None: only the apiserver's half of deletion (most scenarios then fail, showing which
+    /// behaviour needs a collector).
+    None,
+    /// A third party's collector, started with `--gc-command` against the fake apiserver
+    /// served on a loopback port.
+    External,
+}
+
 /// Arguments of `kubegc run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -28,6 +42,14 @@ pub struct Args {
     /// Kubeconfig for `--target kubeconfig` (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
+    /// Garbage collector for `--target fake`.
+    #[arg(long, value_enum, default_value_t = GcChoice::Reference)]
+    pub gc: GcChoice,
+    /// With `--gc external`: the command starting the collector; `{kubeconfig}` is replaced by
+    /// the path of a kubeconfig for the fake apiserver. Example:
+    /// `kubegc gc --kubeconfig {kubeconfig}`.
+    #[arg(long)]
+    pub gc_command: Option<String>,
     /// Feature files or directories (repeatable).
     #[arg(long = "features", default_value = "features")]
     pub features: Vec<PathBuf>,
@@ -40,8 +62,12 @@ pub struct Args {
     /// Stop at the first failing scenario.
     #[arg(long)]
     pub fail_fast: bool,
-    /// On a cluster: seconds negative assertions wait before checking.
-    #[arg(long, default_value_t = 5)]
+    /// Also write a JUnit XML report (one testcase per scenario) to this file.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// On a cluster or with an external collector: seconds negative assertions wait before
+    /// checking.
+    #[arg(long, default_value_t = 3)]
     pub hold_seconds: u64,
     /// On a cluster: seconds positive assertions may wait.
     #[arg(long, default_value_t = 60)]
@@ -54,19 +80,30 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         anyhow::ensure!(path.exists(), "no feature files at {}", path.display());
     }
     let tags = args.tags.as_deref().map(str::parse).transpose().map_err(|e| anyhow::anyhow!("invalid --tags expression: {e:?}"))?;
-    let backend: Arc<dyn Backend> = match args.target {
-        Target::Fake => Arc::new(FakeBackend::start()),
-        Target::Kubeconfig => {
+    let hold = Duration::from_secs(args.hold_seconds);
+    let timeout = Duration::from_secs(args.timeout_seconds);
+    anyhow::ensure!(args.gc_command.is_none() || args.gc == GcChoice::External, "--gc-command needs --gc external");
+    anyhow::ensure!(args.target == Target::Fake || args.gc == GcChoice::Reference, "--gc applies to --target fake only");
+    let backend: Arc<dyn Backend> = match (args.target, args.gc) {
+        (Target::Fake, GcChoice::Reference) => Arc::new(FakeBackend::start()),
+        (Target::Fake, GcChoice::None) => Arc::new(FakeBackend::without_gc()),
+        (Target::Fake, GcChoice::External) => {
+            let command = args.gc_command.as_deref().context("--gc external needs --gc-command")?;
+            Arc::new(ExternalGcBackend::start(command, hold, timeout).await?)
+        }
+        (Target::Kubeconfig, _) => {
             let path = match args.kubeconfig {
                 Some(p) => p,
                 None => default_kubeconfig().context("no --kubeconfig given and no default kubeconfig found")?,
             };
-            let hold = Duration::from_secs(args.hold_seconds);
-            Arc::new(KubeconfigBackend::connect(&path, hold, Duration::from_secs(args.timeout_seconds)).await?)
+            Arc::new(KubeconfigBackend::connect(&path, hold, timeout).await?)
         }
     };
-    let options = RunOptions { features: args.features, tags, concurrency: args.concurrency, fail_fast: args.fail_fast };
-    Ok(!run_features(backend, options).await.failed)
+    let color = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("CI").is_none();
+    let options =
+        RunOptions { features: args.features, tags, concurrency: args.concurrency, fail_fast: args.fail_fast, junit: args.junit, color };
+    let outcome = run_features(backend, options).await.context("cannot run the features")?;
+    Ok(!outcome.failed)
 }
 
 fn default_kubeconfig() -> Option<PathBuf> {

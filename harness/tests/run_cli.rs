@@ -1,0 +1,69 @@
+//! `kubegc run` end to end: on the fake backend, on a cluster reached through a kubeconfig
+//! (here `kubegc serve`, the same code path as kind), with an external collector, with no
+//! collector (it must fail), its JUnit report, and its exit codes.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use support::Served;
+
+fn kubegc(args: &[&str]) -> Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    Command::new(env!("CARGO_BIN_EXE_kubegc")).args(args).current_dir(root).env("CI", "true").output().unwrap()
+}
+
+fn summary(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains("scenarios (") || l.contains("steps (")).collect();
+    format!("{}\n{}", lines.join("\n"), String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn run_on_the_fake_backend_passes() {
+    let out = kubegc(&["run"]);
+    assert!(out.status.success(), "{}", summary(&out));
+    assert!(summary(&out).contains("passed)"));
+}
+
+#[test]
+fn run_against_kubegc_serve_through_a_kubeconfig_passes() {
+    let served = Served::start();
+    let kubeconfig = served.kubeconfig();
+    let out = kubegc(&["run", "--target", "kubeconfig", "--kubeconfig", kubeconfig.to_str().unwrap(), "--hold-seconds", "1"]);
+    assert!(out.status.success(), "{}\n{}", summary(&out), String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn run_with_the_reference_collector_as_an_external_one_passes() {
+    let command = format!("{} gc --kubeconfig {{kubeconfig}}", env!("CARGO_BIN_EXE_kubegc"));
+    let out = kubegc(&["run", "--gc", "external", "--gc-command", &command, "--hold-seconds", "1"]);
+    assert!(out.status.success(), "{}\n{}", summary(&out), String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn run_without_a_collector_fails() {
+    let out = kubegc(&["run", "--gc", "none", "--features", "features/background.feature"]);
+    assert_eq!(out.status.code(), Some(1), "{}", summary(&out));
+}
+
+#[test]
+fn junit_report_has_one_testcase_per_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("junit.xml");
+    let out = kubegc(&["run", "--junit", report.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", summary(&out));
+    let xml = std::fs::read_to_string(&report).unwrap();
+    assert!(xml.starts_with("<?xml"));
+    let listed = String::from_utf8_lossy(&kubegc(&["list"]).stdout).lines().count();
+    assert_eq!(xml.matches("<testcase ").count(), listed, "one testcase per listed scenario");
+    assert_eq!(xml.matches("<testsuite ").count(), xml.matches("</testsuite>").count());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(kubegc(&["run", "--target", "nowhere"]).status.code(), Some(2));
+    assert_eq!(kubegc(&["run", "--features", "no/such/dir"]).status.code(), Some(2));
+    assert_eq!(kubegc(&["run", "--gc-command", "x"]).status.code(), Some(2));
+}
