@@ -31,6 +31,8 @@ pub struct RunOptions {
     pub junit: Option<PathBuf>,
     /// Colour the console output.
     pub color: bool,
+    /// Run only scenarios with these names (all when `None`).
+    pub names: Option<Vec<String>>,
 }
 
 /// The outcome of a run.
@@ -94,6 +96,7 @@ pub async fn run_to(backend: Arc<dyn Backend>, options: RunOptions, console: Box
     let coloring = if options.color { writer::Coloring::Auto } else { writer::Coloring::Never };
     let for_world = backend.clone();
     let tags = options.tags.clone();
+    let names = options.names.clone();
     let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = ran.clone();
     let cucumber = KubeWorld::cucumber()
@@ -118,7 +121,7 @@ pub async fn run_to(backend: Arc<dyn Backend>, options: RunOptions, console: Box
     let result = cucumber
         .filter_run(path, move |feature, _, scenario| {
             let t = tags_of(feature, scenario);
-            if !tags.as_ref().is_none_or(|expr| expr.eval(t.iter())) {
+            if !tags.as_ref().is_none_or(|expr| expr.eval(t.iter())) || !names.as_ref().is_none_or(|n| n.contains(&scenario.name)) {
                 return false;
             }
             match backend.can_run(&t) {

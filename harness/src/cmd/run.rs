@@ -100,8 +100,15 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         }
     };
     let color = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("CI").is_none();
-    let options =
-        RunOptions { features: args.features, tags, concurrency: args.concurrency, fail_fast: args.fail_fast, junit: args.junit, color };
+    let options = RunOptions {
+        features: args.features,
+        tags,
+        concurrency: args.concurrency,
+        fail_fast: args.fail_fast,
+        junit: args.junit,
+        color,
+        names: None,
+    };
     let outcome = run_features(backend, options).await.context("cannot run the features")?;
     Ok(!outcome.failed)
 }
