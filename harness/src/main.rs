@@ -5,6 +5,7 @@
 //! - `kubegc gc`: run the reference garbage collector against any cluster.
 //! - `kubegc run`: run the specification's scenarios against a backend.
 //! - `kubegc list`: list the scenarios and their tags.
+//! - `kubegc steps`: the step reference, generated from the step definitions.
 
 mod cmd;
 mod debug_routes;
@@ -29,6 +30,8 @@ enum Command {
     Run(cmd::run::Args),
     /// List the scenarios of the feature files, with their tags.
     List(cmd::list::Args),
+    /// Print every step phrase with an example.
+    Steps,
 }
 
 fn main() -> std::process::ExitCode {
@@ -44,6 +47,10 @@ fn main() -> std::process::ExitCode {
             Command::Gc(args) => cmd::gc::run(args).await.map(|()| true),
             Command::Run(args) => cmd::run::run(args).await,
             Command::List(args) => cmd::list::run(args).map(|()| true),
+            Command::Steps => {
+                cmd::steps::run();
+                Ok(true)
+            }
         }
     });
     match result {

@@ -4,3 +4,4 @@ pub mod gc;
 pub mod list;
 pub mod run;
 pub mod serve;
+pub mod steps;

@@ -134,7 +134,7 @@ async fn owned(world: &mut KubeWorld, kind: String, name: String, owner_kind: St
     create(world, &kind, &name, vec![r], vec![]).await
 }
 
-/// `Given a ConfigMap named "child" owned by a missing ConfigMap "ghost"`: a reference to an
+/// `Given a ConfigMap named "child" owned by a missing v1 ConfigMap "ghost"`: a reference to an
 /// owner that never existed (a made-up uid).
 #[given(regex = r#"^an? (\w+) named "([^"]+)" owned by a missing (\S+) (\w+) "([^"]+)"$"#)]
 async fn owned_by_missing(
