@@ -18,6 +18,8 @@ pub enum Target {
     Fake,
     /// The cluster of a kubeconfig (its own garbage collector does the work).
     Kubeconfig,
+    /// A kind cluster made from `ci/kind.yaml` (reused if it exists), through the kind CLI.
+    Kind,
 }
 
 /// Which garbage collector works on the fake backend.
@@ -91,6 +93,10 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
             let command = args.gc_command.as_deref().context("--gc external needs --gc-command")?;
             Arc::new(ExternalGcBackend::start(command, hold, timeout).await?)
         }
+        (Target::Kind, _) => {
+            let kubeconfig = kind_cluster().await?;
+            Arc::new(KubeconfigBackend::connect(kubeconfig.path(), hold, timeout).await?)
+        }
         (Target::Kubeconfig, _) => {
             let path = match args.kubeconfig {
                 Some(p) => p,
@@ -111,6 +117,26 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     };
     let outcome = run_features(backend, options).await.context("cannot run the features")?;
     Ok(!outcome.failed)
+}
+
+/// The name of the kind cluster in `ci/kind.yaml`.
+const KIND_CLUSTER: &str = "kubegc";
+
+/// Creates the kind cluster of `ci/kind.yaml` unless it exists; returns its kubeconfig.
+async fn kind_cluster() -> anyhow::Result<tempfile::NamedTempFile> {
+    use tokio::process::Command;
+    let clusters = Command::new("kind").args(["get", "clusters"]).output().await.context("the kind CLI is not installed")?;
+    let exists = String::from_utf8_lossy(&clusters.stdout).lines().any(|l| l.trim() == KIND_CLUSTER);
+    if !exists {
+        println!("creating kind cluster {KIND_CLUSTER} from ci/kind.yaml");
+        let status = Command::new("kind").args(["create", "cluster", "--name", KIND_CLUSTER, "--config", "ci/kind.yaml"]).status().await?;
+        anyhow::ensure!(status.success(), "kind create cluster failed ({status})");
+    }
+    let out = Command::new("kind").args(["get", "kubeconfig", "--name", KIND_CLUSTER]).output().await?;
+    anyhow::ensure!(out.status.success(), "kind get kubeconfig failed: {}", String::from_utf8_lossy(&out.stderr));
+    let mut file = tempfile::NamedTempFile::new()?;
+    std::io::Write::write_all(&mut file, &out.stdout)?;
+    Ok(file)
 }
 
 fn default_kubeconfig() -> Option<PathBuf> {
