@@ -38,3 +38,12 @@ Feature: Background cascading deletion
     Then Deployment "web" is gone
     And ReplicaSet "web-5d4f" is gone
     And Pod "web-5d4f-x1" is gone
+
+  Scenario: A tree loaded from a fixture is collected level by level
+    # fixtures/deployment-chain.yaml holds the Deployment -> ReplicaSet -> Pods tree with the
+    # references the real controllers would set.
+    Given the objects in "fixtures/deployment-chain.yaml"
+    When Deployment "web" is deleted with propagation policy Background
+    Then ReplicaSet "web-7d9f8" is gone
+    And Pod "web-7d9f8-a1" is gone
+    And Pod "web-7d9f8-b2" is gone

@@ -70,6 +70,43 @@ pub async fn create(world: &mut KubeWorld, kind: &str, name: &str, owners: Vec<V
     create_in(world, kind, name, owners, finalizers, false).await
 }
 
+/// Replaces `${Kind/name}` in `text` with the uid of that object, created earlier.
+fn resolve_uids(world: &KubeWorld, text: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let end = rest[start..].find('}').ok_or("unterminated ${...}")? + start;
+        let (kind, name) = rest[start + 2..end].split_once('/').ok_or(format!("{:?} is not ${{Kind/name}}", &rest[start..=end]))?;
+        out.push_str(&rest[..start]);
+        out.push_str(&world.created(kind, name)?.uid);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `Given the objects in "fixtures/deployment-chain.yaml"`: every document of the file, in
+/// order, in the scenario namespace; `${Kind/name}` stands for the uid of an earlier object.
+#[given(regex = r#"^the objects in "([^"]+)"$"#)]
+async fn from_fixture(world: &mut KubeWorld, path: String) -> StepResult {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join(&path)).map_err(|e| format!("cannot read {path}: {e}"))?;
+    for document in serde_yaml::Deserializer::from_str(&text) {
+        let value: Value = serde::Deserialize::deserialize(document).map_err(|e| format!("{path}: {e}"))?;
+        if value.is_null() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&resolve_uids(world, &value.to_string())?).map_err(|e| e.to_string())?;
+        let kind = value["kind"].as_str().ok_or(format!("{path}: a document has no kind"))?.to_string();
+        let name = value["metadata"]["name"].as_str().ok_or(format!("{path}: a {kind} has no name"))?.to_string();
+        let (api, resource, namespace) = world.api(&kind).await?;
+        let object: DynamicObject = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        let created = api.create(&PostParams::default(), &object).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))?;
+        world.objects.insert((kind, name), Created { resource, namespace, uid: created.metadata.uid.unwrap_or_default() });
+    }
+    Ok(())
+}
+
 /// `Given a ConfigMap named "parent" in another namespace`.
 #[given(regex = r#"^an? (\w+) named "([^"]+)" in another namespace$"#)]
 async fn in_other_namespace(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
