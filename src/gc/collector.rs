@@ -9,7 +9,7 @@ use kube::api::PropagationPolicy;
 use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use crate::gc::Shared;
 use crate::gc::graph::{Identity, Node, OwnerRef};
-use crate::gc::graph_builder::{GraphEvent, ObjectMeta, WorkItem};
+use crate::gc::graph_builder::{GraphEvent, ObjectMeta, WorkItem, item};
 use crate::gc::operations::{self, is_status};
 use crate::gc::patch;
 use crate::gc::rest_mapper::{Mapping, MappingError};
@@ -105,20 +105,22 @@ impl Shared {
         self.mapper.read().unwrap_or_else(|p| p.into_inner()).mapping(api_version, kind)
     }
 
-    fn node(&self, uid: &str) -> Option<Node> {
-        self.lock_builder().graph.get(uid).cloned()
-    }
-
-    /// One attemptToDelete step for a queue item (upstream `processAttemptToDeleteWorker`).
+    /// One attemptToDelete step for a queue item (upstream `attemptToDeleteWorker`, A.5).
     pub async fn process_attempt_to_delete(&self, item: &WorkItem) -> Outcome {
-        let Some(node) = self.node(&item.uid) else { return Outcome::Forget };
-        if item.virtual_node && node.is_observed() {
-            return Outcome::Forget;
-        }
+        let node = {
+            let builder = self.lock_builder();
+            match builder.graph.queued_copy(item) {
+                // A virtual copy whose UID has since been observed is stale (A.5 step 1).
+                Some(n) if n.virtual_node && builder.graph.get(&item.identity.uid).is_some_and(Node::is_observed) => None,
+                other => other,
+            }
+        };
+        let Some(node) = node else { return Outcome::Forget };
         match self.attempt_to_delete_item(&node).await {
             Ok(()) => {
                 // A virtual node stays queued until a monitor observes it (#56121).
-                if self.node(&item.uid).is_some_and(|n| !n.is_observed()) { Outcome::Requeue } else { Outcome::Forget }
+                let still_virtual = self.lock_builder().graph.queued_copy(item).is_some_and(|n| n.virtual_node);
+                if still_virtual { Outcome::Requeue } else { Outcome::Forget }
             }
             Err(AttemptError::EnqueuedVirtualDelete | AttemptError::NamespacedOwnerOfClusterScoped) => Outcome::Forget,
             Err(e) => {
@@ -143,8 +145,9 @@ impl Shared {
         Ok((mapping, object))
     }
 
-    /// Upstream `attemptToDeleteItem` (A.5).
-    async fn attempt_to_delete_item(&self, node: &Node) -> Result<(), AttemptError> {
+    /// Upstream `attemptToDeleteItem` (A.5): decides and acts on one node, which need not be in
+    /// the graph (its dependents are read from the graph's node with its UID).
+    pub async fn attempt_to_delete_item(&self, node: &Node) -> Result<(), AttemptError> {
         if node.being_deleted && !node.deleting_dependents {
             return Ok(());
         }
@@ -222,17 +225,12 @@ impl Shared {
     /// A.7: a foreground owner loses its `foregroundDeletion` finalizer once no blocking
     /// dependent is left in the graph; until then its blocking dependents are queued.
     async fn process_deleting_dependents(&self, node: &Node) -> Result<(), AttemptError> {
-        let blocking: Vec<(Arc<str>, bool)> = {
-            let builder = self.lock_builder();
-            builder.graph.blocking_dependents(&node.identity.uid).iter().map(|d| (d.identity.uid.clone(), d.virtual_node)).collect()
-        };
+        let blocking: Vec<Node> = self.lock_builder().graph.blocking_dependents(&node.identity.uid).into_iter().cloned().collect();
         if blocking.is_empty() {
             return self.remove_finalizer(&node.identity, FINALIZER_FOREGROUND).await;
         }
-        for (uid, virtual_node) in blocking {
-            if self.node(&uid).is_some_and(|d| !d.deleting_dependents) {
-                self.attempt_to_delete.add(WorkItem { uid, virtual_node });
-            }
+        for dependent in blocking.iter().filter(|d| !d.deleting_dependents) {
+            self.attempt_to_delete.add(item(dependent));
         }
         Ok(())
     }
@@ -314,13 +312,12 @@ impl Shared {
     /// One attemptToOrphan step (A.8): strip the owner from every dependent in the graph,
     /// then remove the `orphan` finalizer.
     pub async fn process_attempt_to_orphan(&self, item: &WorkItem) -> Outcome {
-        let Some(owner) = self.node(&item.uid) else { return Outcome::Forget };
+        let Some(owner) = self.lock_builder().graph.queued_copy(item) else { return Outcome::Forget };
         let dependents: Vec<Identity> = {
             let builder = self.lock_builder();
             crate::gc::graph::sorted(&owner.dependents).iter().filter_map(|d| builder.graph.get(d)).map(|d| d.identity.clone()).collect()
         };
-        let results = futures::future::join_all(dependents.iter().map(|d| self.orphan_dependent(d, &owner.identity.uid))).await;
-        if let Some(Err(e)) = results.into_iter().find(Result::is_err) {
+        if let Err(e) = self.orphan_dependents(&owner.identity.uid, &dependents).await {
             tracing::debug!(owner = %owner.identity, error = %e, "orphaning dependents failed; retrying");
             self.metrics.retries.inc();
             return Outcome::Requeue;
@@ -336,6 +333,13 @@ impl Shared {
                 Outcome::Requeue
             }
         }
+    }
+
+    /// Removes the reference to `owner_uid` from each of `dependents`, all at once (upstream
+    /// `orphanDependents`); a dependent that is gone is skipped, any other failure is returned.
+    pub async fn orphan_dependents(&self, owner_uid: &str, dependents: &[Identity]) -> Result<(), AttemptError> {
+        let results = futures::future::join_all(dependents.iter().map(|d| self.orphan_dependent(d, owner_uid))).await;
+        results.into_iter().collect()
     }
 
     async fn orphan_dependent(&self, dependent: &Identity, owner_uid: &str) -> Result<(), AttemptError> {

@@ -6,6 +6,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
+use crate::gc::graph_builder::WorkItem;
+
 /// An owner reference as the graph keeps it (upstream `metav1.OwnerReference`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct OwnerRef {
@@ -95,6 +97,12 @@ pub struct Node {
     pub deleting_dependents: bool,
     /// Known only from references, not (yet) observed through a monitor.
     pub virtual_node: bool,
+    /// Which copy of the node this is, assigned by [`Graph::insert`]. Upstream queues node
+    /// pointers and, when a virtual node turns out to have other coordinates, replaces it with a
+    /// modified copy: work queued for the old copy then refers to the old coordinates. The
+    /// incarnation is that pointer identity: in-place changes (observation, deletion flags,
+    /// owners) keep it, a replacement gets a new one.
+    pub incarnation: u64,
 }
 
 impl Node {
@@ -107,6 +115,7 @@ impl Node {
             being_deleted: false,
             deleting_dependents: false,
             virtual_node: true,
+            incarnation: 0,
         }
     }
 
@@ -120,6 +129,8 @@ impl Node {
 #[derive(Debug, Default)]
 pub struct Graph {
     nodes: HashMap<Uid, Node>,
+    /// The last incarnation handed out.
+    incarnations: u64,
 }
 
 impl Graph {
@@ -133,9 +144,13 @@ impl Graph {
         self.nodes.get_mut(uid)
     }
 
-    /// Inserts or replaces a node.
-    pub fn insert(&mut self, node: Node) {
-        self.nodes.insert(node.identity.uid.clone(), node);
+    /// Inserts a node, or replaces the node with its UID, as a new incarnation; returns it.
+    pub fn insert(&mut self, mut node: Node) -> &Node {
+        self.incarnations += 1;
+        node.incarnation = self.incarnations;
+        let uid = node.identity.uid.clone();
+        self.nodes.insert(uid.clone(), node);
+        &self.nodes[&uid]
     }
 
     /// Removes a node, and it from its owners' dependents (upstream `removeNode`).
@@ -147,6 +162,38 @@ impl Graph {
             }
         }
         Some(node)
+    }
+
+    /// The node as a queued copy of it now is (upstream dereferences the queued node pointer):
+    /// the graph's node when `item` names its current incarnation; for a replaced copy, the
+    /// graph's node under the coordinates and virtual flag the copy was queued with. `None` when
+    /// the UID has left the graph.
+    pub fn queued_copy(&self, item: &WorkItem) -> Option<Node> {
+        let n = self.nodes.get(&item.identity.uid)?;
+        if n.incarnation == item.incarnation {
+            return Some(n.clone());
+        }
+        Some(Node { identity: item.identity.clone(), virtual_node: item.virtual_node, ..n.clone() })
+    }
+
+    /// Checks that owners and dependents agree (upstream's test helper
+    /// `verifyGraphInvariants`): every dependent of a node references it, and every node that
+    /// a node references, if in the graph, lists it as a dependent. Returns the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for n in self.nodes.values() {
+            for d in &n.dependents {
+                match self.nodes.get(d) {
+                    Some(dep) if dep.owners.iter().any(|r| r.uid == n.identity.uid) => {}
+                    _ => return Err(format!("{} has dependent {d}, which does not reference it", n.identity)),
+                }
+            }
+            for owner in n.owners.iter().filter_map(|r| self.nodes.get(&r.uid)) {
+                if !owner.dependents.contains(&n.identity.uid) {
+                    return Err(format!("{} references {}, which does not list it as a dependent", n.identity, owner.identity));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether `uid` is in the graph (upstream `GraphHasUID`).
@@ -204,27 +251,28 @@ impl Graph {
         }
         (matching, mismatching)
     }
+}
 
-    /// Another identity the `dependents` refer to the absent owner by (upstream
-    /// `getAlternateOwnerIdentity`): the first candidate sorting after `absent`, else the first.
-    pub fn alternate_owner_identity(&self, dependents: &[Uid], absent: &Identity) -> Option<Identity> {
-        let absent_namespaced = !absent.namespace.is_empty();
-        let mut candidates = BTreeSet::new();
-        for dep in dependents.iter().filter_map(|d| self.nodes.get(d)) {
-            for r in dep.owners.iter().filter(|r| r.uid == absent.uid) {
-                let mut candidate = Identity::from_ref(r, &dep.identity.namespace);
-                if !absent_namespaced && candidate.api_version == absent.api_version && candidate.kind == absent.kind {
-                    // Same kind as a cluster-scoped absent owner: the dependent's namespace is irrelevant.
-                    candidate.namespace = absent.namespace.clone();
-                }
-                if candidate != *absent {
-                    candidates.insert(SortKey(candidate));
-                }
+/// Another identity the `dependents` refer to the absent owner by (upstream
+/// `getAlternateOwnerIdentity`, catalogue A.3): the first candidate sorting after `absent`, else
+/// the first; `None` without candidates. A candidate takes its dependent's namespace unless it has
+/// the apiVersion and kind of a cluster-scoped `absent`, whose scope is then known.
+pub fn alternate_owner_identity(dependents: &[&Node], absent: &Identity) -> Option<Identity> {
+    let absent_namespaced = !absent.namespace.is_empty();
+    let mut candidates = BTreeSet::new();
+    for dep in dependents {
+        for r in dep.owners.iter().filter(|r| r.uid == absent.uid) {
+            let mut candidate = Identity::from_ref(r, &dep.identity.namespace);
+            if !absent_namespaced && candidate.api_version == absent.api_version && candidate.kind == absent.kind {
+                candidate.namespace = absent.namespace.clone();
+            }
+            if candidate != *absent {
+                candidates.insert(SortKey(candidate));
             }
         }
-        let absent_key = SortKey(absent.clone());
-        candidates.iter().find(|c| **c > absent_key).or_else(|| candidates.iter().next()).map(|c| c.0.clone())
     }
+    let absent_key = SortKey(absent.clone());
+    candidates.iter().find(|c| **c > absent_key).or_else(|| candidates.iter().next()).map(|c| c.0.clone())
 }
 
 /// Orders identities by kind, apiVersion, namespace, name, uid, as upstream sorts candidates.
@@ -249,4 +297,160 @@ pub fn sorted(set: &HashSet<Uid>) -> Vec<Uid> {
     let mut v: Vec<Uid> = set.iter().cloned().collect();
     v.sort();
     v
+}
+
+/// Catalogue C.3 rows 34-48: upstream `TestGetAlternateOwnerIdentity`, one test per sub-case.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(api_version: &str, kind: &str, namespace: &str, name: &str, uid: &str) -> Identity {
+        Identity { api_version: api_version.into(), kind: kind.into(), namespace: namespace.into(), name: name.into(), uid: uid.into() }
+    }
+
+    /// A dependent `child` with references to `owners` (their coordinates; namespaces ignored).
+    fn node(child: &Identity, owners: &[&Identity]) -> Node {
+        let refs = owners
+            .iter()
+            .map(|o| OwnerRef {
+                api_version: o.api_version.clone(),
+                kind: o.kind.clone(),
+                name: o.name.clone(),
+                uid: o.uid.clone(),
+                controller: None,
+                block_owner_deletion: None,
+            })
+            .collect();
+        Node { owners: refs, virtual_node: false, ..Node::virtual_owner(child.clone()) }
+    }
+
+    fn alternate(deps: &[Node], absent: &Identity) -> Option<Identity> {
+        alternate_owner_identity(&deps.iter().collect::<Vec<_>>(), absent)
+    }
+
+    fn ns1_child1() -> Identity {
+        id("v1", "Child", "ns1", "child1", "childuid11")
+    }
+
+    fn ns1_child2() -> Identity {
+        id("v1", "Child", "ns1", "child2", "childuid12")
+    }
+
+    fn ns_parent(namespace: &str) -> Identity {
+        id("v1", "NSParent", namespace, "parentname", "parentuid")
+    }
+
+    fn cluster_parent() -> Identity {
+        id("v1", "ClusterParent", "", "parentname", "parentuid")
+    }
+
+    /// `v1`..`v5` references to one kind/name/uid, in `namespace`.
+    fn ordered(namespace: &str) -> Vec<Identity> {
+        (1..=5).map(|v| id(&format!("v{v}"), "kind", namespace, "name", "uid")).collect()
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_namespaced_alternate_version() {
+        let version = id("xx", "NSParent", "ns1", "parentname", "parentuid");
+        let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns1_child2(), &[&version])];
+        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(version));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_namespaced_alternate_kind() {
+        let kind = id("v1", "xxxxxxxx", "ns1", "parentname", "parentuid");
+        let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns1_child2(), &[&kind])];
+        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(kind));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_namespaced_alternate_namespace() {
+        let ns2_child1 = id("v1", "Child", "ns2", "child1", "childuid21");
+        let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns2_child1, &[&ns_parent("ns2")])];
+        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(ns_parent("ns2")));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_namespaced_alternate_name() {
+        let name = id("v1", "NSParent", "ns1", "xxxxxxxxxx", "parentuid");
+        let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns1_child1(), &[&name])];
+        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(name));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_cluster_alternate_version() {
+        let version = id("xx", "ClusterParent", "", "parentname", "parentuid");
+        let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns1_child2(), &[&version])];
+        // The scope of another version is unknown: the candidate keeps its dependent's namespace.
+        assert_eq!(alternate(&deps, &cluster_parent()), Some(version.in_namespace("ns1".into())));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_cluster_alternate_kind() {
+        let kind = id("v1", "xxxxxxxxxxxxx", "", "parentname", "parentuid");
+        let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns1_child2(), &[&kind])];
+        assert_eq!(alternate(&deps, &cluster_parent()), Some(kind.in_namespace("ns1".into())));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_cluster_alternate_namespace() {
+        let ns2_child1 = id("v1", "Child", "ns2", "child1", "childuid21");
+        let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns2_child1, &[&cluster_parent()])];
+        assert_eq!(alternate(&deps, &cluster_parent()), None, "a known cluster-scoped kind ignores dependents' namespaces");
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_cluster_alternate_name() {
+        let name = id("v1", "ClusterParent", "", "xxxxxxxxxx", "parentuid");
+        let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns1_child1(), &[&name])];
+        assert_eq!(alternate(&deps, &cluster_parent()), Some(name), "the namespace is dropped");
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_namespaced_ref_from_namespaced_child_returns_first_if_absent_is_sorted_last() {
+        let refs = ordered("ns1");
+        let deps = [node(&ns1_child1(), &refs.iter().collect::<Vec<_>>())];
+        assert_eq!(alternate(&deps, &refs[4]), Some(refs[0].clone()));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_namespaced_ref_from_namespaced_child_returns_next_after_absent() {
+        let refs = ordered("ns1");
+        let deps = [node(&ns1_child1(), &refs.iter().collect::<Vec<_>>())];
+        assert_eq!(alternate(&deps, &refs[3]), Some(refs[4].clone()));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_cluster_ref_from_cluster_child_returns_first_if_absent_is_sorted_last() {
+        let refs = ordered("");
+        let deps = [node(&id("v1", "Child", "", "child1", "childuidc1"), &refs.iter().collect::<Vec<_>>())];
+        assert_eq!(alternate(&deps, &refs[4]), Some(refs[0].clone()));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_cluster_ref_from_cluster_child_returns_next_after_absent() {
+        let refs = ordered("");
+        let deps = [node(&id("v1", "Child", "", "child1", "childuidc1"), &refs.iter().collect::<Vec<_>>())];
+        assert_eq!(alternate(&deps, &refs[3]), Some(refs[4].clone()));
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_ignore_unrelated() {
+        let unrelated = id("v1", "Parent", "ns1", "name", "anotheruid");
+        let deps = [node(&ns1_child1(), &[&cluster_parent(), &unrelated])];
+        assert_eq!(alternate(&deps, &cluster_parent()), None);
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_ignore_matches() {
+        let deps = [node(&ns1_child1(), &[&cluster_parent(), &cluster_parent()])];
+        assert_eq!(alternate(&deps, &cluster_parent()), None);
+    }
+
+    #[test]
+    fn test_get_alternate_owner_identity_collapse_duplicates() {
+        let kind = id("v1", "xxxxxxxxxxxxx", "", "parentname", "parentuid");
+        let deps = [node(&id("v1", "Child", "", "child1", "childuidc1"), &[&cluster_parent(), &kind, &kind])];
+        assert_eq!(alternate(&deps, &cluster_parent()), Some(kind));
+    }
 }

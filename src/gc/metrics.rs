@@ -29,6 +29,9 @@ pub struct Metrics {
     pub retries: Counter,
     /// `OwnerRefInvalidNamespace` events recorded.
     pub events: Counter,
+    /// Discovery rounds skipped because nothing was discovered (upstream
+    /// `garbagecollector_controller_resources_sync_error_total`).
+    pub resource_sync_errors: Counter,
 }
 
 impl Metrics {
@@ -40,6 +43,11 @@ impl Metrics {
             ("kubegc_gc_orphanings_total", "Owners whose dependents were orphaned.", &self.orphanings),
             ("kubegc_gc_retries_total", "Work items retried after an error.", &self.retries),
             ("kubegc_gc_events_total", "OwnerRefInvalidNamespace events recorded.", &self.events),
+            (
+                "kubegc_gc_resources_sync_errors_total",
+                "Discovery rounds skipped because nothing was discovered.",
+                &self.resource_sync_errors,
+            ),
         ] {
             out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} counter\n{name} {}\n", c.get()));
         }

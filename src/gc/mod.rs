@@ -12,12 +12,14 @@
 //! - [`queue`]: de-duplicating, rate-limited work queues.
 //! - [`absent_cache`]: owners verified absent.
 //! - [`dot`], [`metrics`]: the graph as DOT and counters.
+//! - [`manual`]: the collector stepped by hand, as upstream's unit tests drive it.
 
 pub mod absent_cache;
 pub mod collector;
 pub mod dot;
 pub mod graph;
 pub mod graph_builder;
+pub mod manual;
 pub mod metrics;
 pub mod monitors;
 pub mod operations;
@@ -32,7 +34,9 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 
+use crate::gc::graph::{Identity, OwnerRef};
 use crate::gc::graph_builder::{Effect, GraphBuilder, GraphEvent, WorkItem};
+pub use crate::gc::manual::ManualCollector;
 use crate::gc::metrics::Metrics;
 use crate::gc::monitors::{Monitor, phase};
 use crate::gc::queue::{Backoff, WorkQueue};
@@ -63,6 +67,15 @@ impl Default for Config {
             backoff: Backoff::default(),
         }
     }
+}
+
+/// The collector's two kinds of work, each with its queue and workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Verify owners and delete, or strip dangling references (upstream `attemptToDelete`).
+    AttemptToDelete,
+    /// Orphan an owner's dependents (upstream `attemptToOrphan`).
+    AttemptToOrphan,
 }
 
 /// State shared by the collector's tasks.
@@ -112,25 +125,75 @@ impl Shared {
         self.resync_notify.notify_one();
     }
 
-    fn apply(self: &Arc<Self>, effects: Vec<Effect>) {
+    /// A collector's state over `client`; `graph_tx` feeds its graphChanges queue. With
+    /// `synchronous_queues`, retried work is re-queued at once instead of after a back-off (the
+    /// manual mode's queues).
+    fn new(client: kube::Client, config: Config, graph_tx: mpsc::UnboundedSender<GraphEvent>, synchronous_queues: bool) -> Arc<Self> {
+        let queue = || if synchronous_queues { WorkQueue::synchronous() } else { WorkQueue::new(config.backoff) };
+        Arc::new(Shared {
+            client,
+            builder: Mutex::new(GraphBuilder::new(config.absent_cache_capacity)),
+            attempt_to_delete: queue(),
+            attempt_to_orphan: queue(),
+            mapper: RwLock::new(RestMapper::default()),
+            graph_tx,
+            in_flight: AtomicUsize::new(0),
+            monitors: Mutex::new(HashMap::new()),
+            resync_requested: AtomicU64::new(1),
+            resync_completed: AtomicU64::new(0),
+            resync_notify: Notify::new(),
+            metrics: Metrics::default(),
+            config,
+        })
+    }
+
+    /// Applies one graph change, queueing the work it creates; returns the
+    /// `OwnerRefInvalidNamespace` events to record as `(dependent, reference)`.
+    fn apply_graph_event(&self, event: &GraphEvent) -> Vec<(Identity, OwnerRef)> {
+        let effects = self.lock_builder().process(event);
+        let mut events = Vec::new();
         for effect in effects {
             match effect {
                 Effect::AttemptToDelete(w) => self.attempt_to_delete.add(w),
                 Effect::AttemptToDeleteRateLimited(w) => self.attempt_to_delete.add_rate_limited(w),
                 Effect::AttemptToOrphan(w) => self.attempt_to_orphan.add(w),
-                Effect::InvalidNamespaceOwnerRef { dependent, owner } => {
-                    self.in_flight.fetch_add(1, Ordering::SeqCst);
-                    let shared = self.clone();
-                    tokio::spawn(async move {
-                        match operations::record_invalid_namespace_event(&shared.client, &dependent, &owner).await {
-                            Ok(()) => shared.metrics.events.inc(),
-                            Err(e) => tracing::warn!(dependent = %dependent, error = %e, "cannot record OwnerRefInvalidNamespace event"),
-                        }
-                        shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-                    });
-                }
+                Effect::InvalidNamespaceOwnerRef { dependent, owner } => events.push((dependent, owner)),
             }
         }
+        events
+    }
+
+    /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11); a failure is
+    /// only logged, as upstream's recorder drops events it cannot send.
+    async fn record_invalid_namespace_event(&self, dependent: &Identity, owner: &OwnerRef) {
+        match operations::record_invalid_namespace_event(&self.client, dependent, owner).await {
+            Ok(()) => self.metrics.events.inc(),
+            Err(e) => tracing::warn!(dependent = %dependent, error = %e, "cannot record OwnerRefInvalidNamespace event"),
+        }
+    }
+
+    /// The queue of `stage`.
+    fn queue(&self, stage: Stage) -> &WorkQueue<WorkItem> {
+        match stage {
+            Stage::AttemptToDelete => &self.attempt_to_delete,
+            Stage::AttemptToOrphan => &self.attempt_to_orphan,
+        }
+    }
+
+    /// One worker step on an item taken from `stage`'s queue: process, then forget it or
+    /// re-queue it with back-off, and release it.
+    async fn work_on(&self, stage: Stage, item: &WorkItem) -> collector::Outcome {
+        let outcome = match stage {
+            Stage::AttemptToDelete => self.process_attempt_to_delete(item).await,
+            Stage::AttemptToOrphan => self.process_attempt_to_orphan(item).await,
+        };
+        let queue = self.queue(stage);
+        match outcome {
+            collector::Outcome::Forget => queue.forget(item),
+            collector::Outcome::Requeue => queue.add_rate_limited(item.clone()),
+        }
+        queue.done(item);
+        outcome
     }
 }
 
@@ -173,27 +236,19 @@ impl GarbageCollector {
     /// the workers. Must be called inside a Tokio runtime.
     pub fn start(client: kube::Client, config: Config) -> Self {
         let (graph_tx, mut graph_rx) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared {
-            client,
-            builder: Mutex::new(GraphBuilder::new(config.absent_cache_capacity)),
-            attempt_to_delete: WorkQueue::new(config.backoff),
-            attempt_to_orphan: WorkQueue::new(config.backoff),
-            config,
-            mapper: RwLock::new(RestMapper::default()),
-            graph_tx,
-            in_flight: AtomicUsize::new(0),
-            monitors: Mutex::new(HashMap::new()),
-            resync_requested: AtomicU64::new(1),
-            resync_completed: AtomicU64::new(0),
-            resync_notify: Notify::new(),
-            metrics: Metrics::default(),
-        });
+        let shared = Shared::new(client, config, graph_tx, false);
         let mut tasks = Vec::new();
         let s = shared.clone();
         tasks.push(tokio::spawn(async move {
             while let Some(event) = graph_rx.recv().await {
-                let effects = s.lock_builder().process(&event);
-                s.apply(effects);
+                for (dependent, owner) in s.apply_graph_event(&event) {
+                    s.in_flight.fetch_add(1, Ordering::SeqCst);
+                    let s = s.clone();
+                    tokio::spawn(async move {
+                        s.record_invalid_namespace_event(&dependent, &owner).await;
+                        s.in_flight.fetch_sub(1, Ordering::SeqCst);
+                    });
+                }
                 s.in_flight.fetch_sub(1, Ordering::SeqCst);
             }
         }));
@@ -201,47 +256,33 @@ impl GarbageCollector {
         tasks.push(tokio::spawn(async move {
             loop {
                 let target = s.resync_requested.load(Ordering::SeqCst);
-                let again = match monitors::resync(&s).await {
-                    Ok(()) => {
-                        s.resync_completed.store(target, Ordering::SeqCst);
-                        s.resync_requested.load(Ordering::SeqCst) != target
-                    }
-                    Err(e) => {
-                        // Often a race with a CRD going away mid-discovery: try again soon,
-                        // keeping the current monitors meanwhile.
-                        tracing::debug!(error = %e, "discovery failed; retrying");
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                        true
-                    }
-                };
+                match monitors::resync(&s).await {
+                    Ok(()) => s.resync_completed.store(target, Ordering::SeqCst),
+                    Err(e) => tracing::warn!(error = %e, "discovery failed; keeping the current monitors"),
+                }
+                let again = s.resync_requested.load(Ordering::SeqCst) != target;
                 if !again {
                     let _ = tokio::time::timeout(s.config.resync_period, s.resync_notify.notified()).await;
                 }
             }
         }));
         for _ in 0..shared.config.workers.max(1) {
-            let s = shared.clone();
-            tasks.push(tokio::spawn(async move {
-                while let Some(item) = s.attempt_to_delete.get().await {
-                    match s.process_attempt_to_delete(&item).await {
-                        collector::Outcome::Forget => s.attempt_to_delete.forget(&item),
-                        collector::Outcome::Requeue => s.attempt_to_delete.add_rate_limited(item.clone()),
+            for stage in [Stage::AttemptToDelete, Stage::AttemptToOrphan] {
+                let s = shared.clone();
+                tasks.push(tokio::spawn(async move {
+                    while let Some(item) = s.queue(stage).get().await {
+                        s.work_on(stage, &item).await;
                     }
-                    s.attempt_to_delete.done(&item);
-                }
-            }));
-            let s = shared.clone();
-            tasks.push(tokio::spawn(async move {
-                while let Some(item) = s.attempt_to_orphan.get().await {
-                    match s.process_attempt_to_orphan(&item).await {
-                        collector::Outcome::Forget => s.attempt_to_orphan.forget(&item),
-                        collector::Outcome::Requeue => s.attempt_to_orphan.add_rate_limited(item.clone()),
-                    }
-                    s.attempt_to_orphan.done(&item);
-                }
-            }));
+                }));
+            }
         }
         Self { shared, tasks }
+    }
+
+    /// A collector that does nothing by itself, for stepping through upstream's unit-test
+    /// scenarios: see [`ManualCollector`].
+    pub fn manual(client: kube::Client, config: Config) -> ManualCollector {
+        ManualCollector::new(client, config)
     }
 
     /// The shared state (graph, queues, monitors), for inspection.
@@ -283,7 +324,7 @@ impl GarbageCollector {
         for (name, q) in [("attemptToDelete", &s.attempt_to_delete), ("attemptToOrphan", &s.attempt_to_orphan)] {
             let graph = s.lock_builder();
             for w in q.waiting_items() {
-                let who = graph.graph.get(&w.uid).map(|n| n.identity.to_string()).unwrap_or_else(|| w.uid.to_string());
+                let who = graph.graph.queued_copy(&w).map_or_else(|| w.identity.to_string(), |n| n.identity.to_string());
                 pending.push(format!("{name}: {who} waiting to retry (does not hold up settling)"));
             }
         }

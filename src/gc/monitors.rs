@@ -16,7 +16,7 @@ use kube::api::{Api, DynamicObject, ListParams, WatchEvent, WatchParams};
 use crate::gc::Shared;
 use crate::gc::graph_builder::{EventType, GraphEvent, ObjectMeta};
 use crate::gc::operations::object_meta;
-use crate::gc::rest_mapper::{Mapping, RestMapper};
+use crate::gc::rest_mapper::{Discovered, DiscoveryError, Mapping, RestMapper, discover};
 
 /// A monitor's progress.
 #[derive(Debug, Default)]
@@ -201,20 +201,52 @@ async fn watch(
     }
 }
 
-/// The monitors' resync: rediscovers resources and starts or stops monitors to match.
-pub async fn resync(shared: &Arc<Shared>) -> Result<(), kube::Error> {
-    let mapper = RestMapper::discover(shared.client.clone()).await?;
-    let wanted: HashMap<(String, String), Mapping> = mapper
+/// One round of the monitors' resync (upstream `Sync`, catalogue A.1): rediscovers resources,
+/// and starts or stops monitors to match. A round that discovers nothing is skipped and counted
+/// as a sync error. When some group versions fail discovery, monitors of those group versions
+/// that have synced are kept, and so are their mappings; the rest of the round goes ahead.
+pub async fn resync(shared: &Arc<Shared>) -> Result<(), DiscoveryError> {
+    let Discovered { lists, error } = discover(&shared.client).await;
+    let mut mapper = RestMapper::from_lists(&lists);
+    if mapper.deletable().is_empty() {
+        shared.metrics.resource_sync_errors.inc();
+        return Err(error.unwrap_or(DiscoveryError::Empty));
+    }
+    let failed = error.as_ref().and_then(DiscoveryError::failed_group_versions).cloned().unwrap_or_default();
+    if let Some(e) = &error {
+        tracing::warn!(error = %e, "discovery partly failed; keeping the monitors of the failed group versions");
+    }
+    let wanted: Vec<Mapping> = mapper
         .deletable()
         .iter()
         .filter(|m| !shared.config.ignored.iter().any(|(g, r)| *g == m.resource.group && *r == m.resource.plural))
-        .map(|m| ((m.resource.group.clone(), m.resource.plural.clone()), m.clone()))
+        .cloned()
         .collect();
-    *shared.mapper.write().unwrap_or_else(|p| p.into_inner()) = mapper;
+    {
+        let mut current = shared.mapper.write().unwrap_or_else(|p| p.into_inner());
+        mapper.inherit(&current, &failed);
+        *current = mapper;
+    }
+    sync_monitors(shared, wanted, |m| {
+        failed.contains_key(&m.mapping.resource.api_version) && m.status.phase.load(Ordering::SeqCst) == phase::SYNCED
+    });
+    Ok(())
+}
+
+/// Makes the running monitors those of `wanted`, plus the existing ones `keep` says to keep
+/// (upstream `syncMonitors`). A monitor that goes is stopped: its task is aborted and dropped.
+pub fn sync_monitors(shared: &Arc<Shared>, wanted: Vec<Mapping>, keep: impl Fn(&Monitor) -> bool) {
+    let wanted: HashMap<(String, String), Mapping> =
+        wanted.into_iter().map(|m| ((m.resource.group.clone(), m.resource.plural.clone()), m)).collect();
     let mut monitors = shared.monitors.lock().unwrap_or_else(|p| p.into_inner());
-    monitors.retain(|key, m| wanted.get(key).is_some_and(|w| w.resource.version == m.mapping.resource.version));
+    monitors.retain(|key, m| wanted.get(key).is_some_and(|w| w.resource.version == m.mapping.resource.version) || keep(m));
     for (key, mapping) in wanted {
         monitors.entry(key).or_insert_with(|| start(shared, mapping));
     }
-    Ok(())
+}
+
+/// Whether there are monitors and every one has listed its resource (upstream `IsSynced`).
+pub fn is_synced(shared: &Shared) -> bool {
+    let monitors = shared.monitors.lock().unwrap_or_else(|p| p.into_inner());
+    !monitors.is_empty() && monitors.values().all(|m| m.status.phase.load(Ordering::SeqCst) == phase::SYNCED)
 }

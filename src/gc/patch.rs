@@ -52,3 +52,43 @@ pub fn unblock_owner_refs_merge(resource_version: &str, owners: &[OwnerRef]) -> 
 pub fn set_finalizers_merge(resource_version: &str, finalizers: &[String]) -> Value {
     json!({"metadata": {"resourceVersion": resource_version, "finalizers": finalizers}})
 }
+
+/// Catalogue C.1 rows 9-10: the patch bodies applied with the fake apiserver's strategic merge.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apiserver::patch::strategic_merge;
+
+    fn reference(uid: &str, block: Option<bool>) -> OwnerRef {
+        OwnerRef {
+            api_version: "v1".into(),
+            kind: "ReplicationController".into(),
+            name: format!("rc-{uid}").into(),
+            uid: uid.into(),
+            controller: None,
+            block_owner_deletion: block,
+        }
+    }
+
+    /// A pod with UID 100 and `refs`, after `patch`.
+    fn patched(refs: &[OwnerRef], patch: &Value) -> Value {
+        let mut pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"uid": "100", "ownerReferences": refs.iter().map(owner_ref_json).collect::<Vec<_>>()}});
+        strategic_merge(&mut pod, patch).expect("a valid patch");
+        pod
+    }
+
+    #[test]
+    fn test_delete_owner_ref_patch() {
+        let refs = [reference("1", None), reference("2", None), reference("3", None)];
+        let pod = patched(&refs, &delete_owner_refs_strategic("100", &["2", "3"]));
+        assert_eq!(pod["metadata"], json!({"uid": "100", "ownerReferences": [owner_ref_json(&refs[0])]}));
+    }
+
+    #[test]
+    fn test_unblock_owner_reference() {
+        let refs = [reference("1", Some(true)), reference("2", Some(false)), reference("3", None)];
+        let pod = patched(&refs, &unblock_owner_refs_strategic("100", &refs));
+        let expected = [reference("1", Some(false)), reference("2", Some(false)), reference("3", None)];
+        assert_eq!(pod["metadata"]["ownerReferences"], json!(expected.iter().map(owner_ref_json).collect::<Vec<_>>()));
+    }
+}

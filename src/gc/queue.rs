@@ -2,6 +2,10 @@
 //! client-go's rate-limited workqueue: an item added while queued is not added twice; an item
 //! added while a worker holds it is processed again after the worker is done; `add_rate_limited`
 //! waits `base * 2^failures` (capped) before adding; `forget` resets the failure count.
+//!
+//! A [`WorkQueue::synchronous`] queue has no timers: `add_rate_limited` counts the failure and
+//! adds at once, like the tracking queue upstream's unit tests step the collector with, so that a
+//! test sees every re-queue as soon as the worker returns.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::Hash;
@@ -39,12 +43,21 @@ struct State<K> {
     shut_down: bool,
 }
 
+/// Hands the first ready item to a worker.
+fn take_ready<K: Clone + Eq + Hash>(s: &mut State<K>) -> Option<K> {
+    let item = s.ready.pop_front()?;
+    s.dirty.remove(&item);
+    s.processing.insert(item.clone());
+    Some(item)
+}
+
 /// The queue. Cheap to clone; clones share the queue.
 #[derive(Debug)]
 pub struct WorkQueue<K> {
     state: Arc<Mutex<State<K>>>,
     notify: Arc<Notify>,
-    backoff: Backoff,
+    /// `None` for a synchronous queue: rate-limited adds are not delayed.
+    backoff: Option<Backoff>,
 }
 
 impl<K> Clone for WorkQueue<K> {
@@ -65,8 +78,17 @@ pub struct QueueDepth {
 }
 
 impl<K: Clone + Eq + Hash + Send + 'static> WorkQueue<K> {
-    /// An empty queue.
+    /// An empty queue whose rate-limited adds wait out `backoff`.
     pub fn new(backoff: Backoff) -> Self {
+        Self::with_backoff(Some(backoff))
+    }
+
+    /// An empty queue whose rate-limited adds take effect at once (still counting failures).
+    pub fn synchronous() -> Self {
+        Self::with_backoff(None)
+    }
+
+    fn with_backoff(backoff: Option<Backoff>) -> Self {
         let state = State {
             ready: VecDeque::new(),
             dirty: HashSet::new(),
@@ -95,7 +117,8 @@ impl<K: Clone + Eq + Hash + Send + 'static> WorkQueue<K> {
         }
     }
 
-    /// Adds an item after its back-off delay, and counts a failure for it.
+    /// Adds an item after its back-off delay (at once on a synchronous queue), and counts a
+    /// failure for it.
     pub fn add_rate_limited(&self, item: K) {
         let delay = {
             let mut s = self.lock();
@@ -103,10 +126,15 @@ impl<K: Clone + Eq + Hash + Send + 'static> WorkQueue<K> {
                 return;
             }
             let failures = s.failures.entry(item.clone()).or_insert(0);
-            let delay = self.backoff.base.saturating_mul(2u32.saturating_pow(*failures)).min(self.backoff.max);
+            let exponent = *failures;
             *failures = failures.saturating_add(1);
+            let Some(backoff) = self.backoff else {
+                drop(s);
+                self.add(item);
+                return;
+            };
             s.waiting.insert(item.clone());
-            delay
+            backoff.base.saturating_mul(2u32.saturating_pow(exponent)).min(backoff.max)
         };
         let queue = self.clone();
         tokio::spawn(async move {
@@ -130,14 +158,22 @@ impl<K: Clone + Eq + Hash + Send + 'static> WorkQueue<K> {
                 if s.shut_down {
                     return None;
                 }
-                if let Some(item) = s.ready.pop_front() {
-                    s.dirty.remove(&item);
-                    s.processing.insert(item.clone());
+                if let Some(item) = take_ready(&mut s) {
                     return Some(item);
                 }
             }
             notified.await;
         }
+    }
+
+    /// The next ready item, without waiting; `None` when nothing is ready.
+    pub fn try_get(&self) -> Option<K> {
+        take_ready(&mut self.lock())
+    }
+
+    /// The items ready to be processed, in the order they will be handed out.
+    pub fn ready_items(&self) -> Vec<K> {
+        self.lock().ready.iter().cloned().collect()
     }
 
     /// Marks an item as processed; if it was added meanwhile, it is queued again.
@@ -205,5 +241,19 @@ mod tests {
         assert_eq!(q.get().await, Some(7));
         q.forget(&7);
         assert_eq!(q.failures(&7), 0);
+    }
+
+    #[test]
+    fn a_synchronous_queue_requeues_at_once_behind_the_items_already_ready() {
+        let q: WorkQueue<u32> = WorkQueue::synchronous();
+        q.add(1);
+        q.add(2);
+        let one = q.try_get().unwrap();
+        q.add_rate_limited(one);
+        assert_eq!(q.ready_items(), [2]);
+        q.done(&one);
+        assert_eq!(q.ready_items(), [2, 1]);
+        assert_eq!(q.failures(&1), 1);
+        assert_eq!(q.depth().waiting, 0);
     }
 }
