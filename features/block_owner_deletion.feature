@@ -18,12 +18,15 @@ Feature: blockOwnerDeletion and cycles
 
   @upstream(e2e/should-not-be-blocked-by-dependency-circle)
   Scenario: A cycle of blocking references is broken
+    # a is owned by c, c by b, b by a, every reference blocking: a foreground deletion of a waits
+    # for b, which waits for c, which waits for a, until the collector breaks the cycle.
     Given a ConfigMap named "a"
     And a ConfigMap named "b" owned by ConfigMap "a" with blockOwnerDeletion
     And a ConfigMap named "c" owned by ConfigMap "b" with blockOwnerDeletion
     When ConfigMap "a" is patched with a merge patch:
       """
-      {"metadata": {"ownerReferences": []}}
+      {"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "c",
+        "uid": "${ConfigMap/c}", "blockOwnerDeletion": true}]}}
       """
     And ConfigMap "a" is deleted with propagation policy Foreground
     Then ConfigMap "a" is gone

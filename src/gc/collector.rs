@@ -10,6 +10,7 @@ use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use crate::gc::Shared;
 use crate::gc::graph::{Identity, Node, OwnerRef};
 use crate::gc::graph_builder::{GraphEvent, ObjectMeta, WorkItem, item};
+use crate::gc::mutant::Mutant;
 use crate::gc::operations::{self, is_status};
 use crate::gc::patch;
 use crate::gc::rest_mapper::{Mapping, MappingError};
@@ -173,7 +174,8 @@ impl Shared {
             let deps = current.map(|n| n.dependents.clone()).unwrap_or_default();
             (!deps.is_empty(), deps.iter().any(|d| builder.graph.get(d).is_some_and(|d| d.deleting_dependents)))
         };
-        match decide(&classified, has_dependents, a_dependent_deletes_dependents, &latest.finalizers) {
+        let decision = decide(&classified, has_dependents, a_dependent_deletes_dependents, &latest.finalizers);
+        match self.mutate(decision, &classified) {
             Decision::Nothing => Ok(()),
             Decision::RemoveOwnerRefs(uids) => {
                 let uids: Vec<&str> = uids.iter().map(|u| &**u).collect();
@@ -193,8 +195,28 @@ impl Shared {
         }
     }
 
+    /// A decision as the configured mutant (if any) would make it.
+    fn mutate(&self, decision: Decision, owners: &[(OwnerRef, OwnerState)]) -> Decision {
+        match (self.config.mutant, decision) {
+            (Some(Mutant::DeleteDespiteSolidOwner), Decision::RemoveOwnerRefs(_))
+                if owners.iter().any(|(_, s)| *s == OwnerState::Dangling) =>
+            {
+                Decision::Delete(PropagationPolicy::Background)
+            }
+            (Some(Mutant::NeverBreakCycles), Decision::DeleteForeground { .. }) => Decision::DeleteForeground { unblock: false },
+            (_, decision) => decision,
+        }
+    }
+
     /// Upstream `isDangling` plus the solid/waiting split (A.6).
     async fn classify(&self, r: &OwnerRef, item: &Node) -> Result<OwnerState, AttemptError> {
+        if self.config.mutant == Some(Mutant::IgnoreCrossNamespaceRule) {
+            let elsewhere =
+                |o: &Node| o.is_observed() && !o.identity.namespace.is_empty() && o.identity.namespace != item.identity.namespace;
+            if self.lock_builder().graph.get(&r.uid).is_some_and(elsewhere) {
+                return Ok(OwnerState::Solid);
+            }
+        }
         let mut key = Identity::from_ref(r, &Arc::from(""));
         {
             let mut builder = self.lock_builder();
@@ -225,7 +247,10 @@ impl Shared {
     /// A.7: a foreground owner loses its `foregroundDeletion` finalizer once no blocking
     /// dependent is left in the graph; until then its blocking dependents are queued.
     async fn process_deleting_dependents(&self, node: &Node) -> Result<(), AttemptError> {
-        let blocking: Vec<Node> = self.lock_builder().graph.blocking_dependents(&node.identity.uid).into_iter().cloned().collect();
+        let mut blocking: Vec<Node> = self.lock_builder().graph.blocking_dependents(&node.identity.uid).into_iter().cloned().collect();
+        if self.config.mutant == Some(Mutant::IgnoreBlockOwnerDeletion) {
+            blocking.clear();
+        }
         if blocking.is_empty() {
             return self.remove_finalizer(&node.identity, FINALIZER_FOREGROUND).await;
         }
@@ -317,6 +342,7 @@ impl Shared {
             let builder = self.lock_builder();
             crate::gc::graph::sorted(&owner.dependents).iter().filter_map(|d| builder.graph.get(d)).map(|d| d.identity.clone()).collect()
         };
+        let dependents = if self.config.mutant == Some(Mutant::NeverOrphan) { vec![] } else { dependents };
         if let Err(e) = self.orphan_dependents(&owner.identity.uid, &dependents).await {
             tracing::debug!(owner = %owner.identity, error = %e, "orphaning dependents failed; retrying");
             self.metrics.retries.inc();

@@ -12,6 +12,7 @@
 //! - [`queue`]: de-duplicating, rate-limited work queues.
 //! - [`absent_cache`]: owners verified absent.
 //! - [`dot`], [`metrics`]: the graph as DOT and counters.
+//! - [`mutant`]: deliberately broken rules, for judging specifications.
 //! - [`manual`]: the collector stepped by hand, as upstream's unit tests drive it.
 
 pub mod absent_cache;
@@ -22,6 +23,7 @@ pub mod graph_builder;
 pub mod manual;
 pub mod metrics;
 pub mod monitors;
+pub mod mutant;
 pub mod operations;
 pub mod patch;
 pub mod queue;
@@ -55,6 +57,8 @@ pub struct Config {
     pub absent_cache_capacity: usize,
     /// Back-off for retried work items.
     pub backoff: Backoff,
+    /// A deliberately broken rule, to check that a specification catches it; `None` in any real use.
+    pub mutant: Option<mutant::Mutant>,
 }
 
 impl Default for Config {
@@ -65,6 +69,7 @@ impl Default for Config {
             ignored: vec![(String::new(), "events".into()), ("events.k8s.io".into(), "events".into())],
             absent_cache_capacity: absent_cache::DEFAULT_CAPACITY,
             backoff: Backoff::default(),
+            mutant: None,
         }
     }
 }

@@ -19,6 +19,11 @@ pub struct Args {
     /// Workers for each of the attemptToDelete and attemptToOrphan queues.
     #[arg(long, default_value_t = 20)]
     pub workers: usize,
+    /// Break one rule on purpose, to check that a specification catches it: one of
+    /// ignore-block-owner-deletion, never-orphan, delete-despite-solid-owner,
+    /// ignore-cross-namespace-rule, never-break-cycles. Never for real use.
+    #[arg(long)]
+    pub mutant: Option<kubegc::gc::mutant::Mutant>,
     /// Serve the dependency graph and counters on this address
     /// (`/debug/controllers/garbagecollector/graph`, `/metrics`).
     #[arg(long)]
@@ -33,13 +38,16 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let cluster = config.cluster_url.clone();
     let client = kube::Client::try_from(config).context("cannot build a client")?;
     client.apiserver_version().await.with_context(|| format!("cannot reach the API server at {cluster}"))?;
-    let gc = Arc::new(GarbageCollector::start(client, Config { workers: args.workers.max(1), ..Config::default() }));
+    let gc = Arc::new(GarbageCollector::start(client, Config { workers: args.workers.max(1), mutant: args.mutant, ..Config::default() }));
     if let Some(addr) = args.debug_addr {
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
         let router = debug_routes::router(gc.clone());
         tokio::spawn(async move { axum::serve(listener, router).await });
     }
-    println!("kubegc reference garbage collector running against {cluster}");
+    match args.mutant {
+        Some(m) => println!("kubegc MUTANT garbage collector ({}) running against {cluster}", m.name()),
+        None => println!("kubegc reference garbage collector running against {cluster}"),
+    }
     crate::shutdown_signal().await;
     Ok(())
 }

@@ -69,11 +69,12 @@ async fn remove_finalizer(world: &mut KubeWorld, finalizer: String, kind: String
     Ok(())
 }
 
-/// `When ConfigMap "child" is patched with a merge patch:` and a JSON doc string.
+/// `When ConfigMap "child" is patched with a merge patch:` and a JSON doc string, in which
+/// `${Kind/name}` stands for the uid of an object of the scenario.
 #[when(regex = r#"^(\w+) "([^"]+)" is patched with an? (merge|strategic|JSON) patch:$"#)]
 async fn patched(world: &mut KubeWorld, kind: String, name: String, patch_type: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with the patch")?;
-    let body: Value = serde_json::from_str(text).map_err(|e| format!("bad patch: {e}"))?;
+    let body: Value = serde_json::from_str(&crate::steps::objects::resolve_uids(world, text)?).map_err(|e| format!("bad patch: {e}"))?;
     let (api, _, _) = world.api(&kind).await?;
     let result = match patch_type.as_str() {
         "merge" => api.patch(&name, &PatchParams::default(), &Patch::Merge(body)).await,

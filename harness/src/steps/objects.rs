@@ -71,7 +71,7 @@ pub async fn create(world: &mut KubeWorld, kind: &str, name: &str, owners: Vec<V
 }
 
 /// Replaces `${Kind/name}` in `text` with the uid of that object, created earlier.
-fn resolve_uids(world: &KubeWorld, text: &str) -> Result<String, String> {
+pub(crate) fn resolve_uids(world: &KubeWorld, text: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
