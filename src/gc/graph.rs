@@ -88,7 +88,7 @@ pub struct Node {
     /// Coordinates (for virtual nodes, as some dependent referenced them).
     pub identity: Identity,
     /// UIDs of the objects that reference this one.
-    pub dependents: HashSet<Uid>,
+    pub dependents: Dependents,
     /// The ownerReferences last observed on the object.
     pub owners: Vec<OwnerRef>,
     /// The object has a deletionTimestamp (a one-way trip).
@@ -110,7 +110,7 @@ impl Node {
     pub fn virtual_owner(identity: Identity) -> Self {
         Self {
             identity,
-            dependents: HashSet::new(),
+            dependents: Dependents::default(),
             owners: Vec::new(),
             being_deleted: false,
             deleting_dependents: false,
@@ -128,7 +128,8 @@ impl Node {
 /// All nodes, keyed by UID only (upstream `uidToNode`).
 #[derive(Debug, Default)]
 pub struct Graph {
-    nodes: HashMap<Uid, Node>,
+    /// Boxed, so that the map's spare capacity costs a pointer per slot, not a node.
+    nodes: HashMap<Uid, Box<Node>>,
     /// The last incarnation handed out.
     incarnations: u64,
 }
@@ -136,12 +137,12 @@ pub struct Graph {
 impl Graph {
     /// The node for `uid`.
     pub fn get(&self, uid: &str) -> Option<&Node> {
-        self.nodes.get(uid)
+        self.nodes.get(uid).map(|n| &**n)
     }
 
     /// The node for `uid`, mutably.
     pub fn get_mut(&mut self, uid: &str) -> Option<&mut Node> {
-        self.nodes.get_mut(uid)
+        self.nodes.get_mut(uid).map(|n| &mut **n)
     }
 
     /// Inserts a node, or replaces the node with its UID, as a new incarnation; returns it.
@@ -149,13 +150,13 @@ impl Graph {
         self.incarnations += 1;
         node.incarnation = self.incarnations;
         let uid = node.identity.uid.clone();
-        self.nodes.insert(uid.clone(), node);
+        self.nodes.insert(uid.clone(), Box::new(node));
         &self.nodes[&uid]
     }
 
     /// Removes a node, and it from its owners' dependents (upstream `removeNode`).
     pub fn remove(&mut self, uid: &str) -> Option<Node> {
-        let node = self.nodes.remove(uid)?;
+        let node = *self.nodes.remove(uid)?;
         for owner in &node.owners {
             if let Some(o) = self.nodes.get_mut(&*owner.uid) {
                 o.dependents.remove(uid);
@@ -171,9 +172,9 @@ impl Graph {
     pub fn queued_copy(&self, item: &WorkItem) -> Option<Node> {
         let n = self.nodes.get(&item.identity.uid)?;
         if n.incarnation == item.incarnation {
-            return Some(n.clone());
+            return Some((**n).clone());
         }
-        Some(Node { identity: item.identity.clone(), virtual_node: item.virtual_node, ..n.clone() })
+        Some(Node { identity: item.identity.clone(), virtual_node: item.virtual_node, ..(**n).clone() })
     }
 
     /// Checks that owners and dependents agree (upstream's test helper
@@ -213,19 +214,19 @@ impl Graph {
 
     /// Every node.
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.values()
+        self.nodes.values().map(|n| &**n)
     }
 
     /// The dependents of `uid` whose reference to it has `blockOwnerDeletion: true`.
     pub fn blocking_dependents(&self, uid: &str) -> Vec<&Node> {
         let Some(node) = self.nodes.get(uid) else { return vec![] };
-        node.dependents.iter().filter_map(|d| self.nodes.get(d)).filter(|d| d.owners.iter().any(|r| &*r.uid == uid && r.blocks())).collect()
+        node.dependents.iter().filter_map(|d| self.get(d)).filter(|d| d.owners.iter().any(|r| &*r.uid == uid && r.blocks())).collect()
     }
 
     /// Splits `dependents` into those whose reference matches `owner` and those whose does
     /// not (upstream `partitionDependents`). A dependent outside a namespaced owner's
     /// namespace never matches.
-    pub fn partition_dependents(&self, dependents: &HashSet<Uid>, owner: &Identity) -> (Vec<Uid>, Vec<Uid>) {
+    pub fn partition_dependents(&self, dependents: &Dependents, owner: &Identity) -> (Vec<Uid>, Vec<Uid>) {
         let (mut matching, mut mismatching) = (Vec::new(), Vec::new());
         let owner_namespaced = !owner.namespace.is_empty();
         for uid in sorted(dependents) {
@@ -292,8 +293,58 @@ impl Ord for SortKey {
     }
 }
 
-/// A set's elements in a stable order (so work is enqueued deterministically).
-pub fn sorted(set: &HashSet<Uid>) -> Vec<Uid> {
+/// A node's dependents: most nodes have none, so the set is only allocated for owners.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dependents(Option<Box<HashSet<Uid>>>);
+
+impl Dependents {
+    /// Adds a dependent.
+    pub fn insert(&mut self, uid: Uid) -> bool {
+        self.0.get_or_insert_with(Default::default).insert(uid)
+    }
+
+    /// Removes a dependent (and the set, when it empties).
+    pub fn remove(&mut self, uid: &str) -> bool {
+        let Some(set) = &mut self.0 else { return false };
+        let removed = set.remove(uid);
+        if set.is_empty() {
+            self.0 = None;
+        }
+        removed
+    }
+
+    /// Whether `uid` is a dependent.
+    pub fn contains(&self, uid: &str) -> bool {
+        self.0.as_ref().is_some_and(|s| s.contains(uid))
+    }
+
+    /// Every dependent, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &Uid> {
+        self.0.iter().flat_map(|s| s.iter())
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |s| s.len())
+    }
+}
+
+impl<'a> IntoIterator for &'a Dependents {
+    type Item = &'a Uid;
+    type IntoIter = Box<dyn Iterator<Item = &'a Uid> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+/// Dependents in a stable order (so work is enqueued deterministically).
+pub fn sorted(set: &Dependents) -> Vec<Uid> {
     let mut v: Vec<Uid> = set.iter().cloned().collect();
     v.sort();
     v

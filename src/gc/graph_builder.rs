@@ -3,7 +3,7 @@
 //! (catalogue A.3 and A.4). It is the only writer of the graph; it makes no API calls, and
 //! returns what should happen next as [`Effect`]s.
 
-use std::collections::HashSet;
+use crate::gc::graph::Dependents;
 use std::sync::Arc;
 
 use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
@@ -152,6 +152,9 @@ pub struct GraphBuilder {
     /// Owners verified absent (shared with the collector).
     pub absent_owners: AbsentOwnerCache,
     effects: Vec<Effect>,
+    /// One shared copy of each apiVersion, kind and namespace string, so that a million nodes
+    /// do not hold a million copies of `"v1"`.
+    interned: std::collections::HashSet<Arc<str>>,
 }
 
 /// The work item for a node's current incarnation.
@@ -178,7 +181,40 @@ fn deletion_starts_with(old: Option<&ObjectMeta>, new: &ObjectMeta, finalizer: &
 impl GraphBuilder {
     /// An empty graph with an absent-owner cache of `absent_cache_capacity` entries.
     pub fn new(absent_cache_capacity: usize) -> Self {
-        Self { graph: Graph::default(), absent_owners: AbsentOwnerCache::new(absent_cache_capacity), effects: Vec::new() }
+        Self {
+            graph: Graph::default(),
+            absent_owners: AbsentOwnerCache::new(absent_cache_capacity),
+            effects: Vec::new(),
+            interned: Default::default(),
+        }
+    }
+
+    fn intern(&mut self, s: &Arc<str>) -> Arc<str> {
+        if let Some(shared) = self.interned.get(s) {
+            return shared.clone();
+        }
+        self.interned.insert(s.clone());
+        s.clone()
+    }
+
+    /// The event's identity with shared strings.
+    fn interned_identity(&mut self, event: &GraphEvent) -> Identity {
+        let mut identity = event.identity();
+        identity.api_version = self.intern(&identity.api_version);
+        identity.kind = self.intern(&identity.kind);
+        identity.namespace = self.intern(&identity.namespace);
+        identity
+    }
+
+    /// References with shared strings, and the owner's own UID when the graph has the owner.
+    fn interned_owners(&mut self, owners: &[OwnerRef]) -> Vec<OwnerRef> {
+        owners
+            .iter()
+            .map(|r| {
+                let uid = self.graph.get(&r.uid).map_or_else(|| r.uid.clone(), |o| o.identity.uid.clone());
+                OwnerRef { api_version: self.intern(&r.api_version), kind: self.intern(&r.kind), uid, ..r.clone() }
+            })
+            .collect()
     }
 
     fn attempt_to_delete(&mut self, uid: &str) {
@@ -213,10 +249,11 @@ impl GraphBuilder {
         let found = self.graph.contains(&uid);
         match event.event_type {
             EventType::Add | EventType::Update if !found => {
+                let (identity, owners) = (self.interned_identity(event), self.interned_owners(&event.object.owners));
                 let node = Node {
-                    identity: event.identity(),
-                    dependents: HashSet::new(),
-                    owners: event.object.owners.clone(),
+                    identity,
+                    dependents: Dependents::default(),
+                    owners,
                     being_deleted: event.object.being_deleted,
                     deleting_dependents: event.object.being_deleted && event.object.has_finalizer(FINALIZER_FOREGROUND),
                     virtual_node: false,
