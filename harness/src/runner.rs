@@ -31,7 +31,8 @@ pub struct RunOptions {
     pub junit: Option<PathBuf>,
     /// Colour the console output.
     pub color: bool,
-    /// Run only scenarios with these names (all when `None`).
+    /// Run only scenarios with these names (all when `None`); in an outline's name, each
+    /// `<placeholder>` matches whatever an example put there.
     pub names: Option<Vec<String>>,
 }
 
@@ -46,6 +47,22 @@ pub struct Outcome {
 
 fn tags_of(feature: &cucumber::gherkin::Feature, scenario: &cucumber::gherkin::Scenario) -> Vec<String> {
     feature.tags.iter().chain(&scenario.tags).cloned().collect()
+}
+
+/// A scenario name as a pattern: literal, except that each `<placeholder>` of an outline's
+/// name matches any text.
+fn name_pattern(name: &str) -> regex::Regex {
+    let placeholder = regex::Regex::new(r"<[^>]*>").expect("valid");
+    let mut pattern = String::from("^");
+    let mut last = 0;
+    for m in placeholder.find_iter(name) {
+        pattern.push_str(&regex::escape(&name[last..m.start()]));
+        pattern.push_str(".*");
+        last = m.end();
+    }
+    pattern.push_str(&regex::escape(&name[last..]));
+    pattern.push('$');
+    regex::Regex::new(&pattern).expect("escaped pattern")
 }
 
 /// Deletes what a scenario made: its namespaces and custom resource definitions.
@@ -96,7 +113,7 @@ pub async fn run_to(backend: Arc<dyn Backend>, options: RunOptions, console: Box
     let coloring = if options.color { writer::Coloring::Auto } else { writer::Coloring::Never };
     let for_world = backend.clone();
     let tags = options.tags.clone();
-    let names = options.names.clone();
+    let names: Option<Vec<regex::Regex>> = options.names.as_ref().map(|names| names.iter().map(|n| name_pattern(n)).collect());
     let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = ran.clone();
     let cucumber = KubeWorld::cucumber()
@@ -121,7 +138,9 @@ pub async fn run_to(backend: Arc<dyn Backend>, options: RunOptions, console: Box
     let result = cucumber
         .filter_run(path, move |feature, _, scenario| {
             let t = tags_of(feature, scenario);
-            if !tags.as_ref().is_none_or(|expr| expr.eval(t.iter())) || !names.as_ref().is_none_or(|n| n.contains(&scenario.name)) {
+            if !tags.as_ref().is_none_or(|expr| expr.eval(t.iter()))
+                || !names.as_ref().is_none_or(|n| n.iter().any(|re| re.is_match(&scenario.name)))
+            {
                 return false;
             }
             match backend.can_run(&t) {
