@@ -8,9 +8,12 @@
 //!   over TCP with [`apiserver::ApiServer::serve`].
 //! - [`gc`]: the reference garbage collector, an ordinary API client (graph builder,
 //!   attemptToDelete and attemptToOrphan workers, monitors).
+//! - [`kubelet`]: the reference kubelet's node-level garbage collection — image GC, dead
+//!   container, sandbox and pod-log GC, eviction-driven reclaim — over a fake runtime and disks.
 //! - [`clock`]: the real and the virtual clock that time-dependent behaviour (pod grace periods)
 //!   is measured on.
 
 pub mod apiserver;
 pub mod clock;
 pub mod gc;
+pub mod kubelet;

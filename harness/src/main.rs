@@ -5,6 +5,7 @@
 //! - `kubegc gc`: run the reference garbage collector against any cluster.
 //! - `kubegc run`: run the specification's scenarios against a backend.
 //! - `kubegc list`: list the scenarios and their tags.
+//! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
 
 mod cmd;
@@ -30,6 +31,8 @@ enum Command {
     Run(cmd::run::Args),
     /// List the scenarios of the feature files, with their tags.
     List(cmd::list::Args),
+    /// Which upstream test cases the scenarios cover, per category, and why the others are not.
+    Coverage(cmd::coverage::Args),
     /// Print every step phrase with an example.
     Steps,
 }
@@ -47,6 +50,7 @@ fn main() -> std::process::ExitCode {
             Command::Gc(args) => cmd::gc::run(args).await.map(|()| true),
             Command::Run(args) => cmd::run::run(args).await,
             Command::List(args) => cmd::list::run(args).map(|()| true),
+            Command::Coverage(args) => cmd::coverage::run(args),
             Command::Steps => {
                 cmd::steps::run();
                 Ok(true)

@@ -38,6 +38,18 @@ pub struct KubeWorld {
     pub other_namespace: Option<String>,
     /// Custom kinds defined by the scenario (each under a group of its own).
     pub custom_kinds: HashMap<String, (ApiResource, bool)>,
+    /// The HTTP status and body of the last request that succeeded, for steps that check what
+    /// the API server answered (the object it kept, or the `Status` of a removal).
+    pub last_response: Option<(u16, Value)>,
+    /// Made-up uids of owners that never existed, by name: a name used twice means one uid.
+    pub missing_owners: HashMap<String, String>,
+    /// The resourceVersion from which each kind's watch (`Given a watch on ConfigMaps`) reads.
+    pub watches: HashMap<String, String>,
+    /// Whether the collector has settled since the scenario last changed anything: then a
+    /// negative check need not wait for it again.
+    pub settled: bool,
+    /// The fake node of a `@kubelet` scenario (the reference kubelet model), created on first use.
+    pub node: Option<crate::steps::kubelet::NodeState>,
     /// Discovery, refreshed when a kind is not found (a CRD may have just been created).
     discovery: Option<Arc<Discovery>>,
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod coverage;
 pub mod gc;
 pub mod list;
 pub mod run;

@@ -1,21 +1,57 @@
 //! Then steps: an object is gone (eventually), still exists (once the collector has settled),
-//! is terminating with given finalizers, has given owners; an event was recorded; a request
-//! failed with a given status.
+//! is terminating with given finalizers, has given owners or field values; an event was (or
+//! was not) recorded; a request failed or succeeded, and what the API server answered; counts
+//! of objects by name pattern; what a watch saw.
+//!
+//! Every negative check ("still exists", "is terminating", "has owner references", "no
+//! event") first waits for the collector to settle, never for a fixed time.
 
+use cucumber::gherkin::Step;
 use cucumber::then;
-use kube::api::{Api, ListParams};
+use futures::StreamExt;
+use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::core::DynamicObject;
+use serde_json::Value;
 
+use crate::steps::changes::glob;
 use crate::steps::list;
+use crate::steps::objects::{object_api, resolve_uids};
 use crate::world::{KubeWorld, StepResult};
 
 async fn fetch(world: &mut KubeWorld, kind: &str, name: &str) -> Result<Option<DynamicObject>, String> {
-    let (api, _, _) = world.api(kind).await?;
+    let api = object_api(world, kind, name).await?;
     api.get_opt(name).await.map_err(|e| format!("cannot get {kind} {name:?}: {e}"))
 }
 
-async fn settled(world: &KubeWorld) -> StepResult {
-    world.backend().settle().await
+/// Waits for the collector to settle, unless it has since the scenario's last change.
+async fn settled(world: &mut KubeWorld) -> StepResult {
+    if !world.settled {
+        world.backend().settle().await?;
+        world.settled = true;
+    }
+    Ok(())
+}
+
+/// Polls `check` until it returns `Ok(true)` or the backend's timeout passes, first every 2 ms
+/// and then less often (up to every 20 ms): most changes a scenario waits for take a few
+/// milliseconds on the fake backend.
+pub(crate) async fn poll<F, Fut>(world: &KubeWorld, what: &str, mut check: F) -> StepResult
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<bool, String>>,
+{
+    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
+    let mut pause = std::time::Duration::from_millis(2);
+    loop {
+        if check().await? {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(format!("timed out waiting for {what}"));
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(std::time::Duration::from_millis(20));
+    }
 }
 
 /// Turns a failed check into a failure message that explains the scenario's state.
@@ -26,6 +62,27 @@ async fn explained(world: &mut KubeWorld, result: StepResult) -> StepResult {
     }
 }
 
+/// The value at a dotted path (`metadata.finalizers.0`) of a JSON document.
+fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |v, key| match v {
+        Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => v.get(key),
+    })
+}
+
+/// A JSON value as a step writes it: strings bare, `unset` for a missing field or null.
+fn show(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "unset".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn finalizers_of(v: &Value) -> Vec<String> {
+    v["metadata"]["finalizers"].as_array().map(|a| a.iter().filter_map(|f| f.as_str().map(String::from)).collect()).unwrap_or_default()
+}
+
 /// `Then ConfigMap "child" is gone` (waits up to the backend's timeout).
 #[then(regex = r#"^(\w+) "([^"]+)" is gone$"#)]
 async fn gone(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
@@ -34,14 +91,13 @@ async fn gone(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
 }
 
 async fn gone_check(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
-    let (api, _, _) = world.api(&kind).await?;
-    world
-        .eventually(&format!("{kind} {name:?} to be gone"), || {
-            let api = api.clone();
-            let name = name.clone();
-            async move { api.get_opt(&name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
-        })
-        .await
+    let api = object_api(world, &kind, &name).await?;
+    poll(world, &format!("{kind} {name:?} to be gone"), || {
+        let api = api.clone();
+        let name = name.clone();
+        async move { api.get_opt(&name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
+    })
+    .await
 }
 
 /// `Then ConfigMap "child" still exists` (checked once the collector has settled).
@@ -80,6 +136,52 @@ async fn terminating_check(world: &mut KubeWorld, kind: String, name: String, fi
     Ok(())
 }
 
+/// `Then Pod "web" is terminating with a grace period of 30 seconds`: its deletionTimestamp
+/// lies that far ahead and `deletionGracePeriodSeconds` says so (after settling).
+#[then(regex = r#"^(\w+) "([^"]+)" is terminating with a grace period of (\d+) seconds?$"#)]
+async fn terminating_gracefully(world: &mut KubeWorld, kind: String, name: String, grace: i64) -> StepResult {
+    let result = terminating_gracefully_check(&mut *world, kind, name, grace).await;
+    explained(world, result).await
+}
+
+async fn terminating_gracefully_check(world: &mut KubeWorld, kind: String, name: String, grace: i64) -> StepResult {
+    settled(world).await?;
+    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
+    let ts = o.metadata.deletion_timestamp.ok_or(format!("{kind} {name:?} has no deletionTimestamp"))?;
+    let have = o.metadata.deletion_grace_period_seconds;
+    if have != Some(grace) {
+        return Err(format!("{kind} {name:?} has deletionGracePeriodSeconds {have:?}, expected {grace}"));
+    }
+    let ahead = (ts.0.as_millisecond() - k8s_openapi::jiff::Timestamp::now().as_millisecond()) as f64 / 1000.0;
+    if !(grace as f64 - 5.0..=grace as f64 + 1.0).contains(&ahead) {
+        return Err(format!("{kind} {name:?} has deletionTimestamp {}, {ahead:.1}s from now, expected about {grace}s", ts.0));
+    }
+    Ok(())
+}
+
+/// `Then ConfigMap "held" was marked for deletion more than 1 second ago` (or `less than 5
+/// seconds ago`): the age of its deletionTimestamp, after settling.
+#[then(regex = r#"^(\w+) "([^"]+)" was marked for deletion (more|less) than (\d+) seconds? ago$"#)]
+async fn marked_ago(world: &mut KubeWorld, kind: String, name: String, relation: String, seconds: i64) -> StepResult {
+    let result = marked_ago_check(&mut *world, kind, name, relation, seconds).await;
+    explained(world, result).await
+}
+
+async fn marked_ago_check(world: &mut KubeWorld, kind: String, name: String, relation: String, seconds: i64) -> StepResult {
+    settled(world).await?;
+    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
+    let ts = o.metadata.deletion_timestamp.ok_or(format!("{kind} {name:?} has no deletionTimestamp"))?;
+    let age = (k8s_openapi::jiff::Timestamp::now().as_millisecond() - ts.0.as_millisecond()) as f64 / 1000.0;
+    let ok = if relation == "more" { age > seconds as f64 } else { (-1.0..seconds as f64).contains(&age) };
+    if !ok {
+        return Err(format!(
+            "{kind} {name:?} was marked for deletion at {} ({age:.1}s ago), expected {relation} than {seconds}s ago",
+            ts.0
+        ));
+    }
+    Ok(())
+}
+
 /// `Then ConfigMap "child" has owner references to "a, b"` (names; `""` for none), after settling.
 #[then(regex = r#"^(\w+) "([^"]+)" has owner references to "([^"]*)"$"#)]
 async fn owners(world: &mut KubeWorld, kind: String, name: String, expected: String) -> StepResult {
@@ -97,6 +199,96 @@ async fn owners_check(world: &mut KubeWorld, kind: String, name: String, expecte
     Ok(())
 }
 
+/// `Then ConfigMap "b" has owner references:` and a table whose header names fields of an
+/// ownerReference (`name`, `kind`, `apiVersion`, `blockOwnerDeletion`, `controller`), one row
+/// per reference in order; `unset` for a field that is absent. Checked after settling.
+#[then(regex = r#"^(\w+) "([^"]+)" has owner references:$"#)]
+async fn owner_table(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
+    let result = owner_table_check(&mut *world, kind, name, step).await;
+    explained(world, result).await
+}
+
+async fn owner_table_check(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
+    let table = step.table.as_ref().ok_or("the step needs a table")?;
+    settled(world).await?;
+    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
+    let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
+    let refs = o["metadata"]["ownerReferences"].as_array().cloned().unwrap_or_default();
+    let header = &table.rows[0];
+    let have: Vec<Vec<String>> = refs.iter().map(|r| header.iter().map(|h| show(r.get(h.as_str()))).collect()).collect();
+    let want: Vec<Vec<String>> = table.rows[1..].to_vec();
+    if have != want {
+        return Err(format!("{kind} {name:?} has owner references ({}) {have:?}, expected {want:?}", header.join(", ")));
+    }
+    Ok(())
+}
+
+/// `Then ConfigMap "held" has "metadata.deletionGracePeriodSeconds" set to "0"`: a field at a
+/// dotted path, after settling (`unset` for an absent field; `${Kind/name}` for a uid).
+#[then(regex = r#"^(\w+) "([^"]+)" has "([^"]+)" set to "([^"]*)"$"#)]
+async fn field(world: &mut KubeWorld, kind: String, name: String, path: String, value: String) -> StepResult {
+    let result = field_check(&mut *world, kind, name, path, value).await;
+    explained(world, result).await
+}
+
+async fn field_check(world: &mut KubeWorld, kind: String, name: String, path: String, value: String) -> StepResult {
+    settled(world).await?;
+    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
+    let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
+    let (have, want) = (show(at(&o, &path)), resolve_uids(world, &value)?);
+    if have != want {
+        return Err(format!("{kind} {name:?} has {path} = {have:?}, expected {want:?}"));
+    }
+    Ok(())
+}
+
+/// The namespace's current state, `None` once it is gone.
+async fn namespace_object(world: &mut KubeWorld) -> Result<Option<k8s_openapi::api::core::v1::Namespace>, String> {
+    let ns = world.namespace().await?;
+    let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(world.client());
+    api.get_opt(&ns).await.map_err(|e| format!("cannot read the namespace: {e}"))
+}
+
+/// `Then the namespace is gone` (waits up to the backend's timeout).
+#[then(regex = r"^the namespace is gone$")]
+async fn namespace_gone(world: &mut KubeWorld) -> StepResult {
+    let ns = world.namespace().await?;
+    let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(world.client());
+    let result = poll(world, "the namespace to be gone", || {
+        let (api, ns) = (api.clone(), ns.clone());
+        async move { api.get_opt(&ns).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
+    })
+    .await;
+    explained(world, result).await
+}
+
+/// `Then the namespace is terminating with finalizers "orphan"`: the namespace has a
+/// deletionTimestamp and these `metadata.finalizers` (after settling).
+#[then(regex = r#"^the namespace is terminating with finalizers "([^"]*)"$"#)]
+async fn namespace_terminating(world: &mut KubeWorld, finalizers: String) -> StepResult {
+    let result = async {
+        settled(world).await?;
+        let ns = namespace_object(world).await?.ok_or("the namespace is gone")?;
+        if ns.metadata.deletion_timestamp.is_none() {
+            return Err("the namespace has no deletionTimestamp".to_string());
+        }
+        let have = ns.metadata.finalizers.unwrap_or_default();
+        if have != list(&finalizers) {
+            return Err(format!("the namespace has finalizers {have:?}, expected {:?}", list(&finalizers)));
+        }
+        Ok(())
+    }
+    .await;
+    explained(world, result).await
+}
+
+/// The events recorded for `kind/name` (in its namespace, or `default` when cluster-scoped).
+async fn events_for(world: &mut KubeWorld, kind: &str, name: &str) -> Result<(Api<k8s_openapi::api::core::v1::Event>, String), String> {
+    let created = world.created(kind, name)?.clone();
+    let namespace = if created.namespace.is_empty() { "default".to_string() } else { created.namespace.clone() };
+    Ok((Api::namespaced(world.client(), &namespace), format!("involvedObject.name={name}")))
+}
+
 /// `Then an event with reason "OwnerRefInvalidNamespace" was recorded for ConfigMap "child"`.
 #[then(regex = r#"^an event with reason "([^"]+)" was recorded for (\w+) "([^"]+)"$"#)]
 async fn event_recorded(world: &mut KubeWorld, reason: String, kind: String, name: String) -> StepResult {
@@ -105,16 +297,68 @@ async fn event_recorded(world: &mut KubeWorld, reason: String, kind: String, nam
 }
 
 async fn event_recorded_check(world: &mut KubeWorld, reason: String, kind: String, name: String) -> StepResult {
-    let created = world.created(&kind, &name)?.clone();
-    let namespace = if created.namespace.is_empty() { "default".to_string() } else { created.namespace.clone() };
-    let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(world.client(), &namespace);
-    let selector = format!("reason={reason},involvedObject.name={name}");
-    world
-        .eventually(&format!("an event {reason} for {kind} {name:?}"), || {
-            let (events, selector) = (events.clone(), selector.clone());
-            async move { events.list(&ListParams::default().fields(&selector)).await.map(|l| !l.items.is_empty()).map_err(|e| e.to_string()) }
-        })
-        .await
+    let (events, selector) = events_for(world, &kind, &name).await?;
+    let selector = format!("reason={reason},{selector}");
+    poll(world, &format!("an event {reason} for {kind} {name:?}"), || {
+        let (events, selector) = (events.clone(), selector.clone());
+        async move { events.list(&ListParams::default().fields(&selector)).await.map(|l| !l.items.is_empty()).map_err(|e| e.to_string()) }
+    })
+    .await
+}
+
+/// `Then an event was recorded for ConfigMap "child" with:` and a table of `field | value`
+/// (dotted paths of the Event: `type`, `reason`, `message`, `source.component`,
+/// `involvedObject.uid`, ...; `${Kind/name}` and `${namespace}` are replaced): eventually, one
+/// event about the object has all of them.
+#[then(regex = r#"^an event was recorded for (\w+) "([^"]+)" with:$"#)]
+async fn event_with(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
+    let result = event_with_check(&mut *world, kind, name, step).await;
+    explained(world, result).await
+}
+
+async fn event_with_check(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
+    let table = step.table.as_ref().ok_or("the step needs a table of field | value")?;
+    let mut wanted = Vec::new();
+    for row in &table.rows {
+        let [path, value] = row.as_slice() else { return Err(format!("a row {row:?} is not field | value")) };
+        wanted.push((path.clone(), resolve_uids(world, value)?));
+    }
+    let (events, selector) = events_for(world, &kind, &name).await?;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let result = poll(world, &format!("an event for {kind} {name:?} with {wanted:?}"), || {
+        let (events, selector, wanted, seen) = (events.clone(), selector.clone(), wanted.clone(), seen.clone());
+        async move {
+            let listed = events.list(&ListParams::default().fields(&selector)).await.map_err(|e| e.to_string())?;
+            let listed: Vec<Value> = listed.items.iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
+            let found = listed.iter().any(|e| wanted.iter().all(|(path, value)| show(at(e, path)) == *value));
+            *seen.lock().unwrap_or_else(|p| p.into_inner()) = listed;
+            Ok(found)
+        }
+    })
+    .await;
+    result.map_err(|e| {
+        let seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+        let shown: Vec<String> =
+            seen.iter().map(|e| wanted.iter().map(|(p, _)| format!("{p}={:?}", show(at(e, p)))).collect::<Vec<_>>().join(", ")).collect();
+        format!("{e}; events about it: {shown:?}")
+    })
+}
+
+/// `Then no event with reason "OwnerRefInvalidNamespace" was recorded for ConfigMap "child"`
+/// (checked once the collector has settled).
+#[then(regex = r#"^no event with reason "([^"]+)" was recorded for (\w+) "([^"]+)"$"#)]
+async fn no_event(world: &mut KubeWorld, reason: String, kind: String, name: String) -> StepResult {
+    let result = async {
+        settled(world).await?;
+        let (events, selector) = events_for(world, &kind, &name).await?;
+        let listed = events.list(&ListParams::default().fields(&format!("reason={reason},{selector}"))).await.map_err(|e| e.to_string())?;
+        match listed.items.first() {
+            None => Ok(()),
+            Some(e) => Err(format!("an event {reason} was recorded for {kind} {name:?}: {:?}", e.message)),
+        }
+    }
+    .await;
+    explained(world, result).await
 }
 
 /// `Then the request fails with status 409 and reason Conflict`.
@@ -130,4 +374,197 @@ async fn request_failed_check(world: &mut KubeWorld, code: u16, reason: String) 
         Some(e) => Err(format!("the request failed with {} {}: {}", e.code, e.reason, e.message)),
         None => Err("the last request succeeded".into()),
     }
+}
+
+/// `Then the failure says "does not match the UID in record"`: the last failure's message
+/// contains the text (`\"` for a quote; `${Kind/name}` stands for a uid).
+#[then(regex = r#"^the failure says "(.*)"$"#)]
+async fn failure_says(world: &mut KubeWorld, text: String) -> StepResult {
+    let text = text.replace("\\\"", "\"");
+    let result = match (&world.last_error, resolve_uids(world, &text)) {
+        (_, Err(e)) => Err(e),
+        (Some(e), Ok(text)) if e.message.contains(&text) => Ok(()),
+        (Some(e), Ok(text)) => Err(format!("the failure says {:?}, not {text:?}", e.message)),
+        (None, _) => Err("the last request succeeded".into()),
+    };
+    explained(world, result).await
+}
+
+/// `Then the request succeeds` (optionally `with status 202`).
+#[then(regex = r"^the request succeeds(?: with status (\d+))?$")]
+async fn request_succeeded(world: &mut KubeWorld, code: String) -> StepResult {
+    let result = match (&world.last_error, &world.last_response) {
+        (Some(e), _) => Err(format!("the request failed with {} {}: {}", e.code, e.reason, e.message)),
+        (None, Some((have, _))) if !code.is_empty() && have.to_string() != code => {
+            Err(format!("the request succeeded with status {have}, not {code}"))
+        }
+        _ => Ok(()),
+    };
+    explained(world, result).await
+}
+
+/// `Then the delete kept the object with finalizers "foo.com/x, orphan"`: the API server's
+/// answer to the last DELETE was the object, kept with a deletionTimestamp and exactly these
+/// finalizers (what the API server decided, before any collector acted on it).
+#[then(regex = r#"^the delete kept the object with finalizers "([^"]*)"$"#)]
+async fn delete_kept(world: &mut KubeWorld, finalizers: String) -> StepResult {
+    let result = match (&world.last_error, &world.last_response) {
+        (Some(e), _) => Err(format!("the delete failed with {} {}: {}", e.code, e.reason, e.message)),
+        (None, Some((_, body))) if body["kind"] == "Status" => Err(format!("the delete removed the object: {body}")),
+        (None, Some((_, body))) if body["metadata"]["deletionTimestamp"].is_null() => {
+            Err(format!("the object kept has no deletionTimestamp: {body}"))
+        }
+        (None, Some((_, body))) if finalizers_of(body) != list(&finalizers) => {
+            Err(format!("the object was kept with finalizers {:?}, expected {:?}", finalizers_of(body), list(&finalizers)))
+        }
+        (None, Some(_)) => Ok(()),
+        (None, None) => Err("no delete was answered".into()),
+    };
+    explained(world, result).await
+}
+
+/// `Then the delete removed the object at once`: the API server answered the last DELETE with
+/// a `Success` status (or, for kinds that return the deleted object, an object with no
+/// finalizers left), so nothing was left for a collector to do.
+#[then(regex = r"^the delete removed the object at once$")]
+async fn delete_removed(world: &mut KubeWorld) -> StepResult {
+    let result = match (&world.last_error, &world.last_response) {
+        (Some(e), _) => Err(format!("the delete failed with {} {}: {}", e.code, e.reason, e.message)),
+        (None, Some((_, body))) if body["kind"] == "Status" && body["status"] == "Success" => Ok(()),
+        (None, Some((_, body)))
+            if body["kind"] != "Status"
+                && finalizers_of(body).is_empty()
+                && body["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) == 0 =>
+        {
+            Ok(())
+        }
+        (None, Some((_, body))) => Err(format!("the delete kept the object, with finalizers {:?}: {body}", finalizers_of(body))),
+        (None, None) => Err("no delete was answered".into()),
+    };
+    explained(world, result).await
+}
+
+/// `Then the response has "details.kind" set to "configmaps"`: a field of the last successful
+/// answer, at a dotted path (`unset` for an absent field; `${Kind/name}` for a uid).
+#[then(regex = r#"^the response has "([^"]+)" set to "([^"]*)"$"#)]
+async fn response_field(world: &mut KubeWorld, path: String, value: String) -> StepResult {
+    let result = match (&world.last_response, resolve_uids(world, &value)) {
+        (_, Err(e)) => Err(e),
+        (Some((_, body)), Ok(want)) if show(at(body, &path)) == want => Ok(()),
+        (Some((_, body)), Ok(want)) => Err(format!("the response has {path} = {:?}, expected {want:?}: {body}", show(at(body, &path)))),
+        (None, _) => Err("no request was answered with success".into()),
+    };
+    explained(world, result).await
+}
+
+/// `Then the response lists "a, b"`: the names of the items of the last answer (a list), in
+/// any order.
+#[then(regex = r#"^the response lists "([^"]*)"$"#)]
+async fn response_lists(world: &mut KubeWorld, names: String) -> StepResult {
+    let result = match &world.last_response {
+        Some((_, body)) => {
+            let mut have: Vec<String> =
+                body["items"].as_array().into_iter().flatten().filter_map(|i| i["metadata"]["name"].as_str().map(String::from)).collect();
+            let mut want = list(&names);
+            have.sort();
+            want.sort();
+            if have == want { Ok(()) } else { Err(format!("the response lists {have:?}, expected {want:?}")) }
+        }
+        None => Err("no request was answered with success".into()),
+    };
+    explained(world, result).await
+}
+
+/// The objects of `kind` in the scenario namespace (or cluster-wide) whose names match `pattern`.
+async fn matching(world: &mut KubeWorld, kind: &str, pattern: &str) -> Result<Vec<kube::core::PartialObjectMeta<DynamicObject>>, String> {
+    let (api, _, _) = world.api(kind).await?;
+    let listed = api.list_metadata(&ListParams::default()).await.map_err(|e| format!("cannot list {kind}s: {e}"))?;
+    Ok(listed.items.into_iter().filter(|o| glob(pattern, o.metadata.name.as_deref().unwrap_or(""))).collect())
+}
+
+/// `Then 30 Pods named "c1-*" still exist`: after settling, exactly that many objects of the
+/// kind match the name pattern (`*` for any text), and none is being deleted.
+#[then(regex = r#"^(\d+) (\w+?)s named "([^"]+)" still exist$"#)]
+async fn count_exist(world: &mut KubeWorld, count: usize, kind: String, pattern: String) -> StepResult {
+    let result = async {
+        settled(world).await?;
+        let found = matching(world, &kind, &pattern).await?;
+        let deleting = found.iter().filter(|o| o.metadata.deletion_timestamp.is_some()).count();
+        if found.len() != count || deleting > 0 {
+            return Err(format!("{} {kind}s named {pattern:?} exist ({deleting} being deleted), expected {count}", found.len()));
+        }
+        Ok(())
+    }
+    .await;
+    explained(world, result).await
+}
+
+/// `Then every ReplicationController named "c*" is gone` (eventually no object of the kind
+/// matches the name pattern).
+#[then(regex = r#"^every (\w+?) named "([^"]+)" is gone$"#)]
+async fn all_gone(world: &mut KubeWorld, kind: String, pattern: String) -> StepResult {
+    let (api, _, _) = match world.api(&kind).await {
+        Ok(a) => a,
+        Err(e) => return explained(world, Err(e)).await,
+    };
+    let result = poll(world, &format!("every {kind} named {pattern:?} to be gone"), || {
+        let (api, pattern) = (api.clone(), pattern.clone());
+        async move {
+            let listed = api.list_metadata(&ListParams::default()).await.map_err(|e| e.to_string())?;
+            Ok(!listed.items.iter().any(|o| glob(&pattern, o.metadata.name.as_deref().unwrap_or(""))))
+        }
+    })
+    .await;
+    explained(world, result).await
+}
+
+/// `Then every Pod named "c1-*" has owner references to ""` (after settling; at least one
+/// object must match).
+#[then(regex = r#"^every (\w+?) named "([^"]+)" has owner references to "([^"]*)"$"#)]
+async fn all_owned_by(world: &mut KubeWorld, kind: String, pattern: String, expected: String) -> StepResult {
+    let result = async {
+        settled(world).await?;
+        let found = matching(world, &kind, &pattern).await?;
+        if found.is_empty() {
+            return Err(format!("no {kind} is named {pattern:?}"));
+        }
+        for o in found {
+            let have: Vec<String> = o.metadata.owner_references.unwrap_or_default().into_iter().map(|r| r.name).collect();
+            if have != list(&expected) {
+                return Err(format!("{kind} {:?} has owner references to {have:?}, expected {:?}", o.metadata.name, list(&expected)));
+            }
+        }
+        Ok(())
+    }
+    .await;
+    explained(world, result).await
+}
+
+/// `Then the watch on ConfigMaps saw ConfigMap "old" deleted`: reading the kind's watch from
+/// where `Given a watch on ConfigMaps` started, a DELETED event for the object arrives.
+#[then(regex = r#"^the watch on (\w+?)s saw (\w+) "([^"]+)" deleted$"#)]
+async fn watch_saw_deleted(world: &mut KubeWorld, watched: String, kind: String, name: String) -> StepResult {
+    let result = async {
+        let from = world.watches.get(&watched).cloned().ok_or(format!("no watch on {watched}s was started"))?;
+        let (api, _, _) = world.api(&kind).await?;
+        let timeout = world.backend().eventually_timeout();
+        let params = WatchParams::default().timeout(timeout.as_secs().max(1) as u32);
+        let stream = api.watch(&params, &from).await.map_err(|e| format!("cannot watch {kind}s: {e}"))?;
+        let mut stream = Box::pin(stream);
+        let seen = tokio::time::timeout(timeout, async {
+            while let Some(event) = stream.next().await {
+                if let Ok(WatchEvent::Deleted(o)) = event
+                    && o.metadata.name.as_deref() == Some(name.as_str())
+                {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .unwrap_or(false);
+        if seen { Ok(()) } else { Err(format!("the watch on {watched}s from resourceVersion {from} saw no DELETED event for {name:?}")) }
+    }
+    .await;
+    explained(world, result).await
 }

@@ -3,6 +3,7 @@
 
 pub mod assertions;
 pub mod changes;
+pub mod kubelet;
 pub mod objects;
 
 /// A comma-separated list in a step (`"a, b"`), trimmed; empty for `""`.

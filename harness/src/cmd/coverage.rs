@@ -1,0 +1,284 @@
+//! `kubegc coverage`: which upstream test cases the specification covers. The cases come from a
+//! checked-in list (`features/upstream-cases.tsv`, from the upstream catalogue's section C); a
+//! scenario covers a case when it carries `@upstream(<test name>[/<sub-case>])`, on the
+//! scenario or on one of its Examples. Cases that cannot be observed through the API are listed
+//! with the reason, so that nothing is left out silently.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use cucumber::gherkin::{Feature, GherkinEnv};
+
+/// Arguments of `kubegc coverage`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The list of upstream cases (tab-separated: id, category, file key, test name, sub-case,
+    /// observable yes/no, reason).
+    #[arg(long, default_value = "features/upstream-cases.tsv")]
+    pub cases: PathBuf,
+    /// Feature files or directories (repeatable).
+    #[arg(long = "features", default_value = "features")]
+    pub features: Vec<PathBuf>,
+    /// Exit 1 when an observable case is not covered or a tag names no listed case.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// One upstream test case of the list.
+#[derive(Clone, Debug)]
+struct Case {
+    id: String,
+    category: String,
+    file: String,
+    test: String,
+    sub_case: String,
+    observable: bool,
+    reason: String,
+}
+
+impl Case {
+    fn name(&self) -> String {
+        if self.sub_case.is_empty() { self.test.clone() } else { format!("{}/{}", self.test, self.sub_case) }
+    }
+
+    /// The case as tags name it, comparison signs kept (`<` and `>` tell some sub-cases apart).
+    fn key(&self) -> (String, String) {
+        (normalize(&self.test, true), normalize(&self.sub_case, true))
+    }
+
+    /// The same without comparison signs, so that an arrow (`->`) need not be spelled.
+    fn loose_key(&self) -> (String, String) {
+        (normalize(&self.test, false), normalize(&self.sub_case, false))
+    }
+}
+
+/// Case, spaces and punctuation do not count when a tag is matched with a case: both become
+/// lower-case words joined by single dashes. With `comparisons`, `<` and `>` become the words
+/// `lt` and `gt`; without, they are punctuation too.
+fn normalize(s: &str, comparisons: bool) -> String {
+    let mut words: Vec<String> = vec![String::new()];
+    for c in s.chars() {
+        match c {
+            c if c.is_alphanumeric() => words.last_mut().expect("never empty").extend(c.to_lowercase()),
+            '<' | '>' if comparisons => {
+                words.push(if c == '<' { "lt".into() } else { "gt".into() });
+                words.push(String::new());
+            }
+            _ => words.push(String::new()),
+        }
+    }
+    words.retain(|w| !w.is_empty());
+    words.join("-")
+}
+
+/// The `(test, sub-case)` an `upstream(...)` tag names, normalized as [`Case::key`] (or
+/// [`Case::loose_key`] when `comparisons` is false); `None` for other tags.
+fn tag_key(tag: &str, comparisons: bool) -> Option<(String, String)> {
+    let inner = tag.strip_prefix("upstream(")?.strip_suffix(')')?;
+    let (test, sub) = inner.split_once('/').unwrap_or((inner, ""));
+    Some((normalize(test, comparisons), normalize(sub, comparisons)))
+}
+
+/// The case a tag names: the one whose exact key matches, else the only one whose loose key
+/// does.
+fn case_of<'a>(cases: &'a [Case], tag: &str) -> Option<&'a Case> {
+    let exact = tag_key(tag, true)?;
+    if let Some(c) = cases.iter().find(|c| c.key() == exact) {
+        return Some(c);
+    }
+    let loose = tag_key(tag, false)?;
+    let mut candidates = cases.iter().filter(|c| c.loose_key() == loose);
+    match (candidates.next(), candidates.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
+}
+
+fn read_cases(path: &Path) -> anyhow::Result<Vec<Case>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut cases = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') || line.starts_with("id\t") {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let col = |i: usize| cols.get(i).map(|s| s.trim().to_string()).unwrap_or_default();
+        if cols.len() < 6 {
+            anyhow::bail!("{}:{}: expected at least 6 tab-separated columns", path.display(), n + 1);
+        }
+        let observable = match col(5).as_str() {
+            "yes" => true,
+            "no" => false,
+            other => anyhow::bail!("{}:{}: observable must be yes or no, not {other:?}", path.display(), n + 1),
+        };
+        cases.push(Case { id: col(0), category: col(1), file: col(2), test: col(3), sub_case: col(4), observable, reason: col(6) });
+    }
+    Ok(cases)
+}
+
+fn feature_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "feature"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Every `upstream(...)` tag of the features, with the scenarios carrying it (`file: name`).
+fn tagged_scenarios(paths: &[PathBuf]) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
+    let mut tags: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for path in paths {
+        for file in feature_files(path)? {
+            let feature = Feature::parse_path(&file, GherkinEnv::default()).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let short = file.file_name().and_then(|f| f.to_str()).unwrap_or("?").to_string();
+            let scenarios = feature.scenarios.iter().chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));
+            for scenario in scenarios {
+                let examples = scenario.examples.iter().flat_map(|e| e.tags.iter());
+                for tag in feature.tags.iter().chain(&scenario.tags).chain(examples) {
+                    if tag.starts_with("upstream(") {
+                        let at = format!("{short}: {}", scenario.name);
+                        let list = tags.entry(tag.clone()).or_default();
+                        if !list.contains(&at) {
+                            list.push(at);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(tags)
+}
+
+/// A heading for a category of the list.
+fn category_title(category: &str) -> &'static str {
+    match category {
+        "C.1" => "GC unit tests",
+        "C.2" => "TestConflictingData sub-cases",
+        "C.3" => "graph builder tests",
+        "C.4" => "integration tests",
+        "C.5" => "e2e tests",
+        "C.6" => "apiserver store and dry-run tests",
+        "C.7" => "validation tests",
+        "K.B1" => "kubelet image GC manager tests",
+        "K.B2" => "kubelet container, sandbox and log GC tests",
+        "K.B3" => "kubelet configuration validation tests",
+        "K.B4" => "eviction manager node-reclaim tests",
+        _ => "",
+    }
+}
+
+/// Prints, per category, the cases covered (and by which scenarios), those not observable
+/// (with the reason) and those observable but not covered; then the tags naming no case.
+pub fn run(args: Args) -> anyhow::Result<bool> {
+    use std::io::Write;
+    let cases = read_cases(&args.cases)?;
+    let tags = tagged_scenarios(&args.features)?;
+    let mut by_key: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    let mut unknown = Vec::new();
+    for (tag, scenarios) in &tags {
+        match case_of(&cases, tag) {
+            Some(case) => {
+                let covering = by_key.entry(case.key()).or_default();
+                for s in scenarios {
+                    if !covering.contains(s) {
+                        covering.push(s.clone());
+                    }
+                }
+            }
+            None => unknown.push((tag.clone(), scenarios.clone())),
+        }
+    }
+    let mut categories: Vec<String> = Vec::new();
+    for c in &cases {
+        if !categories.contains(&c.category) {
+            categories.push(c.category.clone());
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    let (mut total, mut covered_total, mut not_observable_total, mut missing_total) = (0, 0, 0, 0);
+    for category in &categories {
+        let in_category: Vec<&Case> = cases.iter().filter(|c| &c.category == category).collect();
+        let covered = in_category.iter().filter(|c| by_key.contains_key(&c.key())).count();
+        let not_observable = in_category.iter().filter(|c| !c.observable && !by_key.contains_key(&c.key())).count();
+        let missing = in_category.len() - covered - not_observable;
+        let _ = writeln!(
+            out,
+            "{category} {}: {covered} of {} covered, {not_observable} not observable, {missing} observable but not covered",
+            category_title(category),
+            in_category.len()
+        );
+        for case in &in_category {
+            let label = format!("#{} [{}] {}", case.id, case.file, case.name());
+            match by_key.get(&case.key()) {
+                Some(scenarios) => {
+                    let _ =
+                        writeln!(out, "  covered         {label}\n                    by {}", scenarios.join("\n                    by "));
+                }
+                None if !case.observable => {
+                    let _ = writeln!(out, "  not observable  {label}\n                    ({})", case.reason);
+                }
+                None => {
+                    let why = if case.reason.is_empty() { String::new() } else { format!("\n                    ({})", case.reason) };
+                    let _ = writeln!(out, "  NOT COVERED     {label}{why}");
+                }
+            }
+        }
+        total += in_category.len();
+        covered_total += covered;
+        not_observable_total += not_observable;
+        missing_total += missing;
+    }
+    if !unknown.is_empty() {
+        let _ = writeln!(out, "Tags naming no listed case:");
+        for (tag, scenarios) in &unknown {
+            let _ = writeln!(out, "  @{tag}  on {}", scenarios.join("; "));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "Total: {covered_total} of {total} cases covered, {not_observable_total} not observable, {missing_total} observable but not covered, {} unknown tags",
+        unknown.len()
+    );
+    Ok(!args.strict || (missing_total == 0 && unknown.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_match_cases_whatever_their_punctuation() {
+        let case = |test: &str, sub: &str| Case {
+            id: String::new(),
+            category: String::new(),
+            file: String::new(),
+            test: test.into(),
+            sub_case: sub.into(),
+            observable: true,
+            reason: String::new(),
+        };
+        let cases = [
+            case("TestConflictingData", "bad child in ns1 -> owner in ns2 (child first)"),
+            case("TestValidateImageGCPolicy", "LowThresholdPercent < HighThresholdPercent"),
+            case("TestValidateImageGCPolicy", "LowThresholdPercent > HighThresholdPercent"),
+            case("should delete pods created by rc when not orphaning", ""),
+            case("TestValidateObjectMetaOwnerReferences", "event shouldn't be set as an owner"),
+        ];
+        let named = |tag: &str| case_of(&cases, tag).map(Case::name);
+        assert_eq!(named("upstream(TestConflictingData/bad-child-in-ns1-owner-in-ns2-child-first)"), Some(cases[0].name()));
+        assert_eq!(named("upstream(TestConflictingData/bad-child-in-ns1-->-owner-in-ns2-(child-first))"), Some(cases[0].name()));
+        assert_eq!(named("upstream(TestValidateImageGCPolicy/LowThresholdPercent-<-HighThresholdPercent)"), Some(cases[1].name()));
+        assert_eq!(named("upstream(TestValidateImageGCPolicy/LowThresholdPercent->-HighThresholdPercent)"), Some(cases[2].name()));
+        assert_eq!(named("upstream(TestValidateImageGCPolicy/LowThresholdPercent-HighThresholdPercent)"), None);
+        assert_eq!(named("upstream(should-delete-pods-created-by-rc-when-not-orphaning)"), Some(cases[3].name()));
+        assert_eq!(named("upstream(TestValidateObjectMetaOwnerReferences/event-shouldn't-be-set-as-an-owner)"), Some(cases[4].name()));
+        assert_eq!(named("upstream(TestConflictingData)"), None);
+        assert_eq!(tag_key("fake-only", true), None);
+    }
+}

@@ -1,0 +1,288 @@
+//! When steps: the kubelet's actions. The upstream unit tests call the image GC manager's
+//! internals with explicit times (`detectImages(t)`, `freeSpace(bytes, t)`,
+//! `freeOldImages(t, beganGC)`); those steps take the time as written and leave the clock
+//! alone. The kubelet-level steps (`image garbage collection runs`, `the kubelet runs until`)
+//! read the clock, as the kubelet does, moving it forward first when a time is given.
+
+use cucumber::{given, when};
+use kubegc::kubelet::config::defaulted;
+use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy, dead, logs, sandboxes};
+use kubegc::kubelet::images::ImageGcManager;
+use kubegc::kubelet::loops::move_clock_to;
+use kubegc::kubelet::runtime::Image;
+use kubegc::kubelet::time::{DateTime, Utc};
+
+use super::parse::{duration, instant};
+use super::{NodeState, Outcome, state};
+use crate::world::{KubeWorld, StepResult};
+
+/// Runs `action` and records its outcome: its error, and the images the runtime no longer lists.
+fn record(st: &mut NodeState, name: &'static str, action: impl FnOnce(&mut NodeState) -> Result<Option<i64>, String>) -> StepResult {
+    let before: Vec<Image> = st.node.runtime.images.clone();
+    let result = action(st);
+    let mut after = st.node.runtime.images.clone();
+    let mut removed = Vec::new();
+    for image in before {
+        match after.iter().position(|i| *i == image) {
+            Some(at) => {
+                after.remove(at);
+            }
+            None => removed.push(image),
+        }
+    }
+    let (error, freed) = match result {
+        Ok(freed) => (None, freed),
+        Err(e) => (Some(e), None),
+    };
+    st.outcome = Outcome { action: name, error, removed_images: removed, freed };
+    Ok(())
+}
+
+/// Moves the clock to `at` (if given and later), for kubelet-level actions.
+fn at(st: &NodeState, at: &str) -> StepResult {
+    if !at.is_empty() {
+        let t = instant(at, &st.node)?;
+        if t < st.node.now() {
+            return Err(format!("{at} is in the past: the clock reads {}", super::parse::show(st.node.now(), &st.node)));
+        }
+        move_clock_to(&st.node, t);
+    }
+    Ok(())
+}
+
+/// `When images are detected at the zero time` (`detectImages(t)`).
+#[given(regex = r"^images (?:are|were) detected at (.+)$")]
+#[when(regex = r"^images (?:are|were) detected at (.+)$")]
+fn detect(world: &mut KubeWorld, time: String) -> StepResult {
+    let st = state(world)?;
+    let t = instant(&time, &st.node)?;
+    record(st, "detection", |st| st.with_images(|node, images| images.detect_images(node, t).map(|_| None).map_err(|e| e.to_string())))
+}
+
+/// `When the image manager starts` (its first detection pass, now).
+#[when(regex = r"^the image manager starts$")]
+fn image_manager_starts(world: &mut KubeWorld) -> StepResult {
+    detect(world, "now".into())
+}
+
+/// `When the candidates for deletion are listed at 10:00` (`imagesInEvictionOrder(t)`).
+#[when(regex = r"^the candidates for deletion are listed at (.+)$")]
+fn list_candidates(world: &mut KubeWorld, time: String) -> StepResult {
+    let st = state(world)?;
+    let t = instant(&time, &st.node)?;
+    record(st, "listing candidates", |st| {
+        st.candidates = st.with_images(|node, images| images.images_in_eviction_order(node, t).map_err(|e| e.to_string()))?;
+        Ok(None)
+    })
+}
+
+/// `When the image manager frees 4096 bytes at 10:00` (`imagesInEvictionOrder(t)` then
+/// `freeSpace(bytes, t)`).
+#[when(regex = r"^the image manager frees (.+) at (.+)$")]
+fn free_space(world: &mut KubeWorld, bytes: String, time: String) -> StepResult {
+    let st = state(world)?;
+    let t = instant(&time, &st.node)?;
+    let bytes = super::parse::size(&bytes)?;
+    record(st, "freeing space", |st| {
+        st.with_images(|node, images| {
+            let candidates = images.images_in_eviction_order(node, t).map_err(|e| e.to_string())?;
+            let result = images.free_space(node, bytes, t, &candidates);
+            result.error.map_or(Ok(Some(result.freed)), |e| Err(e.to_string()))
+        })
+    })
+}
+
+/// `When images unused for longer than the maximum age are freed at 10:01, the GC loop having
+/// begun at 10:00` (`imagesInEvictionOrder(t)` then `freeOldImages(t, beganGC)`).
+#[when(regex = r"^images unused for longer than the maximum age are freed at (.+), the GC loop having begun at (.+)$")]
+fn free_old(world: &mut KubeWorld, time: String, began: String) -> StepResult {
+    let st = state(world)?;
+    let (t, began) = (instant(&time, &st.node)?, instant(&began, &st.node)?);
+    record(st, "freeing old images", |st| {
+        let (left, error) = st.with_images(|node, images| {
+            let listed = images.images_in_eviction_order(node, t).map_err(|e| e.to_string())?;
+            Ok(images.free_old_images(node, listed, t, began))
+        })?;
+        st.candidates = left;
+        error.map_or(Ok(None), |e| Err(e.to_string()))
+    })
+}
+
+/// `When image garbage collection runs` (or `runs at 10:05`): one pass of the kubelet's image
+/// GC loop, with its failure events.
+#[when(regex = r"^image garbage collection runs(?: at (.+))?$")]
+fn image_gc_runs(world: &mut KubeWorld, time: String) -> StepResult {
+    let st = state(world)?;
+    at(st, &time)?;
+    record(st, "image garbage collection", |st| {
+        st.images()?;
+        st.loops();
+        let NodeState { node, images, loops, .. } = st;
+        let (images, loops) = (images.as_mut().ok_or("no image GC")?, loops.as_mut().ok_or("no loops")?);
+        match loops.run_image_gc(node, images) {
+            None => Ok(None),
+            Some(result) => result.map(|()| None).map_err(|e| e.to_string()),
+        }
+    })
+}
+
+/// `When unused images are deleted` (`DeleteUnusedImages`, as the eviction manager calls it).
+#[when(regex = r"^unused images are deleted(?: at (.+))?$")]
+fn delete_unused(world: &mut KubeWorld, time: String) -> StepResult {
+    let st = state(world)?;
+    at(st, &time)?;
+    record(st, "deleting unused images", |st| {
+        st.with_images(|node, images| images.delete_unused_images(node).map(|()| None).map_err(|e| e.to_string()))
+    })
+}
+
+/// `When 1m passes` (the virtual clock moves; nothing runs).
+#[when(regex = r"^(\S+) pass(?:es)?$")]
+fn passes(world: &mut KubeWorld, by: String) -> StepResult {
+    let st = state(world)?;
+    let by = duration(&by)?;
+    let to = kubegc::kubelet::time::add(st.node.now(), by).ok_or("past the end of time")?;
+    move_clock_to(&st.node, to);
+    Ok(())
+}
+
+fn run_until(st: &mut NodeState, end: DateTime<Utc>) -> StepResult {
+    if end < st.node.now() {
+        return Err("the kubelet cannot run backwards in time".into());
+    }
+    let containers = st.containers()?;
+    record(st, "the kubelet's loops", |st| {
+        st.images()?;
+        st.loops();
+        let NodeState { node, images, loops, .. } = st;
+        let (images, loops) = (images.as_mut().ok_or("no image GC")?, loops.as_mut().ok_or("no loops")?);
+        loops.run_until(end, node, images, &containers)?;
+        Ok(None)
+    })
+}
+
+/// `When the kubelet runs until 11:05`: its GC loops (detection, container GC every minute,
+/// image GC every five minutes) run on the virtual clock.
+#[when(regex = r"^the kubelet runs until (.+)$")]
+fn runs_until(world: &mut KubeWorld, time: String) -> StepResult {
+    let st = state(world)?;
+    let end = instant(&time, &st.node)?;
+    run_until(st, end)
+}
+
+/// `When the kubelet runs for 30m`.
+#[when(regex = r"^the kubelet runs for (\S+)$")]
+fn runs_for(world: &mut KubeWorld, by: String) -> StepResult {
+    let st = state(world)?;
+    let end = kubegc::kubelet::time::add(st.node.now(), duration(&by)?).ok_or("past the end of time")?;
+    run_until(st, end)
+}
+
+/// `When the kubelet restarts`: image records are lost, the GC loops start again now.
+#[when(regex = r"^the kubelet restarts$")]
+fn restarts(world: &mut KubeWorld) -> StepResult {
+    let st = state(world)?;
+    st.images = Some(ImageGcManager::new(st.config.image_gc_policy(), &st.node)?);
+    st.started = st.node.now();
+    st.loops = None;
+    Ok(())
+}
+
+/// `When container garbage collection runs`: one pass of the kubelet's container GC loop.
+#[when(regex = r"^container garbage collection runs$")]
+fn container_gc_runs(world: &mut KubeWorld) -> StepResult {
+    let st = state(world)?;
+    let containers = st.containers()?;
+    record(st, "container garbage collection", |st| {
+        st.loops();
+        let NodeState { node, loops, .. } = st;
+        loops.as_mut().ok_or("no loops")?.run_container_gc(node, &containers).map(|()| None)
+    })
+}
+
+/// `When the kubelet deletes all unused containers` (`DeleteAllUnusedContainers`).
+#[when(regex = r"^the kubelet deletes all unused containers$")]
+fn delete_all_unused_containers(world: &mut KubeWorld) -> StepResult {
+    let st = state(world)?;
+    let containers = st.containers()?;
+    record(st, "container garbage collection", |st| containers.delete_all_unused_containers(&mut st.node).map(|()| None))
+}
+
+fn gc_step(
+    world: &mut KubeWorld,
+    step: impl FnOnce(&mut kubegc::kubelet::Node, &ContainerGcPolicy, bool) -> Result<(), String>,
+    including_terminated: bool,
+) -> StepResult {
+    let st = state(world)?;
+    let policy = *st.containers()?.policy();
+    record(st, "container garbage collection", |st| step(&mut st.node, &policy, including_terminated).map(|()| None))
+}
+
+/// `When dead containers are evicted` (`evictContainers`; `including terminated pods` is the
+/// eviction path's `evictNonDeletedPods`).
+#[when(regex = r"^dead containers are evicted( including terminated pods)?$")]
+fn evict_containers(world: &mut KubeWorld, terminated: String) -> StepResult {
+    gc_step(world, |node, policy, t| dead::evict_containers(node, policy, node.sources_ready, t), !terminated.is_empty())
+}
+
+/// `When pod sandboxes are evicted` (`evictSandboxes`).
+#[when(regex = r"^pod sandboxes are evicted( including terminated pods)?$")]
+fn evict_sandboxes(world: &mut KubeWorld, terminated: String) -> StepResult {
+    gc_step(world, |node, _, t| sandboxes::evict_sandboxes(node, t), !terminated.is_empty())
+}
+
+/// `When pod log directories are evicted` (`evictPodLogsDirectories`).
+#[when(regex = r"^pod log directories are evicted$")]
+fn evict_logs(world: &mut KubeWorld) -> StepResult {
+    gc_step(world, |node, _, _| logs::evict_pod_logs_directories(node, node.sources_ready), false)
+}
+
+/// `When the image GC manager is created with thresholds high 2% low 1%` (`NewImageGCManager`).
+#[when(regex = r"^the image GC manager is created with thresholds high (-?\d+)% low (-?\d+)%$")]
+fn create_image_manager(world: &mut KubeWorld, high: String, low: String) -> StepResult {
+    let st = state(world)?;
+    let (high, low) = (super::parse::number(&high)?, super::parse::number(&low)?);
+    let policy = kubegc::kubelet::images::ImageGcPolicy { high_threshold_percent: high, low_threshold_percent: low, ..Default::default() };
+    st.validation = Some(ImageGcManager::new(policy, &st.node).map(|_| ()));
+    Ok(())
+}
+
+/// `When container GC is created with a minimum age of -1s` (`NewContainerGC`).
+#[when(regex = r"^container GC is created with a minimum age of (\S+)$")]
+fn create_container_gc(world: &mut KubeWorld, min_age: String) -> StepResult {
+    let st = state(world)?;
+    let policy = ContainerGcPolicy { min_age: duration(&min_age)?, ..ContainerGcPolicy::default() };
+    st.validation = Some(ContainerGc::new(policy, &st.node).map(|_| ()));
+    Ok(())
+}
+
+/// `When the kubelet configuration is validated`.
+#[when(regex = r"^the kubelet configuration is validated$")]
+fn validate_config(world: &mut KubeWorld) -> StepResult {
+    let st = state(world)?;
+    st.validation = Some(st.config.validate(&st.node.gates, st.node.mutant));
+    Ok(())
+}
+
+/// `When the configuration file is loaded` (defaulting).
+#[when(regex = r"^the configuration file is loaded$")]
+fn load_file(world: &mut KubeWorld) -> StepResult {
+    let st = state(world)?;
+    st.config = defaulted(&st.config_file, st.node.mutant);
+    Ok(())
+}
+
+/// `When the eviction manager synchronizes` (one pass, now).
+#[when(regex = r"^the eviction manager synchronizes$")]
+fn synchronize(world: &mut KubeWorld) -> StepResult {
+    let st = state(world)?;
+    st.eviction()?;
+    st.images()?;
+    let containers = st.containers()?;
+    record(st, "eviction", |st| {
+        let NodeState { node, images, eviction, last_sync, .. } = st;
+        let (images, eviction) = (images.as_mut().ok_or("no image GC")?, eviction.as_mut().ok_or("no eviction manager")?);
+        *last_sync = Some(eviction.synchronize(node, images, &containers));
+        Ok(None)
+    })
+}

@@ -1,0 +1,228 @@
+//! Deliberately wrong variants of the kubelet model ("mutants"), each a plausible bug or an
+//! older behaviour. A node built with one of them set behaves that way; the specification's
+//! scenarios must notice every mutant, and every scenario must notice at least one. They change
+//! the model's decisions only — never what a scenario checks. Not for normal use.
+
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! mutants {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
+        /// One deliberate bug in the kubelet model (see the module documentation).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Mutant {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Mutant {
+            /// Every mutant.
+            pub const ALL: &'static [Mutant] = &[$(Mutant::$variant,)*];
+
+            /// Its name, as selected by `KUBEGC_KUBELET_MUTANT`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Mutant::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+mutants! {
+    // Image detection.
+    /// Only running containers keep their image in use (exited ones do not).
+    InUseRunningOnly = "in-use-running-only",
+    /// A detection pass stamps `lastUsed` with the pass's detect time instead of the clock.
+    LastUsedIsDetectTime = "last-used-is-detect-time",
+    /// Every detection pass resets `firstDetected` to its detect time.
+    FirstDetectedRefreshed = "first-detected-refreshed",
+    /// Records of images the runtime no longer lists are kept.
+    StaleRecordsKept = "stale-records-kept",
+    /// Of duplicate entries in the image list, the first one's size and pin win.
+    FirstDuplicateWins = "first-duplicate-wins",
+    /// Records are keyed by image ID alone even with RuntimeClassInImageCriAPI on.
+    RuntimeHandlerIgnored = "runtime-handler-ignored",
+    /// Detection runs every minute (with container GC) instead of every five minutes.
+    DetectionEveryMinute = "detection-every-minute",
+    // Image eviction order and space-based GC.
+    /// Most recently used images are deleted first.
+    LruReversed = "lru-reversed",
+    /// Ties in `lastUsed` go to the most recently detected image first.
+    TieBreakReversed = "tie-break-reversed",
+    /// Pinned images are collected like any other.
+    PinnedCollected = "pinned-collected",
+    /// `freeSpace` ignores MinAge.
+    MinAgeIgnored = "min-age-ignored",
+    /// An image exactly MinAge old is still too young.
+    MinAgeExclusive = "min-age-exclusive",
+    /// `freeSpace` does not skip images with `lastUsed` at or after the pass's time.
+    RecentlyUsedNotSkipped = "recently-used-not-skipped",
+    /// `freeSpace` checks "freed enough" before deleting, so a zero target deletes nothing.
+    StopCheckBeforeDelete = "stop-check-before-delete",
+    /// `freeSpace` gives up at the first deletion error.
+    DeletionErrorsStop = "deletion-errors-stop",
+    /// Usage is the true percentage rounded down, not 100 minus the truncated free percentage.
+    UsageNotTruncated = "usage-not-truncated",
+    /// Space GC frees down to the high threshold instead of the low one.
+    FreeToHighThreshold = "free-to-high-threshold",
+    /// Space-based GC runs whatever the usage (the high threshold is not checked).
+    SpaceGcAlwaysRuns = "space-gc-always-runs",
+    /// "Freed" counts the bytes the filesystem got back instead of the images' reported sizes.
+    FreedMeasuredOnDisk = "freed-measured-on-disk",
+    /// A capacity of 0 is not reported: GC just does nothing.
+    CapacityUnchecked = "capacity-unchecked",
+    /// Available bytes above capacity are not clamped.
+    AvailableNotClamped = "available-not-clamped",
+    /// Not freeing enough emits no `FreeDiskSpaceFailed` event.
+    FreeDiskSpaceFailedSilent = "free-disk-space-failed-silent",
+    /// Image filesystem stats are read before age-based deletion (a stats failure stops it).
+    StatsBeforeAgeGc = "stats-before-age-gc",
+    // Age-based image GC.
+    /// Age-based GC also honours MinAge.
+    MaxAgeHonoursMinAge = "max-age-honours-min-age",
+    /// Age-based GC does not wait MaxAge after the GC loop started.
+    MaxAgeNoStartupWait = "max-age-no-startup-wait",
+    /// An image exactly MaxAge unused is already too old.
+    MaxAgeInclusive = "max-age-inclusive",
+    /// MaxAge 0 deletes every unused image instead of disabling age-based GC.
+    MaxAgeZeroNotDisabled = "max-age-zero-not-disabled",
+    // Policy and configuration validation.
+    /// The low/high comparison is inverted (in the constructor and the configuration).
+    ThresholdOrderSwapped = "threshold-order-swapped",
+    /// The image GC manager accepts thresholds outside 0..100.
+    ConstructorRangeUnchecked = "constructor-range-unchecked",
+    /// The image GC manager rejects low == high, as configuration validation does.
+    ConstructorRejectsEqual = "constructor-rejects-equal",
+    /// Configuration validation accepts thresholds outside 0..100.
+    ConfigRangeUnchecked = "config-range-unchecked",
+    /// Configuration validation accepts low == high.
+    ConfigAllowsEqual = "config-allows-equal",
+    /// Configuration validation skips the imageMinimumGCAge and imageMaximumGCAge checks.
+    ConfigAgesUnchecked = "config-ages-unchecked",
+    /// A zero imageMinimumGCAge in a configuration file is not defaulted to 2m.
+    MinAgeNotDefaulted = "min-age-not-defaulted",
+    // The kubelet's loops.
+    /// High threshold 100 disables image GC even with a MaxAge (the pre-1.30 rule).
+    High100DisablesImageGc = "high-100-disables-image-gc",
+    /// The image GC loop starts even at high threshold 100 without a MaxAge.
+    ImageGcLoopAlwaysStarted = "image-gc-loop-always-started",
+    /// `ImageGCFailed` is emitted on the first failure already.
+    ImageGcFailedOnFirstFailure = "image-gc-failed-on-first-failure",
+    /// The GC loops wait one period before their first run.
+    LoopsStartLate = "loops-start-late",
+    // Container GC.
+    /// A negative container MinAge is accepted.
+    NegativeContainerMinAgeAccepted = "negative-container-min-age-accepted",
+    /// Container MinAge is ignored.
+    ContainerMinAgeIgnored = "container-min-age-ignored",
+    /// Container MinAge is measured from the exit, not the creation.
+    ContainerMinAgeFromExit = "container-min-age-from-exit",
+    /// Running containers are collected like dead ones.
+    RunningCollected = "running-collected",
+    /// MaxPerPodContainer is not enforced.
+    PerPodLimitIgnored = "per-pod-limit-ignored",
+    /// Units are trimmed to one less than MaxPerPodContainer.
+    PerPodLimitOffByOne = "per-pod-limit-off-by-one",
+    /// A negative limit removes every dead container instead of meaning "no limit".
+    UnlimitedMeansNone = "unlimited-means-none",
+    /// MaxContainers is not enforced.
+    MaxContainersIgnored = "max-containers-ignored",
+    /// No equal per-unit share before the global cut: straight to oldest-first across the node.
+    NoEqualShare = "no-equal-share",
+    /// The per-unit share may be 0 (no floor of 1).
+    ShareWithoutFloor = "share-without-floor",
+    /// The newest dead containers are removed first.
+    NewestRemovedFirst = "newest-removed-first",
+    /// Dead containers are ordered by restart attempt before creation time (PR #91906).
+    SortByAttempt = "sort-by-attempt",
+    /// Containers in unknown state are removed without being stopped first.
+    UnknownNotStopped = "unknown-not-stopped",
+    /// A container whose removal failed still counts against the limits.
+    FailedRemovalsCounted = "failed-removals-counted",
+    /// Containers of deleted pods are removed even before all config sources are ready.
+    DeletedPodsIgnoreSourcesReady = "deleted-pods-ignore-sources-ready",
+    /// Containers of deleted pods are only subject to the ordinary limits.
+    DeletedPodsKept = "deleted-pods-kept",
+    /// Terminated (not deleted) pods are not fully cleaned on the eviction path.
+    TerminatedPodsIgnored = "terminated-pods-ignored",
+    /// Pods unknown to the pod workers are never removable.
+    UnknownPodsKept = "unknown-pods-kept",
+    /// Pods unknown to the pod workers are removable before the workers first synced.
+    UnknownPodsRemovedBeforeSync = "unknown-pods-removed-before-sync",
+    /// Container GC stops at the first failing step.
+    ContainerGcStopsAtFirstError = "container-gc-stops-at-first-error",
+    /// `ContainerGCFailed` is only emitted for repeated failures.
+    ContainerGcFailedOnlyOnRepeat = "container-gc-failed-only-on-repeat",
+    // Sandbox and log GC.
+    /// The newest sandbox of a live pod is not kept.
+    NewestSandboxRemoved = "newest-sandbox-removed",
+    /// Ready sandboxes count as inactive.
+    ReadySandboxesRemoved = "ready-sandboxes-removed",
+    /// Sandboxes holding containers count as inactive.
+    SandboxContainersIgnored = "sandbox-containers-ignored",
+    /// Every sandbox that is not ready goes (containers and the newest-kept rule ignored).
+    NotReadySandboxesRemoved = "not-ready-sandboxes-removed",
+    /// Pod log directories are removed before all config sources are ready.
+    LogDirsIgnoreSourcesReady = "log-dirs-ignore-sources-ready",
+    /// The pod UID of a log directory is its first `_` field, not its last.
+    LogDirUidFirstField = "log-dir-uid-first-field",
+    /// Dangling container log symlinks wait for all config sources too.
+    SymlinksNeedSourcesReady = "symlinks-need-sources-ready",
+    // Eviction.
+    /// After reclaiming, success is judged without the minimum reclaim.
+    MinReclaimIgnored = "min-reclaim-ignored",
+    /// Node conditions drop as soon as the signal recovers (no transition period).
+    NoTransitionPeriod = "no-transition-period",
+    /// Hard-threshold evictions get the maximum pod grace period instead of 1 second.
+    HardEvictionGraceful = "hard-eviction-graceful",
+    /// Evicting goes ahead without re-reading stats after node-level reclaim.
+    NoRecheckAfterReclaim = "no-recheck-after-reclaim",
+    /// With split image and container filesystems, every disk signal runs both reclaims.
+    SplitReclaimsBoth = "split-reclaims-both",
+    /// With a dedicated image filesystem, node filesystem pressure also reclaims.
+    DedicatedNodefsReclaims = "dedicated-nodefs-reclaims",
+    /// Node-level reclaim deletes images before containers (so dead containers still pin theirs).
+    ImagesReclaimedFirst = "images-reclaimed-first",
+    /// Default eviction thresholds are merged in even without mergeDefaultEvictionSettings.
+    DefaultsAlwaysMerged = "defaults-always-merged",
+    /// The default hard thresholds include `imagefs.inodesFree<5%` (as some docs list).
+    DocsEvictionDefaults = "docs-eviction-defaults",
+    /// Pods are ranked for eviction by disk usage alone, ignoring priority.
+    RankByUsageOnly = "rank-by-usage-only",
+}
+
+impl fmt::Display for Mutant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Mutant {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Mutant::ALL.iter().copied().find(|m| m.name() == s).ok_or_else(|| format!("no kubelet mutant named {s:?}"))
+    }
+}
+
+/// Whether `active` is `mutant`.
+pub fn is(active: Option<Mutant>, mutant: Mutant) -> bool {
+    active == Some(mutant)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
+        for m in Mutant::ALL {
+            assert_eq!(m.name().parse::<Mutant>().unwrap(), *m);
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Mutant::ALL.len());
+        assert!("no-such".parse::<Mutant>().is_err());
+    }
+}
