@@ -128,6 +128,14 @@ Feature: The API server's half of deletion
     When Pod "web" is deleted
     Then Pod "web" is terminating with a grace period of 30 seconds
 
+  Scenario: A negative grace period counts as one second
+    # Upstream's pod strategy turns a negative grace period into 1 second. The answer to the
+    # DELETE shows it; the pod itself is gone a second later, when the node finishes it.
+    Given a Pod named "web" running on a node
+    When Pod "web" is deleted with options '{"gracePeriodSeconds": -5}'
+    Then the response has "metadata.deletionGracePeriodSeconds" set to "1"
+    And Pod "web" is gone
+
   Scenario: An unscheduled pod goes at once, whatever its grace period
     Given a Pod named "pending"
     When Pod "pending" is deleted with options '{"gracePeriodSeconds": 30}'

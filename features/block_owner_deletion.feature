@@ -31,6 +31,7 @@ Feature: blockOwnerDeletion and cycles
     And the following objects:
       | kind | name | owners                   | blocking | finalizers |
       | Pod  | pod  | ReplicationController/rc | yes      | x/y        |
+    And the garbage collector has caught up
     When ReplicationController "rc" is deleted with propagation policy Foreground
     Then ReplicationController "rc" is terminating with finalizers "foregroundDeletion"
     And Pod "pod" is terminating with finalizers "x/y"

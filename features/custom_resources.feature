@@ -120,6 +120,7 @@ Feature: Custom resources
     Given a custom resource kind "Widget"
     And a ConfigMap named "owner"
     And a Widget named "held" owned by ConfigMap "owner" with blockOwnerDeletion with finalizers "example.com/hold"
+    And the garbage collector has caught up
     When ConfigMap "owner" is deleted with propagation policy Foreground
     Then Widget "held" is terminating with finalizers "example.com/hold"
     And ConfigMap "owner" is terminating with finalizers "foregroundDeletion"

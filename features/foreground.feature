@@ -19,6 +19,7 @@ Feature: Foreground cascading deletion
     And a Pod named "rc-1" owned by ReplicationController "rc" with blockOwnerDeletion
     And a Pod named "rc-2" owned by ReplicationController "rc" with blockOwnerDeletion
     And a Pod named "rc-3" owned by ReplicationController "rc" with blockOwnerDeletion with finalizers "example.com/hold"
+    And the garbage collector has caught up
     When ReplicationController "rc" is deleted with options:
       """
       {"propagationPolicy": "Foreground", "preconditions": {"uid": "${ReplicationController/rc}"}}
@@ -135,6 +136,7 @@ Feature: Foreground cascading deletion
     # removed; the owner keeps waiting that long.
     Given a Deployment named "web"
     And a ReplicaSet named "web-1" owned by Deployment "web" with blockOwnerDeletion with finalizers "example.com/drain"
+    And the garbage collector has caught up
     When Deployment "web" is deleted with propagation policy Foreground
     Then ReplicaSet "web-1" is terminating with finalizers "example.com/drain"
     And Deployment "web" is terminating with finalizers "foregroundDeletion"

@@ -52,6 +52,7 @@ Feature: Namespace deletion
 
   Scenario: A namespace deleted in the foreground waits for its blocking cluster-scoped dependents
     Given a ClusterRole named "kubegc-ns-held-role" owned by the namespace with blockOwnerDeletion with finalizers "example.com/hold"
+    And the garbage collector has caught up
     When the namespace is deleted with propagation policy Foreground
     Then ClusterRole "kubegc-ns-held-role" is terminating with finalizers "example.com/hold"
     And the namespace is terminating with finalizers "foregroundDeletion"

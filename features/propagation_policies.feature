@@ -38,6 +38,7 @@ Feature: The three propagation policies, on a Deployment
       """
       {"metadata": {"finalizers": ["example.com/hold"]}}
       """
+    And the garbage collector has caught up
     And Deployment "web" is deleted with propagation policy Foreground
     Then Pod "web-7d9f8-b2" is gone
     And Pod "web-7d9f8-a1" is terminating with finalizers "example.com/hold"

@@ -29,6 +29,14 @@ Feature: Virtual owners
     Given a Pod named "tobedeletedpod" owned by a missing v1 ReplicationController "owner1"
     Then Pod "tobedeletedpod" is gone
 
+  Scenario: A dependent whose missing owner's name has a space is collected
+    # The API server checks only that an owner reference's name is not empty (catalogue B.4),
+    # so "doesn't matter" is a valid name. The collector escapes it in the request path
+    # (`.../replicationcontrollers/doesn't%20matter`), the API server answers 404, and the
+    # owner is absent like any other (catalogue A.6).
+    Given a Pod named "pod" owned by a missing v1 ReplicationController "doesn't matter"
+    Then Pod "pod" is gone
+
   Scenario: An owner re-created under the same name does not count
     # The reference names ConfigMap "owner" but with the uid of an earlier incarnation; the
     # ConfigMap that has the name now is another object, and is not touched.

@@ -48,6 +48,8 @@ pub struct KubeWorld {
     /// Whether the collector has settled since the scenario last changed anything: then a
     /// negative check need not wait for it again.
     pub settled: bool,
+    /// The backend's client, made once: making one builds the fake API server's router.
+    client: std::sync::OnceLock<kube::Client>,
     /// The fake node of a `@kubelet` scenario (the reference kubelet model), created on first use.
     pub node: Option<crate::steps::kubelet::NodeState>,
     /// Discovery, refreshed when a kind is not found (a CRD may have just been created).
@@ -71,7 +73,7 @@ impl KubeWorld {
 
     /// A client.
     pub fn client(&self) -> kube::Client {
-        self.backend().client()
+        self.client.get_or_init(|| self.backend().client()).clone()
     }
 
     /// The scenario's namespace, created on first use with a unique name.

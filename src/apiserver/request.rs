@@ -27,8 +27,10 @@ const NAMESPACE_SUBRESOURCES: &[&str] = &["status", "finalize"];
 
 impl ResourcePath {
     /// Parses `/api/v1/...` and `/apis/{group}/{version}/...`; `None` when the path names no resource.
+    /// The path is percent-decoded first, as Go's `URL.Path` is, so a name may hold a space.
     pub fn parse(path: &str) -> Option<Self> {
-        let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+        let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+        let parts: Vec<&str> = decoded.trim_matches('/').split('/').collect();
         let (group, version, mut rest) = match parts.as_slice() {
             ["api", version, rest @ ..] => ("", *version, rest),
             ["apis", group, version, rest @ ..] => (*group, *version, rest),
@@ -184,6 +186,12 @@ mod tests {
         assert_eq!((p.group.as_str(), p.version.as_str(), p.resource.as_str()), ("apps", "v1", "deployments"));
         assert!(ResourcePath::parse("/apis/apps").is_none());
         assert!(ResourcePath::parse("/healthz").is_none());
+    }
+
+    #[test]
+    fn names_are_percent_decoded() {
+        let p = ResourcePath::parse("/api/v1/namespaces/ns1/replicationcontrollers/doesn't%20matter").unwrap();
+        assert_eq!(p.name.as_deref(), Some("doesn't matter"));
     }
 
     #[test]

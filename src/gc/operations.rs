@@ -15,6 +15,26 @@ use crate::gc::rest_mapper::Mapping;
 /// The component name the collector's events carry, as kube-controller-manager's.
 pub const EVENT_SOURCE: &str = "garbage-collector-controller";
 
+/// What a name must have escaped to be one segment of a request path: an owner reference's
+/// name is not validated (catalogue B.4), so it may hold a space, `/`, `?` or `%`.
+const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'/')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}');
+
+/// `name` as a request path segment (`kube::Api` puts names into paths as they are).
+fn segment(name: &str) -> std::borrow::Cow<'_, str> {
+    percent_encoding::utf8_percent_encode(name, PATH_SEGMENT).into()
+}
+
 fn api(client: &kube::Client, mapping: &Mapping, namespace: &str) -> Api<DynamicObject> {
     if mapping.namespaced {
         Api::namespaced_with(client.clone(), namespace, &mapping.resource)
@@ -51,7 +71,7 @@ pub fn object_meta(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Object
 
 /// GET an object's metadata; `Ok(None)` when it does not exist.
 pub async fn get(client: &kube::Client, mapping: &Mapping, namespace: &str, name: &str) -> Result<Option<ObjectMeta>, kube::Error> {
-    match api(client, mapping, namespace).get_metadata_opt(name).await? {
+    match api(client, mapping, namespace).get_metadata_opt(&segment(name)).await? {
         Some(PartialObjectMeta { metadata, .. }) => Ok(Some(object_meta(&metadata))),
         None => Ok(None),
     }
@@ -70,14 +90,14 @@ pub async fn delete(
         propagation_policy: Some(policy),
         ..DeleteParams::default()
     };
-    api(client, mapping, &identity.namespace).delete(&identity.name, &params).await.map(|_| ())
+    api(client, mapping, &identity.namespace).delete(&segment(&identity.name), &params).await.map(|_| ())
 }
 
 /// PATCH an object's metadata with a strategic merge or JSON merge patch.
 pub async fn patch(client: &kube::Client, mapping: &Mapping, identity: &Identity, body: Value, strategic: bool) -> Result<(), kube::Error> {
     let api = api(client, mapping, &identity.namespace);
     let patch = if strategic { Patch::Strategic(body) } else { Patch::Merge(body) };
-    api.patch_metadata(&identity.name, &PatchParams::default(), &patch).await.map(|_| ())
+    api.patch_metadata(&segment(&identity.name), &PatchParams::default(), &patch).await.map(|_| ())
 }
 
 /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11). The event lands

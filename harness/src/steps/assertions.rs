@@ -84,7 +84,7 @@ fn finalizers_of(v: &Value) -> Vec<String> {
 }
 
 /// `Then ConfigMap "child" is gone` (waits up to the backend's timeout).
-#[then(regex = r#"^(\w+) "([^"]+)" is gone$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" is gone$"#)]
 async fn gone(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
     let result = gone_check(&mut *world, kind, name).await;
     explained(world, result).await
@@ -101,7 +101,7 @@ async fn gone_check(world: &mut KubeWorld, kind: String, name: String) -> StepRe
 }
 
 /// `Then ConfigMap "child" still exists` (checked once the collector has settled).
-#[then(regex = r#"^(\w+) "([^"]+)" still exists$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" still exists$"#)]
 async fn still_exists(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
     let result = still_exists_check(&mut *world, kind, name).await;
     explained(world, result).await
@@ -117,7 +117,7 @@ async fn still_exists_check(world: &mut KubeWorld, kind: String, name: String) -
 }
 
 /// `Then ConfigMap "owner" is terminating with finalizers "foregroundDeletion"` (after settling).
-#[then(regex = r#"^(\w+) "([^"]+)" is terminating with finalizers "([^"]*)"$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" is terminating with finalizers "([^"]*)"$"#)]
 async fn terminating(world: &mut KubeWorld, kind: String, name: String, finalizers: String) -> StepResult {
     let result = terminating_check(&mut *world, kind, name, finalizers).await;
     explained(world, result).await
@@ -138,7 +138,7 @@ async fn terminating_check(world: &mut KubeWorld, kind: String, name: String, fi
 
 /// `Then Pod "web" is terminating with a grace period of 30 seconds`: its deletionTimestamp
 /// lies that far ahead and `deletionGracePeriodSeconds` says so (after settling).
-#[then(regex = r#"^(\w+) "([^"]+)" is terminating with a grace period of (\d+) seconds?$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" is terminating with a grace period of ((?-u:\d)+) seconds?$"#)]
 async fn terminating_gracefully(world: &mut KubeWorld, kind: String, name: String, grace: i64) -> StepResult {
     let result = terminating_gracefully_check(&mut *world, kind, name, grace).await;
     explained(world, result).await
@@ -161,7 +161,7 @@ async fn terminating_gracefully_check(world: &mut KubeWorld, kind: String, name:
 
 /// `Then ConfigMap "held" was marked for deletion more than 1 second ago` (or `less than 5
 /// seconds ago`): the age of its deletionTimestamp, after settling.
-#[then(regex = r#"^(\w+) "([^"]+)" was marked for deletion (more|less) than (\d+) seconds? ago$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" was marked for deletion (more|less) than ((?-u:\d)+) seconds? ago$"#)]
 async fn marked_ago(world: &mut KubeWorld, kind: String, name: String, relation: String, seconds: i64) -> StepResult {
     let result = marked_ago_check(&mut *world, kind, name, relation, seconds).await;
     explained(world, result).await
@@ -183,7 +183,7 @@ async fn marked_ago_check(world: &mut KubeWorld, kind: String, name: String, rel
 }
 
 /// `Then ConfigMap "child" has owner references to "a, b"` (names; `""` for none), after settling.
-#[then(regex = r#"^(\w+) "([^"]+)" has owner references to "([^"]*)"$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" has owner references to "([^"]*)"$"#)]
 async fn owners(world: &mut KubeWorld, kind: String, name: String, expected: String) -> StepResult {
     let result = owners_check(&mut *world, kind, name, expected).await;
     explained(world, result).await
@@ -202,7 +202,7 @@ async fn owners_check(world: &mut KubeWorld, kind: String, name: String, expecte
 /// `Then ConfigMap "b" has owner references:` and a table whose header names fields of an
 /// ownerReference (`name`, `kind`, `apiVersion`, `blockOwnerDeletion`, `controller`), one row
 /// per reference in order; `unset` for a field that is absent. Checked after settling.
-#[then(regex = r#"^(\w+) "([^"]+)" has owner references:$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" has owner references:$"#)]
 async fn owner_table(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
     let result = owner_table_check(&mut *world, kind, name, step).await;
     explained(world, result).await
@@ -225,7 +225,7 @@ async fn owner_table_check(world: &mut KubeWorld, kind: String, name: String, st
 
 /// `Then ConfigMap "held" has "metadata.deletionGracePeriodSeconds" set to "0"`: a field at a
 /// dotted path, after settling (`unset` for an absent field; `${Kind/name}` for a uid).
-#[then(regex = r#"^(\w+) "([^"]+)" has "([^"]+)" set to "([^"]*)"$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" has "([^"]+)" set to "([^"]*)"$"#)]
 async fn field(world: &mut KubeWorld, kind: String, name: String, path: String, value: String) -> StepResult {
     let result = field_check(&mut *world, kind, name, path, value).await;
     explained(world, result).await
@@ -290,7 +290,7 @@ async fn events_for(world: &mut KubeWorld, kind: &str, name: &str) -> Result<(Ap
 }
 
 /// `Then an event with reason "OwnerRefInvalidNamespace" was recorded for ConfigMap "child"`.
-#[then(regex = r#"^an event with reason "([^"]+)" was recorded for (\w+) "([^"]+)"$"#)]
+#[then(regex = r#"^an event with reason "([^"]+)" was recorded for ((?-u:\w)+) "([^"]+)"$"#)]
 async fn event_recorded(world: &mut KubeWorld, reason: String, kind: String, name: String) -> StepResult {
     let result = event_recorded_check(&mut *world, reason, kind, name).await;
     explained(world, result).await
@@ -310,7 +310,7 @@ async fn event_recorded_check(world: &mut KubeWorld, reason: String, kind: Strin
 /// (dotted paths of the Event: `type`, `reason`, `message`, `source.component`,
 /// `involvedObject.uid`, ...; `${Kind/name}` and `${namespace}` are replaced): eventually, one
 /// event about the object has all of them.
-#[then(regex = r#"^an event was recorded for (\w+) "([^"]+)" with:$"#)]
+#[then(regex = r#"^an event was recorded for ((?-u:\w)+) "([^"]+)" with:$"#)]
 async fn event_with(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
     let result = event_with_check(&mut *world, kind, name, step).await;
     explained(world, result).await
@@ -346,7 +346,7 @@ async fn event_with_check(world: &mut KubeWorld, kind: String, name: String, ste
 
 /// `Then no event with reason "OwnerRefInvalidNamespace" was recorded for ConfigMap "child"`
 /// (checked once the collector has settled).
-#[then(regex = r#"^no event with reason "([^"]+)" was recorded for (\w+) "([^"]+)"$"#)]
+#[then(regex = r#"^no event with reason "([^"]+)" was recorded for ((?-u:\w)+) "([^"]+)"$"#)]
 async fn no_event(world: &mut KubeWorld, reason: String, kind: String, name: String) -> StepResult {
     let result = async {
         settled(world).await?;
@@ -362,7 +362,7 @@ async fn no_event(world: &mut KubeWorld, reason: String, kind: String, name: Str
 }
 
 /// `Then the request fails with status 409 and reason Conflict`.
-#[then(regex = r"^the request fails with status (\d+) and reason (\w+)$")]
+#[then(regex = r"^the request fails with status ((?-u:\d)+) and reason ((?-u:\w)+)$")]
 async fn request_failed(world: &mut KubeWorld, code: u16, reason: String) -> StepResult {
     let result = request_failed_check(&mut *world, code, reason).await;
     explained(world, result).await
@@ -391,7 +391,7 @@ async fn failure_says(world: &mut KubeWorld, text: String) -> StepResult {
 }
 
 /// `Then the request succeeds` (optionally `with status 202`).
-#[then(regex = r"^the request succeeds(?: with status (\d+))?$")]
+#[then(regex = r"^the request succeeds(?: with status ((?-u:\d)+))?$")]
 async fn request_succeeded(world: &mut KubeWorld, code: String) -> StepResult {
     let result = match (&world.last_error, &world.last_response) {
         (Some(e), _) => Err(format!("the request failed with {} {}: {}", e.code, e.reason, e.message)),
@@ -484,7 +484,7 @@ async fn matching(world: &mut KubeWorld, kind: &str, pattern: &str) -> Result<Ve
 
 /// `Then 30 Pods named "c1-*" still exist`: after settling, exactly that many objects of the
 /// kind match the name pattern (`*` for any text), and none is being deleted.
-#[then(regex = r#"^(\d+) (\w+?)s named "([^"]+)" still exist$"#)]
+#[then(regex = r#"^((?-u:\d)+) ((?-u:\w)+?)s named "([^"]+)" still exist$"#)]
 async fn count_exist(world: &mut KubeWorld, count: usize, kind: String, pattern: String) -> StepResult {
     let result = async {
         settled(world).await?;
@@ -501,7 +501,7 @@ async fn count_exist(world: &mut KubeWorld, count: usize, kind: String, pattern:
 
 /// `Then every ReplicationController named "c*" is gone` (eventually no object of the kind
 /// matches the name pattern).
-#[then(regex = r#"^every (\w+?) named "([^"]+)" is gone$"#)]
+#[then(regex = r#"^every ((?-u:\w)+?) named "([^"]+)" is gone$"#)]
 async fn all_gone(world: &mut KubeWorld, kind: String, pattern: String) -> StepResult {
     let (api, _, _) = match world.api(&kind).await {
         Ok(a) => a,
@@ -520,7 +520,7 @@ async fn all_gone(world: &mut KubeWorld, kind: String, pattern: String) -> StepR
 
 /// `Then every Pod named "c1-*" has owner references to ""` (after settling; at least one
 /// object must match).
-#[then(regex = r#"^every (\w+?) named "([^"]+)" has owner references to "([^"]*)"$"#)]
+#[then(regex = r#"^every ((?-u:\w)+?) named "([^"]+)" has owner references to "([^"]*)"$"#)]
 async fn all_owned_by(world: &mut KubeWorld, kind: String, pattern: String, expected: String) -> StepResult {
     let result = async {
         settled(world).await?;
@@ -542,7 +542,7 @@ async fn all_owned_by(world: &mut KubeWorld, kind: String, pattern: String, expe
 
 /// `Then the watch on ConfigMaps saw ConfigMap "old" deleted`: reading the kind's watch from
 /// where `Given a watch on ConfigMaps` started, a DELETED event for the object arrives.
-#[then(regex = r#"^the watch on (\w+?)s saw (\w+) "([^"]+)" deleted$"#)]
+#[then(regex = r#"^the watch on ((?-u:\w)+?)s saw ((?-u:\w)+) "([^"]+)" deleted$"#)]
 async fn watch_saw_deleted(world: &mut KubeWorld, watched: String, kind: String, name: String) -> StepResult {
     let result = async {
         let from = world.watches.get(&watched).cloned().ok_or(format!("no watch on {watched}s was started"))?;

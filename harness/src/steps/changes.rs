@@ -73,20 +73,20 @@ fn policy_body(policy: &str) -> String {
 }
 
 /// `When ConfigMap "owner" is deleted` (empty DeleteOptions: the resource's default policy).
-#[when(regex = r#"^(\w+) "([^"]+)" is deleted$"#)]
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is deleted$"#)]
 async fn deleted(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
     delete(world, &kind, &name, Some("{}".into()), "").await
 }
 
 /// `When ConfigMap "owner" is deleted without a body`: no DeleteOptions at all, so the server
 /// reads them from the (empty) query (upstream's "nil options" as a client can send them).
-#[when(regex = r#"^(\w+) "([^"]+)" is deleted without a body$"#)]
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is deleted without a body$"#)]
 async fn deleted_without_body(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
     delete(world, &kind, &name, None, "").await
 }
 
 /// `When ConfigMap "owner" is deleted with propagation policy Foreground`.
-#[when(regex = r#"^(\w+) "([^"]+)" is deleted with propagation policy (Foreground|Background|Orphan)$"#)]
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is deleted with propagation policy (Foreground|Background|Orphan)$"#)]
 async fn deleted_with_policy(world: &mut KubeWorld, kind: String, name: String, policy: String) -> StepResult {
     delete(world, &kind, &name, Some(policy_body(&policy)), "").await
 }
@@ -94,7 +94,7 @@ async fn deleted_with_policy(world: &mut KubeWorld, kind: String, name: String, 
 /// `When ConfigMap "owner" is deleted with options:` and a JSON DeleteOptions doc string, sent
 /// as is (so that `orphanDependents` and invalid combinations reach the server); `${Kind/name}`
 /// stands for a uid, `${resourceVersion}` for the object's current resourceVersion.
-#[when(regex = r#"^(\w+) "([^"]+)" is deleted with options:$"#)]
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is deleted with options:$"#)]
 async fn deleted_with_options(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with DeleteOptions")?;
     let body = options(world, &kind, &name, text).await?;
@@ -103,7 +103,7 @@ async fn deleted_with_options(world: &mut KubeWorld, kind: String, name: String,
 
 /// `When ConfigMap "owner" is deleted with options '{"orphanDependents": true}'`: the same, on
 /// one line (for Scenario Outlines).
-#[when(regex = r#"^(\w+) "([^"]+)" is deleted with options '(.*)'$"#)]
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is deleted with options '(.*)'$"#)]
 async fn deleted_with_inline_options(world: &mut KubeWorld, kind: String, name: String, text: String) -> StepResult {
     let body = options(world, &kind, &name, &text).await?;
     delete(world, &kind, &name, Some(body), "").await
@@ -111,7 +111,7 @@ async fn deleted_with_inline_options(world: &mut KubeWorld, kind: String, name: 
 
 /// `When ConfigMap "owner" is deleted with query "propagationPolicy=Foreground"`: no body, the
 /// options in the query string.
-#[when(regex = r#"^(\w+) "([^"]+)" is deleted with query "([^"]*)"$"#)]
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is deleted with query "([^"]*)"$"#)]
 async fn deleted_with_query(world: &mut KubeWorld, kind: String, name: String, query: String) -> StepResult {
     delete(world, &kind, &name, None, &format!("?{query}")).await
 }
@@ -134,7 +134,7 @@ async fn namespace_deleted(world: &mut KubeWorld, policy: String) -> StepResult 
 
 /// `When the custom resource kind "Widget" is deleted`: its CustomResourceDefinition is deleted
 /// (the API server then deletes every Widget before the definition goes).
-#[when(regex = r#"^the custom resource kind "(\w+)" is deleted$"#)]
+#[when(regex = r#"^the custom resource kind "((?-u:\w)+)" is deleted$"#)]
 async fn custom_kind_deleted(world: &mut KubeWorld, kind: String) -> StepResult {
     let (resource, _) = world.custom_kinds.get(&kind).cloned().ok_or(format!("the scenario defined no custom kind {kind}"))?;
     let url = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}.{}", resource.plural, resource.group);
@@ -150,7 +150,7 @@ async fn collection_url(world: &mut KubeWorld, kind: &str) -> Result<String, Str
 
 /// `When all ConfigMaps are deleted as a collection` (optionally ` with options '{...}'`,
 /// ` with label selector "a=b"`): one DELETE on the collection of the scenario namespace.
-#[when(regex = r#"^all (\w+?)s are deleted as a collection(?: with label selector "([^"]*)")?(?: with options '(.*)')?$"#)]
+#[when(regex = r#"^all ((?-u:\w)+?)s are deleted as a collection(?: with label selector "([^"]*)")?(?: with options '(.*)')?$"#)]
 async fn collection_deleted(world: &mut KubeWorld, kind: String, selector: String, opts: String) -> StepResult {
     let mut url = collection_url(world, &kind).await?;
     if !selector.is_empty() {
@@ -164,7 +164,7 @@ async fn collection_deleted(world: &mut KubeWorld, kind: String, selector: Strin
 
 /// `When all ConfigMaps are deleted as a collection by two clients at once`: two concurrent
 /// DELETEs on the collection; the step fails unless both succeed.
-#[when(regex = r"^all (\w+?)s are deleted as a collection by two clients at once$")]
+#[when(regex = r"^all ((?-u:\w)+?)s are deleted as a collection by two clients at once$")]
 async fn collection_deleted_twice(world: &mut KubeWorld, kind: String) -> StepResult {
     let url = collection_url(world, &kind).await?;
     let client = world.client();
@@ -217,6 +217,7 @@ async fn deletions_at_once(world: &mut KubeWorld, step: &Step) -> StepResult {
         }
     }
     let client = world.client();
+    world.settled = false;
     let outcomes =
         futures::future::join_all(requests.iter().map(|(url, body)| send(&client, http::Method::DELETE, url, body.clone()))).await;
     for ((url, _), outcome) in requests.iter().zip(outcomes) {
@@ -230,7 +231,7 @@ async fn deletions_at_once(world: &mut KubeWorld, step: &Step) -> StepResult {
 
 /// `When a ConfigMap named "again" is created` (optionally ` with finalizers "a/b"`): unlike
 /// the Given step, a refusal is recorded for `Then the request fails ...` instead of failing.
-#[when(regex = r#"^an? (\w+) named "([^"]+)" is created(?: with finalizers? "([^"]*)")?$"#)]
+#[when(regex = r#"^an? ((?-u:\w)+) named "([^"]+)" is created(?: with finalizers? "([^"]*)")?$"#)]
 async fn created(world: &mut KubeWorld, kind: String, name: String, finalizers: String) -> StepResult {
     let body = manifest_with(world, &kind, &name, vec![], list(&finalizers)).await?;
     try_create(world, &kind, &name, body).await
@@ -238,7 +239,7 @@ async fn created(world: &mut KubeWorld, kind: String, name: String, finalizers: 
 
 /// `When a ConfigMap named "child" is created with owner references:` and a JSON list of
 /// references (`${Kind/name}` stands for a uid); a refusal is recorded, not a failure.
-#[when(regex = r#"^an? (\w+) named "([^"]+)" is created with owner references:$"#)]
+#[when(regex = r#"^an? ((?-u:\w)+) named "([^"]+)" is created with owner references:$"#)]
 async fn created_with_owners(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with a JSON list of owner references")?;
     let refs: Vec<Value> = serde_json::from_str(&resolve_uids(world, text)?).map_err(|e| format!("bad owner references: {e}"))?;
@@ -248,7 +249,7 @@ async fn created_with_owners(world: &mut KubeWorld, kind: String, name: String, 
 
 /// `When the finalizer "example.com/hold" is removed from ConfigMap "owner"` (a merge patch
 /// conditional on the resourceVersion read just before).
-#[when(regex = r#"^the finalizer "([^"]+)" is removed from (\w+) "([^"]+)"$"#)]
+#[when(regex = r#"^the finalizer "([^"]+)" is removed from ((?-u:\w)+) "([^"]+)"$"#)]
 async fn remove_finalizer(world: &mut KubeWorld, finalizer: String, kind: String, name: String) -> StepResult {
     let api = object_api(world, &kind, &name).await?;
     let current = api.get(&name).await.map_err(|e| e.to_string())?;
@@ -262,7 +263,7 @@ async fn remove_finalizer(world: &mut KubeWorld, finalizer: String, kind: String
 /// `When ConfigMap "child" is patched with a merge patch:` (or `a strategic patch`, `a JSON
 /// patch`) and a JSON doc string, in which `${Kind/name}` stands for the uid of an object of
 /// the scenario; a refusal is recorded for `Then the request fails ...`.
-#[when(regex = r#"^(\w+) "([^"]+)" is patched with an? (merge|strategic|JSON) patch:$"#)]
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is patched with an? (merge|strategic|JSON) patch:$"#)]
 async fn patched(world: &mut KubeWorld, kind: String, name: String, patch_type: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with the patch")?;
     let body: Value = serde_json::from_str(&resolve_uids(world, text)?).map_err(|e| format!("bad patch: {e}"))?;

@@ -9,7 +9,7 @@
 
 use cucumber::codegen::Regex;
 use cucumber::gherkin::Step;
-use cucumber::given;
+use cucumber::{given, when};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
 use serde_json::{Value, json};
 
@@ -286,7 +286,7 @@ async fn from_fixture(world: &mut KubeWorld, path: String) -> StepResult {
 }
 
 /// `Given a ConfigMap named "parent" in another namespace`.
-#[given(regex = r#"^an? (\w+) named "([^"]+)" in another namespace$"#)]
+#[given(regex = r#"^an? ((?-u:\w)+) named "([^"]+)" in another namespace$"#)]
 async fn in_other_namespace(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
     create_in(world, &kind, &name, vec![], vec![], true).await
 }
@@ -344,7 +344,7 @@ async fn define(world: &mut KubeWorld, kind: &str, group: &str, cluster: bool, v
 /// `Given a custom resource kind "Widget"` (namespaced), `a cluster-scoped custom resource
 /// kind "Gadget"`, or `a custom resource kind "Widget" served at versions "v1, v1beta1"` (the
 /// first stored and preferred): a CustomResourceDefinition under a group of the scenario's own.
-#[given(regex = r#"^an? (cluster-scoped )?custom resource kind "(\w+)"(?: served at versions "([^"]+)")?$"#)]
+#[given(regex = r#"^an? (cluster-scoped )?custom resource kind "((?-u:\w)+)"(?: served at versions "([^"]+)")?$"#)]
 async fn custom_kind(world: &mut KubeWorld, cluster: String, kind: String, versions: String) -> StepResult {
     let group = format!("s{}.kubegc.example", &uuid::Uuid::new_v4().simple().to_string()[..8]);
     let versions = if versions.is_empty() { vec!["v1".to_string()] } else { list(&versions) };
@@ -353,7 +353,7 @@ async fn custom_kind(world: &mut KubeWorld, cluster: String, kind: String, versi
 
 /// `Given the custom resource kind "Widget" is defined again`: once its deleted definition is
 /// gone, the same CustomResourceDefinition (same group, names and scope) is created anew.
-#[given(regex = r#"^the custom resource kind "(\w+)" is defined again$"#)]
+#[given(regex = r#"^the custom resource kind "((?-u:\w)+)" is defined again$"#)]
 async fn custom_kind_again(world: &mut KubeWorld, kind: String) -> StepResult {
     let (resource, namespaced) = world.custom_kinds.get(&kind).cloned().ok_or(format!("the scenario defined no custom kind {kind}"))?;
     let api: Api<Crd> = Api::all(world.client());
@@ -367,13 +367,13 @@ async fn custom_kind_again(world: &mut KubeWorld, kind: String) -> StepResult {
 }
 
 /// `Given a ConfigMap named "owner"`.
-#[given(regex = r#"^an? (\w+) named "([^"]+)"$"#)]
+#[given(regex = r#"^an? ((?-u:\w)+) named "([^"]+)"$"#)]
 async fn plain(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
     create(world, &kind, &name, vec![], vec![]).await
 }
 
 /// `Given a ConfigMap named "owner" with finalizers "example.com/hold"`.
-#[given(regex = r#"^an? (\w+) named "([^"]+)" with finalizers? "([^"]*)"$"#)]
+#[given(regex = r#"^an? ((?-u:\w)+) named "([^"]+)" with finalizers? "([^"]*)"$"#)]
 async fn with_finalizers(world: &mut KubeWorld, kind: String, name: String, finalizers: String) -> StepResult {
     create(world, &kind, &name, vec![], list(&finalizers)).await
 }
@@ -385,7 +385,7 @@ async fn with_finalizers(world: &mut KubeWorld, kind: String, name: String, fina
 /// `Widget "w" through version v1beta1` (another served version of a custom kind); or `the
 /// namespace`. Several owners are joined by ` and `; ` with blockOwnerDeletion` after the last
 /// makes every reference blocking (otherwise the field is left unset).
-#[given(regex = r#"^an? (\w+) named "([^"]+)"( in another namespace)? owned by (.+?)(?: with finalizers? "([^"]*)")?$"#)]
+#[given(regex = r#"^an? ((?-u:\w)+) named "([^"]+)"( in another namespace)? owned by (.+?)(?: with finalizers? "([^"]*)")?$"#)]
 async fn owned(world: &mut KubeWorld, kind: String, name: String, other: String, owners: String, finalizers: String) -> StepResult {
     let refs = owner_refs(world, &owners).await?;
     create_in(world, &kind, &name, refs, list(&finalizers), !other.is_empty()).await
@@ -393,7 +393,7 @@ async fn owned(world: &mut KubeWorld, kind: String, name: String, other: String,
 
 /// `Given a ConfigMap named "child" with owner references:` (or `with finalizers "a/b" and
 /// owner references:`) and a JSON list of references, in which `${Kind/name}` stands for a uid.
-#[given(regex = r#"^an? (\w+) named "([^"]+)" with (?:finalizers? "([^"]*)" and )?owner references:$"#)]
+#[given(regex = r#"^an? ((?-u:\w)+) named "([^"]+)" with (?:finalizers? "([^"]*)" and )?owner references:$"#)]
 async fn with_raw_owners(world: &mut KubeWorld, kind: String, name: String, finalizers: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with a JSON list of owner references")?;
     let refs: Vec<Value> = serde_json::from_str(&resolve_uids(world, text)?).map_err(|e| format!("bad owner references: {e}"))?;
@@ -443,7 +443,9 @@ async fn table(world: &mut KubeWorld, step: &Step) -> StepResult {
 /// 1..10 (optionally ` with finalizers "orphan"`), each with that many dependents named
 /// `<owner>-1`, `<owner>-2`, ..., whose references are the controller's and blocking, as a
 /// ReplicationController's pods have.
-#[given(regex = r#"^(\d+|an?) (\w+?)s? named "([^"]+)"(?: with finalizers? "([^"]*)")? (?:each )?owning (\d+) (\w+?)s?$"#)]
+#[given(
+    regex = r#"^((?-u:\d)+|an?) ((?-u:\w)+?)s? named "([^"]+)"(?: with finalizers? "([^"]*)")? (?:each )?owning ((?-u:\d)+) ((?-u:\w)+?)s?$"#
+)]
 async fn owners_with_dependents(
     world: &mut KubeWorld,
     owners: String,
@@ -468,7 +470,7 @@ async fn owners_with_dependents(
 
 /// `Given a chain of 40 ConfigMaps named "link-{n}"`: `link-1` owns `link-2` owns ... owns
 /// `link-40`, every reference blocking; optionally `, the last with finalizers "a/b"`.
-#[given(regex = r#"^a chain of (\d+) (\w+?)s named "([^"]+)"(?:, the last with finalizers? "([^"]*)")?$"#)]
+#[given(regex = r#"^a chain of ((?-u:\d)+) ((?-u:\w)+?)s named "([^"]+)"(?:, the last with finalizers? "([^"]*)")?$"#)]
 async fn chain(world: &mut KubeWorld, length: usize, kind: String, pattern: String, finalizers: String) -> StepResult {
     for n in 1..=length {
         let name = pattern.replace("{n}", &n.to_string());
@@ -481,7 +483,7 @@ async fn chain(world: &mut KubeWorld, length: usize, kind: String, pattern: Stri
 
 /// `Given a watch on ConfigMaps`: remembers the current resourceVersion of the kind's list in
 /// the scenario namespace, from which a later `Then the watch on ConfigMaps saw ...` reads.
-#[given(regex = r"^a watch on (\w+?)s$")]
+#[given(regex = r"^a watch on ((?-u:\w)+?)s$")]
 async fn watch_started(world: &mut KubeWorld, kind: String) -> StepResult {
     let (api, _, _) = world.api(&kind).await?;
     let listed = api.list_metadata(&ListParams::default()).await.map_err(|e| format!("cannot list {kind}s: {e}"))?;
@@ -492,8 +494,10 @@ async fn watch_started(world: &mut KubeWorld, kind: String) -> StepResult {
 
 /// `Given the garbage collector has caught up`: waits until the collector has seen every
 /// change so far (on a cluster: the hold time). Upstream's orphaning tests wait so, because an
-/// orphaning pass only reaches the dependents the collector already knows (issue #26120).
+/// orphaning pass only reaches the dependents the collector already knows (issue #26120), and a
+/// foreground owner only waits for the dependents the collector already knows. Also a When step.
 #[given(regex = r"^the garbage collector has caught up$")]
+#[when(regex = r"^the garbage collector has caught up$")]
 async fn caught_up(world: &mut KubeWorld) -> StepResult {
     world.backend().settle().await?;
     world.settled = true;
