@@ -17,3 +17,4 @@ pub mod apiserver;
 pub mod clock;
 pub mod gc;
 pub mod kubelet;
+mod mutants;

@@ -5,8 +5,12 @@
 //! - [`steps`]: step definitions, by topic.
 //! - [`backend`]: where scenarios run (the in-process fake, or any cluster by kubeconfig).
 //! - [`runner`]: runs feature files on a backend with cucumber.
+//! - [`junit`]: reading verdicts back from the runner's JUnit reports.
+//! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
 
 pub mod backend;
+pub mod junit;
+pub mod mutation;
 pub mod runner;
 pub mod steps;
 pub mod world;

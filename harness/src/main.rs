@@ -31,6 +31,9 @@ enum Command {
     Run(cmd::run::Args),
     /// List the scenarios of the feature files, with their tags.
     List(cmd::list::Args),
+    /// Run the specification against every mutant API server and collector and report which
+    /// scenarios catch which; exit 0 if every mutant is caught, 1 if not.
+    Mutants(cmd::mutants::Args),
     /// Which upstream test cases the scenarios cover, per category, and why the others are not.
     Coverage(cmd::coverage::Args),
     /// Print every step phrase with an example.
@@ -50,6 +53,7 @@ fn main() -> std::process::ExitCode {
             Command::Gc(args) => cmd::gc::run(args).await.map(|()| true),
             Command::Run(args) => cmd::run::run(args).await,
             Command::List(args) => cmd::list::run(args).map(|()| true),
+            Command::Mutants(args) => cmd::mutants::run(args).await,
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Steps => {
                 cmd::steps::run();

@@ -41,6 +41,11 @@ pub struct KubeWorld {
     /// The HTTP status and body of the last request that succeeded, for steps that check what
     /// the API server answered (the object it kept, or the `Status` of a removal).
     pub last_response: Option<(u16, Value)>,
+    /// The object of the last DELETE step, as `(kind, name)`.
+    pub last_deleted: Option<(String, String)>,
+    /// The deletionTimestamp each object got from the first DELETE that kept it, by
+    /// `(kind, name)`.
+    pub first_deletions: HashMap<(String, String), String>,
     /// Made-up uids of owners that never existed, by name: a name used twice means one uid.
     pub missing_owners: HashMap<String, String>,
     /// The resourceVersion from which each kind's watch (`Given a watch on ConfigMaps`) reads.

@@ -17,7 +17,7 @@ fn shared() -> &'static (tokio::runtime::Runtime, Arc<FakeBackend>) {
     static SHARED: OnceLock<(tokio::runtime::Runtime, Arc<FakeBackend>)> = OnceLock::new();
     SHARED.get_or_init(|| {
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-        let backend = runtime.block_on(async { Arc::new(FakeBackend::start()) });
+        let backend = runtime.block_on(async { Arc::new(FakeBackend::start(kubegc::apiserver::ApiServer::new())) });
         (runtime, backend)
     })
 }

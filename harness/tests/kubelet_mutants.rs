@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kubegc::kubelet::mutant::Mutant;
-
-/// Scenario (JUnit testcase name) → whether it failed.
-type Verdicts = BTreeMap<String, bool>;
+use kubegc_harness::junit::{self, Verdicts, short};
 
 /// Runs the `@kubelet` scenarios with `mutant` (none: the reference model) and reads the
 /// verdicts from the JUnit report.
@@ -32,7 +30,7 @@ fn run(mutant: Option<Mutant>, dir: &Path) -> Verdicts {
         .expect("kubegc runs");
     let xml =
         std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("no JUnit report ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    let verdicts = parse_junit(&xml);
+    let verdicts = junit::verdicts(&xml);
     assert!(!verdicts.is_empty(), "no scenarios ran: {}", String::from_utf8_lossy(&out.stdout));
     verdicts
 }
@@ -48,37 +46,6 @@ fn kubelet_features(root: &Path) -> Vec<PathBuf> {
     files.sort();
     assert!(!files.is_empty(), "no kubelet feature files");
     files
-}
-
-/// Testcase names and whether each failed, from a cucumber JUnit report.
-fn parse_junit(xml: &str) -> Verdicts {
-    xml.split("<testcase name=\"")
-        .skip(1)
-        .filter_map(|chunk| {
-            let (name, rest) = chunk.split_once('"')?;
-            let body = rest.split("</testcase>").next().unwrap_or(rest);
-            let name = name.replace("&apos;", "'").replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
-            Some((normalize(&name), body.contains("<failure") || body.contains("<error")))
-        })
-        .collect()
-}
-
-/// A testcase name with its location reduced to `file.feature:line:column` (the runner may
-/// have copied the files into a temporary directory, under numbered names).
-fn normalize(name: &str) -> String {
-    let Some((title, location)) = name.rsplit_once(": ") else {
-        return name.to_string();
-    };
-    let file = location.rsplit('/').next().unwrap_or(location);
-    let file = file.split_once('-').filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit())).map_or(file, |(_, f)| f);
-    format!("{title}: {file}")
-}
-
-/// The short form of a testcase name: `file:line` and the scenario's title.
-fn short(name: &str) -> String {
-    let title = name.rsplit("Scenario: ").next().unwrap_or(name);
-    let title = title.rsplit("Scenario Outline: ").next().unwrap_or(title);
-    title.to_string()
 }
 
 #[test]
@@ -124,15 +91,4 @@ fn every_kubelet_scenario_catches_a_mutant_and_every_mutant_is_caught() {
     let decorative: Vec<String> = killed_by.iter().filter(|(_, m)| m.is_empty()).map(|(n, _)| n.clone()).collect();
     assert!(invisible.is_empty(), "mutants no scenario notices: {invisible:?}");
     assert!(decorative.is_empty(), "scenarios no mutant makes fail: {decorative:#?}");
-}
-
-#[test]
-fn junit_parsing_reads_names_and_failures() {
-    let xml = r#"<testsuites><testsuite><testcase name="Scenario: a: f:1:1" time="0"><system-out>x</system-out></testcase><testcase name="Rule: r: Scenario: it&apos;s b: f:2:1" time="0"><failure message="m"/></testcase></testsuite></testsuites>"#;
-    let v = parse_junit(xml);
-    assert_eq!(v.get("Scenario: a: f:1:1"), Some(&false));
-    assert_eq!(v.get("Rule: r: Scenario: it's b: f:2:1"), Some(&true));
-    assert_eq!(short("Rule: r: Scenario: it's b: f:2:1"), "it's b: f:2:1");
-    assert_eq!(normalize("Scenario: a: b: tmp/.tmpX/0003-kubelet_eviction.feature:35:3"), "Scenario: a: b: kubelet_eviction.feature:35:3");
-    assert_eq!(normalize("Scenario: a: work/main/features/kubelet_config.feature:17:3"), "Scenario: a: kubelet_config.feature:17:3");
 }

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::apiserver::crd::{self, CLEANUP_FINALIZER};
 use crate::apiserver::deletion::{DeleteOptions, Propagation};
+use crate::apiserver::mutant::Mutant;
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::store::ObjectKey;
 use crate::apiserver::validation::string_list;
@@ -58,7 +59,7 @@ impl State {
         let ns_scope = Scope::namespaces(&self.registry);
         let spec_finalizers = string_list(&namespace["spec"], "finalizers");
         if spec_finalizers.iter().any(|f| f == NAMESPACE_FINALIZER) {
-            if self.delete_namespace_contents(name) > 0 {
+            if self.mutant != Some(Mutant::NamespaceKeepsContents) && self.delete_namespace_contents(name) > 0 {
                 return;
             }
             let mut finalized = (**self.store.get(&ns_scope.key(name)).expect("checked by caller")).clone();

@@ -8,6 +8,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
+use crate::apiserver::mutant::Mutant;
 use crate::apiserver::registry::{DefaultGcPolicy, ResourceInfo};
 use crate::apiserver::request::Query;
 use crate::apiserver::status::{ApiError, ApiResult, FieldError, FieldErrorKind};
@@ -61,8 +62,9 @@ fn parse_dry_run(values: &[&str]) -> ApiResult<bool> {
 
 impl DeleteOptions {
     /// Reads the options from a request body if it has one, else from the query parameters,
-    /// as the upstream DELETE handler does; then validates them (catalogue B.1 "Conflicts").
-    pub fn from_request(body: &[u8], query: &Query) -> ApiResult<Self> {
+    /// as the upstream DELETE handler does; then validates them (catalogue B.1 "Conflicts"),
+    /// unless the server's `mutant` skips that.
+    pub fn from_request(body: &[u8], query: &Query, mutant: Option<Mutant>) -> ApiResult<Self> {
         let opts = if body.iter().any(|b| !b.is_ascii_whitespace()) {
             let v: Value = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
             let dry: Vec<&str> = v["dryRun"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
@@ -84,6 +86,9 @@ impl DeleteOptions {
                 dry_run: parse_dry_run(&query.all("dryRun"))?,
             }
         };
+        if mutant == Some(Mutant::AcceptConflictingDeleteOptions) && opts.propagation.is_some() {
+            return Ok(Self { orphan_dependents: None, ..opts });
+        }
         if let (Some(_), Some(policy)) = (opts.orphan_dependents, opts.propagation) {
             let policy = format!("{policy:?}");
             return Err(options_invalid(vec![FieldError::invalid(
@@ -169,7 +174,11 @@ pub enum DeletePlan {
 }
 
 /// Checks `preconditions.uid` and `preconditions.resourceVersion` (B.3 rows 2-3).
-pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, resource: &ResourceInfo) -> ApiResult<()> {
+pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> ApiResult<()> {
+    if ctx.mutant == Some(Mutant::IgnorePreconditions) {
+        return Ok(());
+    }
+    let resource = ctx.resource;
     let meta = &existing["metadata"];
     let name = meta["name"].as_str().unwrap_or("");
     if let Some(uid) = &opts.precondition_uid {
@@ -199,12 +208,48 @@ pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, resource: &Re
     Ok(())
 }
 
+/// The finalizer list after a delete as the server computes it (see [`gc_finalizers`]): left
+/// alone when the server runs without garbage collection, and as the server's mutant (if any)
+/// gets it wrong.
+pub fn deletion_finalizers(
+    opts: &DeleteOptions,
+    current: &[String],
+    default: DefaultGcPolicy,
+    ctx: DeleteContext<'_>,
+) -> (bool, Vec<String>) {
+    if !ctx.garbage_collection {
+        return (false, current.to_vec());
+    }
+    let mut opts = opts.clone();
+    let mut default = default;
+    let mut seen = current.to_vec();
+    match ctx.mutant {
+        Some(Mutant::IgnoreOrphanDependents) => opts.orphan_dependents = None,
+        Some(Mutant::IgnoreDefaultPolicies) if default == DefaultGcPolicy::OrphanDependents => default = DefaultGcPolicy::DeleteDependents,
+        Some(Mutant::IgnoreExistingGcFinalizers) => seen.retain(|f| f != FINALIZER_ORPHAN && f != FINALIZER_FOREGROUND),
+        Some(Mutant::EventsGetGcFinalizers) if default == DefaultGcPolicy::Unsupported => default = DefaultGcPolicy::DeleteDependents,
+        _ => {}
+    }
+    let (_, mut out) = gc_finalizers(&opts, &seen, default);
+    let never_added = match ctx.mutant {
+        Some(Mutant::NeverAddForegroundFinalizer) => Some(FINALIZER_FOREGROUND),
+        Some(Mutant::NeverAddOrphanFinalizer) => Some(FINALIZER_ORPHAN),
+        _ => None,
+    };
+    if let Some(f) = never_added.filter(|f| !current.iter().any(|c| c == f)) {
+        out.retain(|o| o != f);
+    }
+    let as_set = |l: &[String]| l.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+    if as_set(&out) == as_set(current) { (false, current.to_vec()) } else { (true, out) }
+}
+
 /// A pod's grace period for this delete (upstream pod `CheckGracefulDelete`, B.3 row 9).
-fn pod_grace_period(pod: &Value, opts: &DeleteOptions) -> i64 {
-    let mut period = opts.grace_period_seconds.or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64()).unwrap_or(0);
+fn pod_grace_period(pod: &Value, opts: &DeleteOptions, mutant: Option<Mutant>) -> i64 {
+    let requested = opts.grace_period_seconds.filter(|g| *g != 0 || mutant != Some(Mutant::GraceZeroIgnored));
+    let mut period = requested.or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64()).unwrap_or(0);
     let unscheduled = pod["spec"]["nodeName"].as_str().unwrap_or("").is_empty();
     let terminal = matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed"));
-    if unscheduled || terminal {
+    if (unscheduled || terminal) && mutant != Some(Mutant::UnscheduledPodsGraceful) {
         period = 0;
     }
     if period < 0 { 1 } else { period }
@@ -228,6 +273,8 @@ pub struct DeleteContext<'a> {
     pub now: DateTime<Utc>,
     /// `false` when the server runs with garbage collection disabled (B.3 row 21).
     pub garbage_collection: bool,
+    /// The server's broken rule, if any (see [`crate::apiserver::mutant`]).
+    pub mutant: Option<Mutant>,
 }
 
 /// Plans a DELETE of `existing` (already checked against the preconditions) with `opts`.
@@ -252,8 +299,8 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
                 _ => return DeletePlan::Unchanged,
             },
         }
-    } else if resource.graceful {
-        let grace = pod_grace_period(existing, opts);
+    } else if resource.graceful && ctx.mutant != Some(Mutant::PodsNotGraceful) {
+        let grace = pod_grace_period(existing, opts, ctx.mutant);
         meta["deletionTimestamp"] = json!(format_time(now + Duration::seconds(grace)));
         meta["deletionGracePeriodSeconds"] = json!(grace);
         bump_generation(meta);
@@ -263,31 +310,27 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
     };
 
     // deletionFinalizersForGarbageCollection.
-    let (changed, finalizers) = if ctx.garbage_collection {
-        gc_finalizers(opts, &string_list(meta, "finalizers"), resource.default_gc_policy(ctx.version))
-    } else {
-        (false, string_list(meta, "finalizers"))
-    };
+    let (changed, finalizers) = deletion_finalizers(opts, &string_list(meta, "finalizers"), resource.default_gc_policy(ctx.version), ctx);
     if changed {
         meta["finalizers"] = json!(finalizers);
         if finalizers.is_empty() {
             meta.as_object_mut().expect("metadata is an object").remove("finalizers");
         }
     }
-    let pending_finalizers = !finalizers.is_empty();
+    let pending_finalizers = !finalizers.is_empty() && ctx.mutant != Some(Mutant::RemoveDespiteFinalizers);
 
     if graceful {
         let grace = meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
         return if grace == 0 && !pending_finalizers { DeletePlan::Remove } else { DeletePlan::Keep(obj) };
     }
-    if !pending_finalizers {
+    if !pending_finalizers && ctx.mutant != Some(Mutant::KeepWithoutFinalizers) {
         return DeletePlan::Remove;
     }
     // markAsDeleting: first deletion bumps generation; an earlier timestamp is kept.
     if deletion_ts.is_none() {
         bump_generation(meta);
     }
-    if deletion_ts.is_none_or(|ts| ts > now) {
+    if deletion_ts.is_none_or(|ts| ts > now) || ctx.mutant == Some(Mutant::MoveDeletionTimestamp) {
         meta["deletionTimestamp"] = json!(format_time(now));
     }
     meta["deletionGracePeriodSeconds"] = json!(0);
@@ -296,9 +339,10 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
 
 /// B.3 row 13: whether an update leaves an object that must be removed at once (being deleted
 /// with grace 0 or none, and no finalizers left).
-pub fn should_delete_during_update(updated: &Value) -> bool {
+pub fn should_delete_during_update(updated: &Value, mutant: Option<Mutant>) -> bool {
     let meta = &updated["metadata"];
-    !meta["deletionTimestamp"].is_null()
+    mutant != Some(Mutant::KeepAfterLastFinalizer)
+        && !meta["deletionTimestamp"].is_null()
         && meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) == 0
         && string_list(meta, "finalizers").is_empty()
 }
@@ -327,7 +371,7 @@ mod tests {
         let pod = json!({"metadata": {"name": "p", "deletionTimestamp": "2030-01-01T00:00:30Z", "deletionGracePeriodSeconds": 30},
             "spec": {"nodeName": "n"}});
         let now = parse_time("2030-01-01T00:00:00Z").unwrap();
-        let ctx = DeleteContext { resource: &pods, version: "v1", now, garbage_collection: true };
+        let ctx = DeleteContext { resource: &pods, version: "v1", now, garbage_collection: true, mutant: None };
         assert_eq!(plan_delete(&pod, &DeleteOptions::default(), ctx), DeletePlan::Unchanged);
     }
 }

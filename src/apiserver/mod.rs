@@ -29,6 +29,7 @@
 //! - [`kubeconfig`]: the kubeconfig written for clients of a served instance.
 //! - [`controllers`]: simulated namespace controller, CRD finalizer and node agent.
 //! - [`status`]: `Status` errors.
+//! - [`mutant`]: deliberately broken rules, for judging specifications.
 
 pub mod controllers;
 pub mod convert;
@@ -37,6 +38,7 @@ pub mod deletion;
 pub mod discovery;
 pub mod kinds;
 pub mod kubeconfig;
+pub mod mutant;
 pub mod openapi;
 pub mod patch;
 pub mod protobuf;
@@ -89,6 +91,8 @@ pub struct Config {
     pub garbage_collection: bool,
     /// Optional fault-injection hook.
     pub interceptor: Option<Interceptor>,
+    /// A deliberately broken rule, for judging a specification; `None` in normal use.
+    pub mutant: Option<mutant::Mutant>,
 }
 
 impl Default for Config {
@@ -101,6 +105,7 @@ impl Default for Config {
             controller_interval: Duration::from_millis(50),
             garbage_collection: true,
             interceptor: None,
+            mutant: None,
         }
     }
 }
@@ -113,6 +118,7 @@ impl std::fmt::Debug for Config {
             .field("bookmark_interval", &self.bookmark_interval)
             .field("node_agent", &self.node_agent)
             .field("garbage_collection", &self.garbage_collection)
+            .field("mutant", &self.mutant)
             .field("interceptor", &self.interceptor.is_some())
             .finish()
     }
@@ -165,6 +171,7 @@ impl ApiServer {
     pub fn with_config(config: Config) -> Self {
         let mut state = State::new(config.clock.clone(), config.history_limit);
         state.garbage_collection = config.garbage_collection;
+        state.mutant = config.mutant;
         let shared = Arc::new(Shared { state: Mutex::new(state), clock: config.clock.clone(), config });
         let weak = Arc::downgrade(&shared);
         tokio::spawn(async move {

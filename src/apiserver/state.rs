@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::apiserver::convert;
 use crate::apiserver::crd;
+use crate::apiserver::mutant::Mutant;
 use crate::apiserver::registry::{Registry, ResourceInfo};
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{ApiError, ApiResult};
@@ -73,6 +74,8 @@ pub struct State {
     pub awaiting_controllers: BTreeSet<ObjectKey>,
     /// Whether DELETE manages GC finalizers (see [`crate::apiserver::Config::garbage_collection`]).
     pub garbage_collection: bool,
+    /// The broken rule this server runs with (see [`crate::apiserver::Config::mutant`]).
+    pub mutant: Option<Mutant>,
     /// The store revision at the end of the last controller pass that wrote nothing: when it
     /// equals the current revision, the simulated controllers have nothing to do until time
     /// passes.
@@ -100,6 +103,7 @@ impl State {
             clock,
             awaiting_controllers: BTreeSet::new(),
             garbage_collection: true,
+            mutant: None,
             controllers_quiescent_at: 0,
         };
         let scope = Scope::namespaces(&state.registry);

@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::mutant::Mutant;
 use crate::apiserver::registry::NameRule;
 use crate::apiserver::status::FieldError;
 
@@ -209,29 +210,59 @@ pub fn string_list(meta: &Value, key: &str) -> Vec<String> {
     meta[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
 }
 
-/// Validates the metadata of an object about to be written (create or update).
-pub fn validate_object_meta(meta: &Value, rule: NameRule) -> Vec<FieldError> {
+/// Validates the metadata of an object about to be written (create or update); `mutant` may
+/// skip a rule (see [`crate::apiserver::mutant`]).
+pub fn validate_object_meta(meta: &Value, rule: NameRule, mutant: Option<Mutant>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match meta["name"].as_str() {
         Some(name) if !name.is_empty() => errs.extend(validate_name(name, rule, "metadata.name")),
         _ => errs.push(FieldError::required("metadata.name", "name or generateName is required")),
     }
     errs.extend(validate_labels_and_annotations(meta));
-    errs.extend(validate_finalizers(&string_list(meta, "finalizers")));
-    errs.extend(validate_owner_references(&meta["ownerReferences"]));
+    if mutant != Some(Mutant::AcceptInvalidFinalizers) {
+        errs.extend(validate_finalizers(&string_list(meta, "finalizers")));
+    }
+    if mutant != Some(Mutant::AcceptInvalidOwnerReferences) {
+        errs.extend(validate_owner_references(&meta["ownerReferences"]));
+    }
+    if mutant == Some(Mutant::StrictOwnerReferences) {
+        errs.extend(strict_owner_reference_problems(&meta["ownerReferences"]));
+    }
+    errs
+}
+
+/// The rules [`Mutant::StrictOwnerReferences`] adds, which the API server does not have.
+fn strict_owner_reference_problems(refs: &Value) -> Vec<FieldError> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut errs = Vec::new();
+    for r in refs.as_array().into_iter().flatten() {
+        let api_version = r["apiVersion"].as_str().unwrap_or("");
+        if api_version != "v1" && !api_version.contains('/') {
+            errs.push(FieldError::invalid("metadata.ownerReferences", json!(api_version), "apiVersion must be v1 or group/version"));
+        }
+        if !seen.insert(r["uid"].as_str().unwrap_or("")) {
+            errs.push(FieldError::invalid("metadata.ownerReferences", r["uid"].clone(), "a uid may appear once"));
+        }
+    }
     errs
 }
 
 /// The update-only rules (apimachinery `ValidateObjectMetaUpdate`, after `rest.BeforeUpdate`
-/// has carried over the old deletion timestamp and grace period).
-pub fn validate_object_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
+/// has carried over the old deletion timestamp and grace period); `mutant` may skip a rule.
+pub fn validate_object_meta_update(new: &Value, old: &Value, mutant: Option<Mutant>) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    for key in ["uid", "deletionTimestamp", "deletionGracePeriodSeconds"] {
+    let immutable: &[&str] = if mutant == Some(Mutant::AllowDeletionTimestampUpdates) {
+        &["uid"]
+    } else {
+        &["uid", "deletionTimestamp", "deletionGracePeriodSeconds"]
+    };
+    for key in immutable {
         if new[key] != old[key] {
             errs.push(FieldError::invalid(format!("metadata.{key}"), new[key].clone(), "field is immutable"));
         }
     }
-    if !old["deletionTimestamp"].is_null() {
+    let guarded = !old["deletionTimestamp"].is_null() || mutant == Some(Mutant::ForbidFinalizerAdditions);
+    if guarded && mutant != Some(Mutant::AllowFinalizersWhileDeleting) {
         let old_f = string_list(old, "finalizers");
         let added: Vec<String> = string_list(new, "finalizers").into_iter().filter(|f| !old_f.contains(f)).collect();
         if !added.is_empty() {

@@ -155,7 +155,7 @@ impl Shared {
         let identity = &node.identity;
         let (mapping, latest) = self.get_object(identity).await?;
         let latest = match latest {
-            Some(l) if l.uid == identity.uid => l,
+            Some(l) if l.uid == identity.uid || self.config.mutant == Some(Mutant::OwnerByNameOnly) => l,
             _ => return Err(self.enqueue_virtual_delete(identity)),
         };
         if node.deleting_dependents {
@@ -204,6 +204,7 @@ impl Shared {
                 Decision::Delete(PropagationPolicy::Background)
             }
             (Some(Mutant::NeverBreakCycles), Decision::DeleteForeground { .. }) => Decision::DeleteForeground { unblock: false },
+            (Some(Mutant::KeepDanglingDependents), Decision::Delete(_)) => Decision::Nothing,
             (_, decision) => decision,
         }
     }
@@ -224,7 +225,10 @@ impl Shared {
                 return Ok(OwnerState::Dangling);
             }
         }
-        let mapping = self.mapping(&r.api_version, &r.kind)?;
+        let mapping = match self.mapping(&r.api_version, &r.kind) {
+            Err(_) if self.config.mutant == Some(Mutant::CollectUnresolvableOwners) => return Ok(OwnerState::Dangling),
+            mapping => mapping?,
+        };
         if mapping.namespaced {
             key.namespace = item.identity.namespace.clone();
         }
@@ -233,7 +237,7 @@ impl Shared {
         }
         let owner = operations::get(&self.client, &mapping, &item.identity.namespace, &r.name).await?;
         match owner {
-            Some(o) if o.uid == r.uid => {
+            Some(o) if o.uid == r.uid || self.config.mutant == Some(Mutant::OwnerByNameOnly) => {
                 let waiting = o.being_deleted && o.finalizers.iter().any(|f| f == FINALIZER_FOREGROUND);
                 Ok(if waiting { OwnerState::WaitingForDependentsDeletion } else { OwnerState::Solid })
             }

@@ -171,6 +171,9 @@ impl Shared {
     /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11); a failure is
     /// only logged, as upstream's recorder drops events it cannot send.
     async fn record_invalid_namespace_event(&self, dependent: &Identity, owner: &OwnerRef) {
+        if self.config.mutant == Some(mutant::Mutant::NoInvalidNamespaceEvents) {
+            return;
+        }
         match operations::record_invalid_namespace_event(&self.client, dependent, owner).await {
             Ok(()) => self.metrics.events.inc(),
             Err(e) => tracing::warn!(dependent = %dependent, error = %e, "cannot record OwnerRefInvalidNamespace event"),

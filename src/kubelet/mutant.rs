@@ -3,32 +3,8 @@
 //! scenarios must notice every mutant, and every scenario must notice at least one. They change
 //! the model's decisions only — never what a scenario checks. Not for normal use.
 
-use std::fmt;
-use std::str::FromStr;
-
-macro_rules! mutants {
-    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
-        /// One deliberate bug in the kubelet model (see the module documentation).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Mutant {
-            $($(#[doc = $doc])* $variant,)*
-        }
-
-        impl Mutant {
-            /// Every mutant.
-            pub const ALL: &'static [Mutant] = &[$(Mutant::$variant,)*];
-
-            /// Its name, as selected by `KUBEGC_KUBELET_MUTANT`.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(Mutant::$variant => $name,)*
-                }
-            }
-        }
-    };
-}
-
-mutants! {
+crate::mutants::define_mutants! {
+    "the kubelet model";
     // Image detection.
     /// Only running containers keep their image in use (exited ones do not).
     InUseRunningOnly = "in-use-running-only",
@@ -191,38 +167,7 @@ mutants! {
     RankByUsageOnly = "rank-by-usage-only",
 }
 
-impl fmt::Display for Mutant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Mutant {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Mutant::ALL.iter().copied().find(|m| m.name() == s).ok_or_else(|| format!("no kubelet mutant named {s:?}"))
-    }
-}
-
 /// Whether `active` is `mutant`.
 pub fn is(active: Option<Mutant>, mutant: Mutant) -> bool {
     active == Some(mutant)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_are_unique() {
-        let mut names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
-        for m in Mutant::ALL {
-            assert_eq!(m.name().parse::<Mutant>().unwrap(), *m);
-        }
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), Mutant::ALL.len());
-        assert!("no-such".parse::<Mutant>().is_err());
-    }
 }

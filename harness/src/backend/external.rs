@@ -33,10 +33,9 @@ impl std::fmt::Debug for ExternalGcBackend {
 }
 
 impl ExternalGcBackend {
-    /// Serves the fake apiserver on a free loopback port, writes its kubeconfig, and starts
-    /// `command` (run by `sh -c`) with `{kubeconfig}` replaced by that file's path.
-    pub async fn start(command: &str, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
-        let server = ApiServer::new();
+    /// Serves `server` on a free loopback port, writes its kubeconfig, and starts `command`
+    /// (run by `sh -c`) with `{kubeconfig}` replaced by that file's path.
+    pub async fn start(server: ApiServer, command: &str, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
         let (addr, serving) = server.serve("127.0.0.1:0".parse().expect("valid")).await.context("cannot listen on loopback")?;
         let dir = tempfile::tempdir()?;
         let kubeconfig: PathBuf = dir.path().join("kubeconfig");

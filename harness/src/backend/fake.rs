@@ -17,6 +17,8 @@ pub struct FakeBackend {
     server: ApiServer,
     /// The reference collector; none to watch the apiserver's half alone.
     gc: Option<Arc<GarbageCollector>>,
+    /// How long an "eventually" assertion waits.
+    eventually: Duration,
 }
 
 impl std::fmt::Debug for FakeBackend {
@@ -26,16 +28,27 @@ impl std::fmt::Debug for FakeBackend {
 }
 
 impl FakeBackend {
-    /// Starts the server and the collector. Must be called inside a Tokio runtime.
-    pub fn start() -> Self {
-        let server = ApiServer::new();
-        let gc = Some(Arc::new(GarbageCollector::start(server.client(), Config::default())));
-        Self { server, gc }
+    /// Starts the reference collector against `server`. Must be called inside a Tokio runtime.
+    pub fn start(server: ApiServer) -> Self {
+        Self::with_collector(server, Config::default())
+    }
+
+    /// Starts a collector configured so (a mutant, for instance) against `server`.
+    pub fn with_collector(server: ApiServer, config: Config) -> Self {
+        let gc = Some(Arc::new(GarbageCollector::start(server.client(), config)));
+        Self { server, gc, eventually: DEFAULT_EVENTUALLY }
     }
 
     /// The fake apiserver alone, with no garbage collector.
-    pub fn without_gc() -> Self {
-        Self { server: ApiServer::new(), gc: None }
+    pub fn without_gc(server: ApiServer) -> Self {
+        Self { server, gc: None, eventually: DEFAULT_EVENTUALLY }
+    }
+
+    /// The same backend with "eventually" assertions waiting `timeout` (the default is
+    /// generous for loaded machines; a mutation run, where many scenarios must fail, wants less).
+    pub fn with_eventually_timeout(mut self, timeout: Duration) -> Self {
+        self.eventually = timeout;
+        self
     }
 
     fn gc_state(&self) -> kubegc::gc::Settled {
@@ -45,6 +58,9 @@ impl FakeBackend {
         }
     }
 }
+
+/// How long an "eventually" assertion waits by default.
+const DEFAULT_EVENTUALLY: Duration = Duration::from_secs(10);
 
 /// How long settling may take before the scenario fails with the collector's explanation.
 const SETTLE_LIMIT: Duration = Duration::from_secs(30);
@@ -80,7 +96,7 @@ impl Backend for FakeBackend {
     }
 
     fn eventually_timeout(&self) -> Duration {
-        Duration::from_secs(10)
+        self.eventually
     }
 
     fn can_run(&self, _tags: &[String]) -> Result<(), String> {

@@ -15,6 +15,8 @@ pub struct KubeconfigBackend {
     client: kube::Client,
     hold: Duration,
     timeout: Duration,
+    /// What must live as long as the backend (the container of a k3s cluster).
+    _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for KubeconfigBackend {
@@ -29,10 +31,23 @@ impl KubeconfigBackend {
     pub async fn connect(path: &Path, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
         use anyhow::Context;
         let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("cannot read kubeconfig {}", path.display()))?;
+        Self::from_kubeconfig(kubeconfig, hold, timeout).await
+    }
+
+    /// As [`KubeconfigBackend::connect`], with a kubeconfig already read.
+    pub async fn from_kubeconfig(kubeconfig: Kubeconfig, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
+        use anyhow::Context;
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
         let client = kube::Client::try_from(config).context("cannot build a client")?;
         client.apiserver_version().await.context("cannot reach the API server")?;
-        Ok(Self { client, hold, timeout })
+        Ok(Self { client, hold, timeout, _keep: None })
+    }
+
+    /// The same backend, keeping `guard` (for example the cluster's container) alive as long
+    /// as itself.
+    pub fn keeping(mut self, guard: impl std::any::Any + Send + Sync) -> Self {
+        self._keep = Some(Box::new(guard));
+        self
     }
 }
 

@@ -4,6 +4,8 @@
 
 pub mod external;
 pub mod fake;
+#[cfg(feature = "k3s")]
+pub mod k3s;
 pub mod kubeconfig;
 
 use std::time::Duration;

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use kubegc::apiserver::ApiServer;
+use kubegc::apiserver::mutant::Mutant as ApiServerMutant;
 use kubegc_harness::backend::Backend;
 use kubegc_harness::backend::external::ExternalGcBackend;
 use kubegc_harness::backend::fake::FakeBackend;
@@ -20,6 +22,9 @@ pub enum Target {
     Kubeconfig,
     /// A kind cluster made from `ci/kind.yaml` (reused if it exists), through the kind CLI.
     Kind,
+    /// A k3s cluster in a container, removed afterwards (needs a Docker engine and a kubegc
+    /// built with `--features k3s`).
+    K3s,
 }
 
 /// Which garbage collector works on the fake backend.
@@ -74,6 +79,10 @@ pub struct Args {
     /// On a cluster: seconds positive assertions may wait.
     #[arg(long, default_value_t = 60)]
     pub timeout_seconds: u64,
+    /// Run the fake apiserver with one deliberately broken rule, to see which scenarios catch
+    /// it (`--target fake` only). `kubegc run --apiserver-mutant help` lists them.
+    #[arg(long, value_name = "MUTANT")]
+    pub apiserver_mutant: Option<ApiServerMutant>,
 }
 
 /// Runs the scenarios; `Ok(false)` when any failed.
@@ -86,17 +95,20 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     let timeout = Duration::from_secs(args.timeout_seconds);
     anyhow::ensure!(args.gc_command.is_none() || args.gc == GcChoice::External, "--gc-command needs --gc external");
     anyhow::ensure!(args.target == Target::Fake || args.gc == GcChoice::Reference, "--gc applies to --target fake only");
+    anyhow::ensure!(args.target == Target::Fake || args.apiserver_mutant.is_none(), "--apiserver-mutant applies to --target fake only");
+    let server = || ApiServer::with_config(kubegc::apiserver::Config { mutant: args.apiserver_mutant, ..Default::default() });
     let backend: Arc<dyn Backend> = match (args.target, args.gc) {
-        (Target::Fake, GcChoice::Reference) => Arc::new(FakeBackend::start()),
-        (Target::Fake, GcChoice::None) => Arc::new(FakeBackend::without_gc()),
+        (Target::Fake, GcChoice::Reference) => Arc::new(FakeBackend::start(server())),
+        (Target::Fake, GcChoice::None) => Arc::new(FakeBackend::without_gc(server())),
         (Target::Fake, GcChoice::External) => {
             let command = args.gc_command.as_deref().context("--gc external needs --gc-command")?;
-            Arc::new(ExternalGcBackend::start(command, hold, timeout).await?)
+            Arc::new(ExternalGcBackend::start(server(), command, hold, timeout).await?)
         }
         (Target::Kind, _) => {
             let kubeconfig = kind_cluster().await?;
             Arc::new(KubeconfigBackend::connect(kubeconfig.path(), hold, timeout).await?)
         }
+        (Target::K3s, _) => k3s_backend(hold, timeout).await?,
         (Target::Kubeconfig, _) => {
             let path = match args.kubeconfig {
                 Some(p) => p,
@@ -117,6 +129,18 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     };
     let outcome = run_features(backend, options).await.context("cannot run the features")?;
     Ok(!outcome.failed)
+}
+
+/// A k3s cluster in a container, as a kubeconfig backend.
+#[cfg(feature = "k3s")]
+async fn k3s_backend(hold: Duration, timeout: Duration) -> anyhow::Result<Arc<dyn Backend>> {
+    Ok(Arc::new(kubegc_harness::backend::k3s::start(hold, timeout).await?))
+}
+
+/// Without the `k3s` feature: says how to get it.
+#[cfg(not(feature = "k3s"))]
+async fn k3s_backend(_hold: Duration, _timeout: Duration) -> anyhow::Result<Arc<dyn Backend>> {
+    anyhow::bail!("this kubegc was built without the k3s backend; build it with `cargo build --release -p kubegc-harness --features k3s`")
 }
 
 /// The name of the kind cluster in `ci/kind.yaml`.

@@ -159,27 +159,43 @@ async fn terminating_gracefully_check(world: &mut KubeWorld, kind: String, name:
     Ok(())
 }
 
-/// `Then ConfigMap "held" was marked for deletion more than 1 second ago` (or `less than 5
-/// seconds ago`): the age of its deletionTimestamp, after settling.
-#[then(regex = r#"^((?-u:\w)+) "([^"]+)" was marked for deletion (more|less) than ((?-u:\d)+) seconds? ago$"#)]
-async fn marked_ago(world: &mut KubeWorld, kind: String, name: String, relation: String, seconds: i64) -> StepResult {
-    let result = marked_ago_check(&mut *world, kind, name, relation, seconds).await;
+/// `Then ConfigMap "held" was marked for deletion less than 5 seconds ago`: the age of its
+/// deletionTimestamp, after settling.
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" was marked for deletion less than ((?-u:\d)+) seconds? ago$"#)]
+async fn marked_ago(world: &mut KubeWorld, kind: String, name: String, seconds: i64) -> StepResult {
+    let result = marked_ago_check(&mut *world, kind, name, seconds).await;
     explained(world, result).await
 }
 
-async fn marked_ago_check(world: &mut KubeWorld, kind: String, name: String, relation: String, seconds: i64) -> StepResult {
+async fn marked_ago_check(world: &mut KubeWorld, kind: String, name: String, seconds: i64) -> StepResult {
     settled(world).await?;
     let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
     let ts = o.metadata.deletion_timestamp.ok_or(format!("{kind} {name:?} has no deletionTimestamp"))?;
     let age = (k8s_openapi::jiff::Timestamp::now().as_millisecond() - ts.0.as_millisecond()) as f64 / 1000.0;
-    let ok = if relation == "more" { age > seconds as f64 } else { (-1.0..seconds as f64).contains(&age) };
-    if !ok {
-        return Err(format!(
-            "{kind} {name:?} was marked for deletion at {} ({age:.1}s ago), expected {relation} than {seconds}s ago",
-            ts.0
-        ));
+    if !(-1.0..seconds as f64).contains(&age) {
+        return Err(format!("{kind} {name:?} was marked for deletion at {} ({age:.1}s ago), expected less than {seconds}s ago", ts.0));
     }
     Ok(())
+}
+
+/// `Then ConfigMap "held" still has the deletionTimestamp of its first deletion`: the one the
+/// first DELETE that kept the object answered with (after settling).
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" still has the deletionTimestamp of its first deletion$"#)]
+async fn first_deletion_kept(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
+    let result = async {
+        let first =
+            world.first_deletions.get(&(kind.clone(), name.clone())).cloned().ok_or(format!("no DELETE has kept {kind} {name:?}"))?;
+        settled(world).await?;
+        let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
+        let ts = o.metadata.deletion_timestamp.ok_or(format!("{kind} {name:?} has no deletionTimestamp"))?;
+        let now = serde_json::to_value(&ts).map_err(|e| e.to_string())?;
+        if now.as_str() != Some(first.as_str()) {
+            return Err(format!("{kind} {name:?} has deletionTimestamp {now}, its first deletion gave it {first}"));
+        }
+        Ok(())
+    }
+    .await;
+    explained(world, result).await
 }
 
 /// `Then ConfigMap "child" has owner references to "a, b"` (names; `""` for none), after settling.
@@ -425,10 +441,16 @@ async fn delete_kept(world: &mut KubeWorld, finalizers: String) -> StepResult {
 
 /// `Then the delete removed the object at once`: the API server answered the last DELETE with
 /// a `Success` status (or, for kinds that return the deleted object, an object with no
-/// finalizers left), so nothing was left for a collector to do.
+/// finalizers left), and a read right after finds no such object: nothing was left for a
+/// collector to do.
 #[then(regex = r"^the delete removed the object at once$")]
 async fn delete_removed(world: &mut KubeWorld) -> StepResult {
-    let result = match (&world.last_error, &world.last_response) {
+    let result = delete_removed_check(&mut *world).await;
+    explained(world, result).await
+}
+
+async fn delete_removed_check(world: &mut KubeWorld) -> StepResult {
+    let answer = match (&world.last_error, &world.last_response) {
         (Some(e), _) => Err(format!("the delete failed with {} {}: {}", e.code, e.reason, e.message)),
         (None, Some((_, body))) if body["kind"] == "Status" && body["status"] == "Success" => Ok(()),
         (None, Some((_, body)))
@@ -441,7 +463,12 @@ async fn delete_removed(world: &mut KubeWorld) -> StepResult {
         (None, Some((_, body))) => Err(format!("the delete kept the object, with finalizers {:?}: {body}", finalizers_of(body))),
         (None, None) => Err("no delete was answered".into()),
     };
-    explained(world, result).await
+    answer?;
+    let (kind, name) = world.last_deleted.clone().ok_or("no DELETE was sent")?;
+    match fetch(world, &kind, &name).await? {
+        None => Ok(()),
+        Some(o) => Err(format!("{kind} {name:?} is still there after the DELETE (deletionTimestamp {:?})", o.metadata.deletion_timestamp)),
+    }
 }
 
 /// `Then the response has "details.kind" set to "configmaps"`: a field of the last successful

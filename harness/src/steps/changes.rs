@@ -50,7 +50,13 @@ async fn delete(world: &mut KubeWorld, kind: &str, name: &str, body: Option<Stri
     let url = format!("{}/{name}{query}", api.resource_url());
     let outcome =
         send(&world.client(), http::Method::DELETE, &url, body).await.map_err(|e| format!("cannot delete {kind} {name:?}: {e}"))?;
+    if outcome.0 < 300
+        && let Some(ts) = outcome.1["metadata"]["deletionTimestamp"].as_str()
+    {
+        world.first_deletions.entry((kind.to_string(), name.to_string())).or_insert_with(|| ts.to_string());
+    }
     record(world, outcome);
+    world.last_deleted = Some((kind.to_string(), name.to_string()));
     Ok(())
 }
 

@@ -47,6 +47,11 @@ pub fn reference() -> Vec<StepDoc> {
                 let description = text.splitn(3, '`').nth(2).unwrap_or("").trim_start_matches(['.', ':', ' ']).trim().to_string();
                 let mut k = keyword.to_string();
                 k[..1].make_ascii_uppercase();
+                // A step with several keywords shares one example: give each its own keyword.
+                let example = match example.split_once(' ') {
+                    Some((first, rest)) if ["Given", "When", "Then"].contains(&first) => format!("{k} {rest}"),
+                    _ => example,
+                };
                 steps.push(StepDoc {
                     keyword: k,
                     pattern: pattern.trim_start_matches('^').trim_end_matches('$').to_string(),

@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::crd::CLEANUP_FINALIZER;
-use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, check_preconditions, gc_finalizers, plan_delete};
+use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, check_preconditions, deletion_finalizers, plan_delete};
+use crate::apiserver::mutant::Mutant;
 use crate::apiserver::registry::DefaultGcPolicy;
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
@@ -26,12 +27,24 @@ pub struct Deleted {
 impl State {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
+        let not_dry;
+        let opts = if self.mutant == Some(Mutant::IgnoreDryRun) {
+            not_dry = DeleteOptions { dry_run: false, ..opts.clone() };
+            &not_dry
+        } else {
+            opts
+        };
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.present(&existing);
-        check_preconditions(&existing, opts, &scope.resource)?;
-        let now = self.clock.now();
-        let ctx = DeleteContext { resource: &scope.resource, version: &scope.version, now, garbage_collection: self.garbage_collection };
+        let ctx = DeleteContext {
+            resource: &scope.resource,
+            version: &scope.version,
+            now: self.clock.now(),
+            garbage_collection: self.garbage_collection,
+            mutant: self.mutant,
+        };
+        check_preconditions(&existing, opts, ctx)?;
         let plan = if scope.is_namespaces() {
             plan_namespace_delete(&existing, opts, ctx)
         } else if scope.is_crds() && existing["metadata"]["deletionTimestamp"].is_null() {
@@ -59,7 +72,7 @@ impl State {
             }
             DeletePlan::Remove => {
                 let last = if opts.dry_run { existing } else { scope.present(&self.remove(&key).expect("present under lock")) };
-                let body = if scope.resource.returns_deleted_object {
+                let body = if scope.resource.returns_deleted_object != (self.mutant == Some(Mutant::SwapDeleteAnswers)) {
                     last
                 } else {
                     let mut details = json!({"name": name, "kind": scope.resource.plural, "uid": last["metadata"]["uid"]});
@@ -79,9 +92,8 @@ impl State {
 /// controller has emptied `spec.finalizers`, a delete goes the generic way.
 fn plan_namespace_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
     let meta = &existing["metadata"];
-    let gc_finalizers = |opts: &DeleteOptions, current: &[String]| {
-        if ctx.garbage_collection { gc_finalizers(opts, current, DefaultGcPolicy::DeleteDependents) } else { (false, current.to_vec()) }
-    };
+    let gc_finalizers =
+        |opts: &DeleteOptions, current: &[String]| deletion_finalizers(opts, current, DefaultGcPolicy::DeleteDependents, ctx);
     if meta["deletionTimestamp"].is_null() {
         let mut obj = existing.clone();
         obj["metadata"]["deletionTimestamp"] = json!(format_time(ctx.now));
@@ -118,6 +130,8 @@ impl State {
         query: &crate::apiserver::request::Query,
         opts: &DeleteOptions,
     ) -> ApiResult<crate::apiserver::rest::read::Listed> {
+        let everything = crate::apiserver::rest::read::Selection::default();
+        let selection = if self.mutant == Some(Mutant::IgnoreCollectionSelector) { &everything } else { selection };
         let listed = self.list(scope, selection, query)?;
         for item in &listed.items {
             let name = item["metadata"]["name"].as_str().unwrap_or("");

@@ -144,12 +144,12 @@ async fn dispatch(shared: &Arc<Shared>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &render_object(repr, &scope, patched, shared)))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {
-            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query)?;
+            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, shared.config.mutant)?;
             let deleted = shared.lock().delete(&scope, name, &opts)?;
             Ok(json_response(deleted.code, &deleted.body))
         }
         (Method::DELETE, None) => {
-            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query)?;
+            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, shared.config.mutant)?;
             let selection = Selection::from_query(&query, &scope)?;
             let listed = shared.lock().delete_collection(&scope, &selection, &query, &opts)?;
             Ok(json_response(200, &list_body(&scope, listed)))

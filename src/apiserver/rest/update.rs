@@ -103,8 +103,8 @@ impl State {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }
-        let mut errs = validate_object_meta(&new["metadata"], scope.resource.name_rule);
-        errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"]));
+        let mut errs = validate_object_meta(&new["metadata"], scope.resource.name_rule, self.mutant);
+        errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"], self.mutant));
         errs.extend(kinds::validate(scope, &new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
@@ -113,7 +113,7 @@ impl State {
             return Ok(existing);
         }
         let namespace_finalized = !scope.is_namespaces() || string_list(&new["spec"], "finalizers").is_empty();
-        if should_delete_during_update(&new) && namespace_finalized {
+        if should_delete_during_update(&new, self.mutant) && namespace_finalized {
             if !opts.dry_run {
                 self.remove(&key);
             }

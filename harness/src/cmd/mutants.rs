@@ -1,0 +1,91 @@
+//! `kubegc mutants`: runs the specification on the fake backend against every mutant API
+//! server and collector and reports which scenarios catch which mutant.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use futures::StreamExt;
+use kubegc_harness::mutation::{Matrix, Mutant, verdicts};
+use kubegc_harness::runner::RunOptions;
+
+/// Arguments of `kubegc mutants`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Feature files or directories (repeatable).
+    #[arg(long = "features", default_value = "features")]
+    pub features: Vec<PathBuf>,
+    /// Tag expression selecting scenarios (the kubelet model has its own mutants).
+    #[arg(long, default_value = "not @kubelet")]
+    pub tags: String,
+    /// Only the mutants whose name (`apiserver/ignore-preconditions`, `gc/never-orphan`)
+    /// starts with this (repeatable; `apiserver` or `gc` for a whole family).
+    #[arg(long)]
+    pub only: Vec<String>,
+    /// Scenarios run at once (most of a mutant's failing scenarios just wait).
+    #[arg(long, default_value_t = 32)]
+    pub concurrency: usize,
+    /// Mutants judged at once (each on its own fake API server).
+    #[arg(long, default_value_t = 3)]
+    pub jobs: usize,
+    /// Also write the report to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+/// Runs the reference and each mutant; `Ok(false)` when the reference fails a scenario or a
+/// mutant goes unnoticed.
+pub async fn run(args: Args) -> anyhow::Result<bool> {
+    for path in &args.features {
+        anyhow::ensure!(path.exists(), "no feature files at {}", path.display());
+    }
+    let tags = args.tags.parse().map_err(|e| anyhow::anyhow!("invalid --tags expression: {e:?}"))?;
+    let mutants: Vec<Mutant> = Mutant::all()
+        .into_iter()
+        .filter(|m| args.only.is_empty() || args.only.iter().any(|o| m.to_string().starts_with(o.as_str())))
+        .collect();
+    anyhow::ensure!(!mutants.is_empty(), "--only selects no mutant; the mutants are: {}", names(&Mutant::all()));
+    let options = RunOptions {
+        features: args.features,
+        tags: Some(tags),
+        concurrency: args.concurrency,
+        fail_fast: false,
+        junit: None,
+        color: false,
+        names: None,
+    };
+    let mut matrix = Matrix { reference: verdicts(None, &options).await.context("the reference run")?, ..Matrix::default() };
+    anyhow::ensure!(!matrix.reference.is_empty(), "no scenario matches");
+    println!("reference: {} scenarios, {} failed", matrix.reference.len(), matrix.reference_failures().len());
+    let runs = futures::stream::iter(mutants.iter().copied())
+        .map(|mutant| {
+            let options = &options;
+            async move { (mutant, verdicts(Some(mutant), options).await) }
+        })
+        .buffer_unordered(args.jobs.max(1));
+    futures::pin_mut!(runs);
+    let mut done = 0;
+    while let Some((mutant, verdicts)) = runs.next().await {
+        let verdicts = verdicts.with_context(|| format!("the run against {mutant}"))?;
+        matrix.add(mutant, &verdicts);
+        done += 1;
+        println!("[{done}/{}] {mutant}: caught by {} scenario(s)", mutants.len(), matrix.caught[&mutant].len());
+    }
+    let report = matrix.render();
+    println!("\n{report}");
+    if let Some(path) = &args.report {
+        std::fs::write(path, &report).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let failing = matrix.reference_failures();
+    let survivors = matrix.survivors();
+    if !failing.is_empty() {
+        println!("the reference fails {} scenario(s), so the verdicts above are not to be trusted: {failing:?}", failing.len());
+    }
+    if !survivors.is_empty() {
+        println!("mutants no scenario catches: {}", names(&survivors));
+    }
+    Ok(failing.is_empty() && survivors.is_empty())
+}
+
+fn names(mutants: &[Mutant]) -> String {
+    mutants.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,27 @@
+//! The specification judged by mutants in process (`kubegc mutants`): every mutant of the API
+//! server and of the reference collector makes at least one scenario fail. Kept apart from the
+//! external-process mutants (`mutants.rs`) so that the two heavy runs do not share the machine.
+
+use std::path::Path;
+use std::process::Command;
+
+/// The specification against every mutant API server and collector, in process: each mutant
+/// must make at least one scenario fail (`kubegc mutants` exits 1 otherwise, or when the
+/// reference run fails a scenario). The report names the scenarios catching each mutant.
+#[test]
+fn every_mutant_api_server_and_collector_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("mutants.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_kubegc"))
+        .args(["mutants", "--report"])
+        .arg(&report)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let written = std::fs::read_to_string(&report).unwrap();
+    assert!(written.contains("apiserver/ignore-preconditions: caught by"), "{written}");
+    println!("{written}");
+}
