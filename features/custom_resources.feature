@@ -34,6 +34,26 @@ Feature: Custom resources
     And Gizmo "custom-owner" is gone
     And ConfigMap "core-owner" is gone
 
+  @upstream(TestCascadingDeleteOnCRDConversionFailure)
+  Scenario: A kind whose objects cannot be read does not stop the collector
+    # Here every stored Gadget must go through a conversion webhook that does not run, so
+    # nothing can list Gadgets: the collector's watch of that kind never syncs. Upstream once
+    # waited for every kind to sync before collecting anything (fixed by PR #125796); a kind
+    # that cannot be read must hold up only itself, and ConfigMaps are collected as ever.
+    Given a custom resource kind "Gadget" served at versions "v1, v2"
+    And a Gadget named "old"
+    And a ConfigMap named "owner"
+    And a ConfigMap named "child" owned by ConfigMap "owner"
+    When the custom resource kind "Gadget" stores version "v2" through a conversion webhook that is not running
+    And all Gadgets are listed
+    Then the request fails with status 500
+    And the failure says "conversion webhook for"
+    When ConfigMap "owner" is deleted
+    Then ConfigMap "child" is gone
+    When the custom resource kind "Gadget" converts without a webhook again
+    And all Gadgets are listed
+    Then the response lists "old"
+
   @upstream(TestCRDDeletionCascading)
   @upstream(TestGarbageCollectorConstruction)
   Scenario: Deleting a kind deletes its resources, whose dependents are then collected; twice

@@ -2,11 +2,14 @@
 //!
 //! Most resources are stored as served and only `apiVersion`/`kind` are stamped on the way
 //! out. `events.k8s.io/v1` Events share storage with core v1 Events, and their fields are
-//! renamed in both directions as upstream's conversion functions do.
+//! renamed in both directions as upstream's conversion functions do. A custom resource whose
+//! definition asks for a conversion webhook cannot change version at all (the fake API server
+//! calls no webhooks): reads and writes that would convert fail as with an unreachable webhook.
 
 use serde_json::{Map, Value};
 
 use crate::apiserver::registry::{Conversion, ResourceInfo};
+use crate::apiserver::status::{ApiError, ApiResult};
 
 /// Core v1 Event field → events.k8s.io/v1 Event field.
 const EVENT_FIELDS: &[(&str, &str)] = &[
@@ -33,8 +36,21 @@ fn rename_fields(object: &mut Value, to_storage: bool) {
     *map = renamed;
 }
 
+/// Fails when `resource` converts through a webhook and `from` is not `to` (upstream's webhook
+/// converter passes an object through unchanged when the versions match).
+fn check_webhook(resource: &ResourceInfo, from: &str, to: &str) -> ApiResult<()> {
+    match &resource.conversion {
+        Conversion::Webhook(why) if from != to => {
+            let from = from.rsplit('/').next().unwrap_or(from);
+            Err(ApiError::unknown(format!("conversion webhook for {}, Kind={} failed: {why}", resource.api_version(from), resource.kind)))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Turns a stored object into the form served at `version` of `resource`.
-pub fn to_served(resource: &ResourceInfo, version: &str, stored: &Value) -> Value {
+pub fn to_served(resource: &ResourceInfo, version: &str, stored: &Value) -> ApiResult<Value> {
+    check_webhook(resource, stored["apiVersion"].as_str().unwrap_or(""), &resource.api_version(version))?;
     let mut out = stored.clone();
     if resource.conversion == Conversion::EventsV1 {
         rename_fields(&mut out, false);
@@ -43,11 +59,12 @@ pub fn to_served(resource: &ResourceInfo, version: &str, stored: &Value) -> Valu
         map.insert("apiVersion".into(), Value::String(resource.api_version(version)));
         map.insert("kind".into(), Value::String(resource.kind.clone()));
     }
-    out
+    Ok(out)
 }
 
-/// Turns a served object into its stored form.
-pub fn to_storage(resource: &ResourceInfo, served: Value) -> Value {
+/// Turns an object served at `version` into its stored form.
+pub fn to_storage(resource: &ResourceInfo, version: &str, served: Value) -> ApiResult<Value> {
+    check_webhook(resource, &resource.api_version(version), &resource.api_version(&resource.versions[0]))?;
     let mut out = served;
     if resource.conversion == Conversion::EventsV1 {
         rename_fields(&mut out, true);
@@ -57,7 +74,7 @@ pub fn to_storage(resource: &ResourceInfo, served: Value) -> Value {
     } else if let Some(map) = out.as_object_mut() {
         map.insert("apiVersion".into(), Value::String(resource.api_version(&resource.versions[0])));
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -72,10 +89,37 @@ mod tests {
         let v1 = reg.lookup("events.k8s.io", "v1", "events").unwrap();
         let served = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
             "regarding": {"kind": "Pod", "name": "p"}, "note": "hello", "reason": "R", "reportingController": "c"});
-        let stored = to_storage(&v1, served.clone());
+        let stored = to_storage(&v1, "v1", served.clone()).unwrap();
         assert_eq!(stored["involvedObject"]["name"], "p");
         assert_eq!(stored["message"], "hello");
         assert_eq!(stored["apiVersion"], "v1");
-        assert_eq!(to_served(&v1, "v1", &stored), served);
+        assert_eq!(to_served(&v1, "v1", &stored).unwrap(), served);
+    }
+
+    fn gadgets(strategy: &str) -> ResourceInfo {
+        crate::apiserver::crd::resource_info(&json!({"spec": {
+            "group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "gadgets", "kind": "Gadget"},
+            "versions": [{"name": "v1", "served": true, "storage": false}, {"name": "v2", "served": true, "storage": true}],
+            "conversion": {"strategy": strategy, "webhook": {"conversionReviewVersions": ["v1"],
+                "clientConfig": {"service": {"namespace": "ns", "name": "hook", "path": "/convert"}}}}}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_webhook_conversion_fails_between_versions_and_passes_within_one() {
+        let hooked = gadgets("Webhook");
+        let stored_v1 = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "old"}});
+        let err = to_served(&hooked, "v2", &stored_v1).unwrap_err();
+        assert_eq!((err.code, err.reason), (500, ""));
+        assert_eq!(
+            err.message,
+            "conversion webhook for example.com/v1, Kind=Gadget failed: Post \"https://hook.ns.svc:443/convert?timeout=30s\": service \"hook\" not found"
+        );
+        assert_eq!(to_served(&hooked, "v1", &stored_v1).unwrap(), stored_v1);
+        assert!(to_storage(&hooked, "v1", stored_v1.clone()).is_err());
+        assert_eq!(to_storage(&hooked, "v2", stored_v1.clone()).unwrap()["apiVersion"], "example.com/v2");
+        // Without a webhook, only apiVersion changes.
+        assert_eq!(to_served(&gadgets("None"), "v2", &stored_v1).unwrap()["apiVersion"], "example.com/v2");
     }
 }

@@ -49,7 +49,54 @@ pub fn validate(crd: &Value) -> Vec<FieldError> {
             errs.push(FieldError::invalid("spec.versions", json!(storage), "must have exactly one version marked as storage version"));
         }
     }
+    errs.extend(validate_conversion(&spec["conversion"]));
     errs
+}
+
+/// `spec.conversion`: `None` or `Webhook`; a webhook needs review versions and a client
+/// configuration (a `url` or a `service`).
+fn validate_conversion(conversion: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    match conversion["strategy"].as_str() {
+        None | Some("None") => {}
+        Some("Webhook") => {
+            let webhook = &conversion["webhook"];
+            if webhook["conversionReviewVersions"].as_array().is_none_or(Vec::is_empty) {
+                errs.push(FieldError::required("spec.conversion.webhook.conversionReviewVersions", "must contain at least one version"));
+            }
+            let config = &webhook["clientConfig"];
+            if config["url"].is_null() == config["service"].is_null() {
+                errs.push(FieldError::required("spec.conversion.webhook.clientConfig", "exactly one of url or service is required"));
+            }
+        }
+        Some(other) => errs.push(FieldError::new(
+            crate::apiserver::status::FieldErrorKind::NotSupported,
+            "spec.conversion.strategy",
+            Some(json!(other)),
+            "supported values: \"None\", \"Webhook\"",
+        )),
+    }
+    errs
+}
+
+/// The conversion a CRD asks for: with a webhook, what its unreachability says.
+fn conversion(spec: &Value) -> Conversion {
+    if spec["conversion"]["strategy"].as_str() != Some("Webhook") {
+        return Conversion::None;
+    }
+    let config = &spec["conversion"]["webhook"]["clientConfig"];
+    let why = match config["url"].as_str() {
+        Some(url) => format!("Post \"{url}?timeout=30s\": dial tcp: connect: connection refused"),
+        None => {
+            let service = &config["service"];
+            let name = service["name"].as_str().unwrap_or("");
+            let namespace = service["namespace"].as_str().unwrap_or("");
+            let port = service["port"].as_i64().unwrap_or(443);
+            let path = service["path"].as_str().unwrap_or("");
+            format!("Post \"https://{name}.{namespace}.svc:{port}{path}?timeout=30s\": service \"{name}\" not found")
+        }
+    };
+    Conversion::Webhook(why.into())
 }
 
 /// The resource a valid CRD serves: storage version first among its served versions.
@@ -92,7 +139,7 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         name_rule: NameRule::PathSegment,
         custom: true,
         tracks_generation: true,
-        conversion: Conversion::None,
+        conversion: conversion(spec),
     })
 }
 

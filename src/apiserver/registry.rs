@@ -33,12 +33,16 @@ pub enum NameRule {
 }
 
 /// A conversion applied between a served version and the stored form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Conversion {
     /// Served as stored; only `apiVersion` is rewritten.
     None,
     /// `events.k8s.io/v1` Event, stored as a core v1 Event.
     EventsV1,
+    /// A CRD's conversion webhook, which the fake API server never calls: every conversion
+    /// from one version to another fails as it does when the webhook cannot be reached. Holds
+    /// what the failure says about the webhook (`Post "https://...": service "x" not found`).
+    Webhook(std::sync::Arc<str>),
 }
 
 /// One served resource.

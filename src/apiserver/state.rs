@@ -34,14 +34,15 @@ impl Scope {
         ObjectKey::new(g, r, self.namespace.as_deref().unwrap_or(""), name)
     }
 
-    /// The stored object as served at this scope's version.
-    pub fn present(&self, stored: &Value) -> Value {
+    /// The stored object as served at this scope's version (fails when that needs a conversion
+    /// the server cannot make).
+    pub fn present(&self, stored: &Value) -> ApiResult<Value> {
         convert::to_served(&self.resource, &self.version, stored)
     }
 
-    /// A served object in its stored form.
-    pub fn to_storage(&self, served: Value) -> Value {
-        convert::to_storage(&self.resource, served)
+    /// An object served at this scope's version in its stored form.
+    pub fn to_storage(&self, served: Value) -> ApiResult<Value> {
+        convert::to_storage(&self.resource, &self.version, served)
     }
 
     /// Whether this is the core `namespaces` resource.

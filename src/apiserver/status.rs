@@ -242,7 +242,13 @@ impl ApiError {
         Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
     }
 
-    /// The `metav1.Status` body.
+    /// An error the server has no `Status` for: upstream answers 500 with no reason
+    /// (`StatusReasonUnknown`) and the error's text.
+    pub fn unknown(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
+    }
+
+    /// The `metav1.Status` body (`reason` left out when unknown, as upstream's `omitempty`).
     pub fn to_status(&self) -> Value {
         let mut s = json!({
             "kind": "Status",
@@ -255,6 +261,11 @@ impl ApiError {
         });
         if let Some(d) = &self.details {
             s["details"] = d.clone();
+        }
+        if self.reason.is_empty()
+            && let Some(map) = s.as_object_mut()
+        {
+            map.remove("reason");
         }
         s
     }

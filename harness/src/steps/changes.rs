@@ -8,7 +8,7 @@
 
 use cucumber::gherkin::Step;
 use cucumber::when;
-use kube::api::{Patch, PatchParams};
+use kube::api::{ApiResource, DynamicObject, Patch, PatchParams};
 use kube::core::Status;
 use serde_json::{Value, json};
 
@@ -152,6 +152,65 @@ async fn custom_kind_deleted(world: &mut KubeWorld, kind: String) -> StepResult 
 /// The collection URL of `kind` in the scenario namespace (or cluster-wide).
 async fn collection_url(world: &mut KubeWorld, kind: &str) -> Result<String, String> {
     Ok(world.api(kind).await?.0.resource_url().to_string())
+}
+
+/// `When all Gadgets are listed`: one LIST of the kind in the scenario's namespace (all of a
+/// cluster-scoped kind); the answer or the refusal is recorded.
+#[when(regex = r"^all ((?-u:\w)+?)s are listed$")]
+async fn listed(world: &mut KubeWorld, kind: String) -> StepResult {
+    let url = collection_url(world, &kind).await?;
+    let outcome = send(&world.client(), http::Method::GET, &url, None).await.map_err(|e| format!("cannot list {kind}s: {e}"))?;
+    record(world, outcome);
+    Ok(())
+}
+
+/// `When the custom resource kind "Gadget" stores version "v2" through a conversion webhook that
+/// is not running`: its definition makes that version the storage version and asks for a
+/// conversion webhook, a service of the scenario's namespace that does not exist; later
+/// requests for the kind are made at that version. Objects stored at another version can then
+/// be read at it only through the webhook, which fails.
+#[when(regex = r#"^the custom resource kind "((?-u:\w)+)" stores version "((?-u:\w)+)" through a conversion webhook that is not running$"#)]
+async fn conversion_webhook(world: &mut KubeWorld, kind: String, version: String) -> StepResult {
+    let namespace = world.namespace().await?;
+    let webhook = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+        "clientConfig": {"service": {"namespace": namespace, "name": "kubegc-no-such-webhook", "path": "/convert"}}}});
+    change_definition(world, &kind, Some(&version), webhook).await
+}
+
+/// `When the custom resource kind "Gadget" converts without a webhook again`: its definition's
+/// conversion strategy is `None` (only `apiVersion` changes between versions).
+#[when(regex = r#"^the custom resource kind "((?-u:\w)+)" converts without a webhook again$"#)]
+async fn conversion_none(world: &mut KubeWorld, kind: String) -> StepResult {
+    change_definition(world, &kind, None, json!({"strategy": "None"})).await
+}
+
+/// Sets the conversion of the scenario's custom kind (and, when given, its storage version).
+async fn change_definition(world: &mut KubeWorld, kind: &str, storage: Option<&str>, conversion: Value) -> StepResult {
+    let (mut resource, namespaced) = world.custom_kinds.get(kind).cloned().ok_or(format!("the scenario defined no custom kind {kind}"))?;
+    let api: kube::Api<DynamicObject> = kube::Api::all_with(
+        world.client(),
+        &ApiResource::erase::<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>(&()),
+    );
+    let name = format!("{}.{}", resource.plural, resource.group);
+    let mut crd =
+        serde_json::to_value(api.get(&name).await.map_err(|e| format!("cannot read the CRD {name}: {e}"))?).map_err(|e| e.to_string())?;
+    crd["spec"]["conversion"] = conversion;
+    if let Some(storage) = storage {
+        let versions = crd["spec"]["versions"].as_array_mut().ok_or("the CRD has no versions")?;
+        if !versions.iter().any(|v| v["name"] == storage) {
+            return Err(format!("{kind} is not served at {storage}"));
+        }
+        for v in versions {
+            v["storage"] = json!(v["name"] == storage);
+        }
+        resource.version = storage.to_string();
+        resource.api_version = format!("{}/{storage}", resource.group);
+    }
+    let crd: DynamicObject = serde_json::from_value(crd).map_err(|e| e.to_string())?;
+    api.replace(&name, &Default::default(), &crd).await.map_err(|e| format!("cannot update the CRD {name}: {e}"))?;
+    world.custom_kinds.insert(kind.to_string(), (resource, namespaced));
+    world.settled = false;
+    Ok(())
 }
 
 /// `When all ConfigMaps are deleted as a collection` (optionally ` with options '{...}'`,

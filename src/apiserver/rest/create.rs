@@ -123,11 +123,11 @@ impl State {
             meta.remove(system);
         }
         normalize_metadata(&mut body["metadata"]);
-        let stored = scope.to_storage(body);
+        let stored = scope.to_storage(body)?;
         if opts.dry_run {
-            return Ok(scope.present(&stored));
+            return scope.present(&stored);
         }
         let stored = self.commit(key, stored);
-        Ok(scope.present(&stored))
+        scope.present(&stored)
     }
 }

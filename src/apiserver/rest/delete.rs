@@ -36,7 +36,7 @@ impl State {
         };
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
-        let existing = scope.present(&existing);
+        let existing = scope.present(&existing)?;
         let ctx = DeleteContext {
             resource: &scope.resource,
             version: &scope.version,
@@ -64,14 +64,18 @@ impl State {
                 let body = if opts.dry_run || obj == existing {
                     obj
                 } else {
-                    let stored = self.commit(key, scope.to_storage(obj));
-                    scope.present(&stored)
+                    let stored = self.commit(key, scope.to_storage(obj)?);
+                    scope.present(&stored)?
                 };
                 let code = if opts.orphan_dependents == Some(false) { 202 } else { 200 };
                 Ok(Deleted { code, body, removed: false })
             }
             DeletePlan::Remove => {
-                let last = if opts.dry_run { existing } else { scope.present(&self.remove(&key).expect("present under lock")) };
+                // Nothing was written since `existing` was read: it is what goes.
+                if !opts.dry_run {
+                    self.remove(&key).expect("present under lock");
+                }
+                let last = existing;
                 let body = if scope.resource.returns_deleted_object != (self.mutant == Some(Mutant::SwapDeleteAnswers)) {
                     last
                 } else {

@@ -64,7 +64,7 @@ fn decode_continue(token: &str) -> ApiResult<ContinueToken> {
 impl State {
     /// GET one object.
     pub fn get(&self, scope: &Scope, name: &str) -> ApiResult<Value> {
-        self.store.get(&scope.key(name)).map(|o| scope.present(o)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))
+        self.store.get(&scope.key(name)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name)).and_then(|o| scope.present(o))
     }
 
     /// GET a list: the selected objects in key order, paginated when `limit` is set.
@@ -91,7 +91,7 @@ impl State {
                 let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).expect("serializable"));
                 return Ok(Listed { items, revision, continue_token: Some(token), remaining: Some(remaining) });
             }
-            items.push(scope.present(o));
+            items.push(scope.present(o)?);
             last_key = Some(k);
         }
         Ok(Listed { items, revision, continue_token: None, remaining: None })

@@ -67,7 +67,7 @@ impl State {
         }
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
-        let existing = scope.present(&existing);
+        let existing = scope.present(&existing)?;
         if let Some(rv) = body["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty())
             && rv != existing["metadata"]["resourceVersion"].as_str().unwrap_or("")
         {
@@ -122,8 +122,8 @@ impl State {
         if opts.dry_run {
             return Ok(new);
         }
-        let stored = self.commit(key, scope.to_storage(new));
-        Ok(scope.present(&stored))
+        let stored = self.commit(key, scope.to_storage(new)?);
+        scope.present(&stored)
     }
 
     /// Applies a PATCH body of `content_type` to object `name`; returns the result as served.
@@ -138,7 +138,7 @@ impl State {
     ) -> ApiResult<Value> {
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
-        let current = scope.present(&existing);
+        let current = scope.present(&existing)?;
         let patched = patch::apply(content_type, &current, body, scope.resource.custom)?;
         if !patched.is_object() {
             return Err(ApiError::bad_request("the patch produced something other than an object"));

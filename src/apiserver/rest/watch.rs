@@ -61,13 +61,19 @@ struct Watch {
 }
 
 impl Watch {
-    fn render(&self, stored: &Value) -> Value {
-        let served = self.scope.present(stored);
-        match self.request.representation {
+    /// The line of one event about `stored`: an ERROR event with the `Status` when the object
+    /// cannot be served at the watch's version.
+    fn event(&self, event_type: &str, stored: &Value) -> Bytes {
+        let served = match self.scope.present(stored) {
+            Ok(served) => served,
+            Err(e) => return self.line("ERROR", e.to_status()),
+        };
+        let object = match self.request.representation {
             Representation::Full => served,
             Representation::Metadata => table::partial_metadata(&served),
             Representation::Table => table::table(&self.scope.resource, &[served], json!({}), self.clock.now()),
-        }
+        };
+        self.line(event_type, object)
     }
 
     fn line(&self, event_type: &str, object: Value) -> Bytes {
@@ -113,7 +119,7 @@ impl Watch {
             },
             _ => return None,
         };
-        Some(self.line(event_type, self.render(&event.object)))
+        Some(self.event(event_type, &event.object))
     }
 }
 
@@ -134,7 +140,7 @@ pub fn start(state: &State, scope: Scope, request: WatchRequest, bookmark_interv
         let (g, r) = &watch.scope.resource.storage;
         for (_, o) in state.store.list(g, r, watch.scope.namespace.as_deref(), None) {
             if watch.request.selection.matches(o) {
-                initial.push(watch.line("ADDED", watch.render(o)));
+                initial.push(watch.event("ADDED", o));
             }
         }
     } else if let Some(from) = watch.request.from {
