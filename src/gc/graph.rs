@@ -295,6 +295,8 @@ impl Ord for SortKey {
 
 /// A node's dependents: most nodes have none, so the set is only allocated for owners.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+// The box is the point: one pointer in every node instead of an empty set's 48 bytes.
+#[allow(clippy::box_collection)]
 pub struct Dependents(Option<Box<HashSet<Uid>>>);
 
 impl Dependents {

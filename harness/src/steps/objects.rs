@@ -363,7 +363,7 @@ async fn custom_kind_again(world: &mut KubeWorld, kind: String) -> StepResult {
         async move { api.get_opt(&name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
     })
     .await?;
-    define(world, &kind, &resource.group, !namespaced, &[resource.version.clone()]).await
+    define(world, &kind, &resource.group, !namespaced, std::slice::from_ref(&resource.version)).await
 }
 
 /// `Given a ConfigMap named "owner"`.
