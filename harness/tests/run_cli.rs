@@ -74,4 +74,13 @@ fn usage_errors_exit_2() {
     assert_eq!(kubegc(&["run", "--target", "nowhere"]).status.code(), Some(2));
     assert_eq!(kubegc(&["run", "--features", "no/such/dir"]).status.code(), Some(2));
     assert_eq!(kubegc(&["run", "--gc-command", "x"]).status.code(), Some(2));
+    let unknown = kubegc(&["run", "--apiserver-mutant", "help"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("ignore-preconditions"), "{}", summary(&unknown));
+    assert_eq!(kubegc(&["run", "--target", "kubeconfig", "--apiserver-mutant", "ignore-dry-run"]).status.code(), Some(2));
+    if !cfg!(feature = "k3s") {
+        let k3s = kubegc(&["run", "--target", "k3s"]);
+        assert_eq!(k3s.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&k3s.stderr).contains("--features k3s"), "{}", summary(&k3s));
+    }
 }

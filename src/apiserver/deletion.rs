@@ -220,20 +220,23 @@ pub fn deletion_finalizers(
     if !ctx.garbage_collection {
         return (false, current.to_vec());
     }
+    let Some(mutant) = ctx.mutant else {
+        return gc_finalizers(opts, current, default);
+    };
     let mut opts = opts.clone();
     let mut default = default;
     let mut seen = current.to_vec();
-    match ctx.mutant {
-        Some(Mutant::IgnoreOrphanDependents) => opts.orphan_dependents = None,
-        Some(Mutant::IgnoreDefaultPolicies) if default == DefaultGcPolicy::OrphanDependents => default = DefaultGcPolicy::DeleteDependents,
-        Some(Mutant::IgnoreExistingGcFinalizers) => seen.retain(|f| f != FINALIZER_ORPHAN && f != FINALIZER_FOREGROUND),
-        Some(Mutant::EventsGetGcFinalizers) if default == DefaultGcPolicy::Unsupported => default = DefaultGcPolicy::DeleteDependents,
+    match mutant {
+        Mutant::IgnoreOrphanDependents => opts.orphan_dependents = None,
+        Mutant::IgnoreDefaultPolicies if default == DefaultGcPolicy::OrphanDependents => default = DefaultGcPolicy::DeleteDependents,
+        Mutant::IgnoreExistingGcFinalizers => seen.retain(|f| f != FINALIZER_ORPHAN && f != FINALIZER_FOREGROUND),
+        Mutant::EventsGetGcFinalizers if default == DefaultGcPolicy::Unsupported => default = DefaultGcPolicy::DeleteDependents,
         _ => {}
     }
     let (_, mut out) = gc_finalizers(&opts, &seen, default);
-    let never_added = match ctx.mutant {
-        Some(Mutant::NeverAddForegroundFinalizer) => Some(FINALIZER_FOREGROUND),
-        Some(Mutant::NeverAddOrphanFinalizer) => Some(FINALIZER_ORPHAN),
+    let never_added = match mutant {
+        Mutant::NeverAddForegroundFinalizer => Some(FINALIZER_FOREGROUND),
+        Mutant::NeverAddOrphanFinalizer => Some(FINALIZER_ORPHAN),
         _ => None,
     };
     if let Some(f) = never_added.filter(|f| !current.iter().any(|c| c == f)) {
