@@ -65,6 +65,9 @@ impl DeleteOptions {
     /// as the upstream DELETE handler does; then validates them (catalogue B.1 "Conflicts"),
     /// unless the server's `mutant` skips that.
     pub fn from_request(body: &[u8], query: &Query, mutant: Option<Mutant>) -> ApiResult<Self> {
+        let lenient = mutant == Some(Mutant::AcceptInvalidDeleteOptions);
+        let parse_policy = |v| parse_policy(v).or_else(|e| if lenient { Ok(None) } else { Err(e) });
+        let parse_dry_run = |v: &[&str]| parse_dry_run(v).or_else(|e| if lenient { Ok(false) } else { Err(e) });
         let opts = if body.iter().any(|b| !b.is_ascii_whitespace()) {
             let v: Value = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
             let dry: Vec<&str> = v["dryRun"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
@@ -86,7 +89,7 @@ impl DeleteOptions {
                 dry_run: parse_dry_run(&query.all("dryRun"))?,
             }
         };
-        if mutant == Some(Mutant::AcceptConflictingDeleteOptions) && opts.propagation.is_some() {
+        if lenient && opts.propagation.is_some() {
             return Ok(Self { orphan_dependents: None, ..opts });
         }
         if let (Some(_), Some(policy)) = (opts.orphan_dependents, opts.propagation) {

@@ -52,8 +52,9 @@ crate::mutants::define_mutants! {
     /// No finalizer may ever be added by an update, not only while the object is being deleted
     /// (B.3).
     ForbidFinalizerAdditions = "forbid-finalizer-additions",
-    /// `orphanDependents` and `propagationPolicy` may be sent together (B.1), the latter winning.
-    AcceptConflictingDeleteOptions = "accept-conflicting-delete-options",
+    /// DeleteOptions are not validated (B.1): an unknown `propagationPolicy` or `dryRun` value
+    /// is ignored, and `orphanDependents` with `propagationPolicy` is accepted (the latter wins).
+    AcceptInvalidDeleteOptions = "accept-invalid-delete-options",
     /// A requested grace period of 0 is taken as "the pod's default" (B.3 row 9).
     GraceZeroIgnored = "grace-zero-ignored",
     /// Unscheduled and terminated pods keep their grace period (B.3 row 9).
