@@ -189,7 +189,8 @@ async fn first_deletion_kept(world: &mut KubeWorld, kind: String, name: String) 
         let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
         let ts = o.metadata.deletion_timestamp.ok_or(format!("{kind} {name:?} has no deletionTimestamp"))?;
         let now = serde_json::to_value(&ts).map_err(|e| e.to_string())?;
-        if now.as_str() != Some(first.as_str()) {
+        let now = now.as_str().unwrap_or_default();
+        if now != first {
             return Err(format!("{kind} {name:?} has deletionTimestamp {now}, its first deletion gave it {first}"));
         }
         Ok(())
