@@ -77,7 +77,21 @@ async fn cleanup(world: &mut KubeWorld) {
     }
 }
 
-/// One directory holding every requested feature file (linked), so that one cucumber run — and
+/// The feature files at `path`: the file itself, or a directory's `*.feature` files in name
+/// order.
+pub fn feature_files(path: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "feature"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// One directory holding every requested feature file (copied), so that one cucumber run — and
 /// one JUnit report — covers them all.
 fn gather(features: &[PathBuf]) -> std::io::Result<(PathBuf, Option<tempfile::TempDir>)> {
     if let [single] = features {
@@ -86,15 +100,7 @@ fn gather(features: &[PathBuf]) -> std::io::Result<(PathBuf, Option<tempfile::Te
     let dir = tempfile::tempdir()?;
     let mut n = 0;
     for path in features {
-        let files: Vec<PathBuf> = if path.is_dir() {
-            std::fs::read_dir(path)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "feature"))
-                .collect()
-        } else {
-            vec![path.clone()]
-        };
-        for file in files {
+        for file in feature_files(path)? {
             n += 1;
             let name = format!("{n:04}-{}", file.file_name().and_then(|f| f.to_str()).unwrap_or("x.feature"));
             std::fs::copy(&file, dir.path().join(name))?;

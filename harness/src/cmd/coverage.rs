@@ -117,24 +117,11 @@ fn read_cases(path: &Path) -> anyhow::Result<Vec<Case>> {
     Ok(cases)
 }
 
-fn feature_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    if path.is_file() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "feature"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
 /// Every `upstream(...)` tag of the features, with the scenarios carrying it (`file: name`).
 fn tagged_scenarios(paths: &[PathBuf]) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
     let mut tags: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for path in paths {
-        for file in feature_files(path)? {
+        for file in kubegc_harness::runner::feature_files(path).with_context(|| format!("cannot read {}", path.display()))? {
             let feature = Feature::parse_path(&file, GherkinEnv::default()).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let short = file.file_name().and_then(|f| f.to_str()).unwrap_or("?").to_string();
             let scenarios = feature.scenarios.iter().chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));

@@ -17,19 +17,6 @@ pub struct Args {
     pub tags: Option<String>,
 }
 
-fn feature_files(path: &PathBuf) -> anyhow::Result<Vec<PathBuf>> {
-    if path.is_file() {
-        return Ok(vec![path.clone()]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "feature"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
 /// Prints `file: scenario  @tags` for every selected scenario (stopping quietly when the
 /// reader goes away, as in `kubegc list | head`).
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -38,7 +25,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let tags: Option<cucumber::gherkin::tagexpr::TagOperation> =
         args.tags.as_deref().map(str::parse).transpose().map_err(|e| anyhow::anyhow!("invalid --tags expression: {e:?}"))?;
     for path in &args.features {
-        for file in feature_files(path)? {
+        for file in kubegc_harness::runner::feature_files(path).with_context(|| format!("cannot read {}", path.display()))? {
             let feature = Feature::parse_path(&file, GherkinEnv::default()).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let scenarios = feature.scenarios.iter().chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));
             for scenario in scenarios {
