@@ -377,21 +377,42 @@ async fn test_cross_namespace_references() {
 }
 
 /// TestCascadingDeleteOnCRDConversionFailure (row 67), named `test_cascade_with_a_broken_monitor`:
-/// a CRD whose objects cannot be listed or watched (upstream: a broken conversion webhook; here
-/// the fault-injection hook answers every list and watch of the resource with 500), with a
-/// custom resource stored. With that monitor failing, a simple cascading deletion of core
+/// a custom resource is stored at v1beta1, then its CRD makes v1 the storage version and asks
+/// for a conversion webhook that does not run (a service that does not exist), so the
+/// collector, started afterwards as upstream's is, can neither list nor watch the resource at
+/// the version it monitors. With that monitor failing, a simple cascading deletion of core
 /// objects still happens, and the broken monitor is still not synced afterwards.
 #[tokio::test]
 async fn test_cascade_with_a_broken_monitor() {
-    let mut env =
-        Env::without_collector(failing("conversion webhook for mygroup.example.com/v1beta1 failed", |p| WIDGETS.is_list_or_watch(p)));
+    let mut env = Env::without_collector(Default::default());
     let ns = "gc-cache-sync-fail";
     env.create_namespace(ns).await;
-    env.create(CRDS, "", crd(WIDGETS)).await;
+    let mut definition = crd(WIDGETS);
+    let schema = definition["spec"]["versions"][0]["schema"].clone();
+    definition["spec"]["versions"] = json!([{"name": "v1beta1", "served": true, "storage": true, "schema": schema},
+        {"name": "v1", "served": true, "storage": false, "schema": schema}]);
+    env.create(CRDS, "", definition.clone()).await;
     env.create(WIDGETS, ns, WIDGETS.object("test")).await;
+    definition["spec"]["versions"][0]["storage"] = json!(false);
+    definition["spec"]["versions"][1]["storage"] = json!(true);
+    definition["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+        "clientConfig": {"service": {"namespace": "bar", "name": "foo", "path": "/foo"}}}});
+    let r = support::put(&env.server, &CRDS.path("", name(&definition)), definition.clone()).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let v1 = Kind { api_version: "mygroup.example.com/v1", ..WIDGETS };
+    let r = support::get(&env.server, &v1.collection(ns)).await;
+    assert_eq!(
+        (r.code, r.body["message"].as_str()),
+        (
+            500,
+            Some(
+                "conversion webhook for mygroup.example.com/v1beta1, Kind=Widget failed: Post \"https://foo.bar.svc:443/foo?timeout=30s\": service \"foo\" not found"
+            )
+        )
+    );
+
     env.start_collector();
     env.wait_for_monitor(WIDGETS, FAILING).await;
-
     let owner = env.create(RCS, ns, rc("test.rc.1", 0)).await;
     env.create(PODS, ns, owned_by(pod("test.pod.1"), [owner_ref(&owner)])).await;
     env.delete(RCS, ns, "test.rc.1", non_orphan()).await;

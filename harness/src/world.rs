@@ -38,6 +38,9 @@ pub struct KubeWorld {
     pub other_namespace: Option<String>,
     /// Custom kinds defined by the scenario (each under a group of its own).
     pub custom_kinds: HashMap<String, (ApiResource, bool)>,
+    /// Custom kinds whose definition asks for a conversion webhook that does not run: cleanup
+    /// turns it off first, or neither their objects nor the namespace holding them could go.
+    pub conversion_webhooks: std::collections::HashSet<String>,
     /// The HTTP status and body of the last request that succeeded, for steps that check what
     /// the API server answered (the object it kept, or the `Status` of a removal).
     pub last_response: Option<(u16, Value)>,

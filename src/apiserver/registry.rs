@@ -46,7 +46,7 @@ pub enum Conversion {
 }
 
 /// One served resource.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceInfo {
     /// API group, empty for core.
     pub group: String,

@@ -8,7 +8,7 @@
 
 use cucumber::gherkin::Step;
 use cucumber::when;
-use kube::api::{ApiResource, DynamicObject, Patch, PatchParams};
+use kube::api::{ApiResource, Patch, PatchParams};
 use kube::core::Status;
 use serde_json::{Value, json};
 
@@ -168,49 +168,92 @@ async fn listed(world: &mut KubeWorld, kind: String) -> StepResult {
 /// is not running`: its definition makes that version the storage version and asks for a
 /// conversion webhook, a service of the scenario's namespace that does not exist; later
 /// requests for the kind are made at that version. Objects stored at another version can then
-/// be read at it only through the webhook, which fails.
+/// be read at it only through the webhook, which fails. The step waits until the API server
+/// converts so.
 #[when(regex = r#"^the custom resource kind "((?-u:\w)+)" stores version "((?-u:\w)+)" through a conversion webhook that is not running$"#)]
 async fn conversion_webhook(world: &mut KubeWorld, kind: String, version: String) -> StepResult {
     let namespace = world.namespace().await?;
     let webhook = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
         "clientConfig": {"service": {"namespace": namespace, "name": "kubegc-no-such-webhook", "path": "/convert"}}}});
-    change_definition(world, &kind, Some(&version), webhook).await
+    change_definition(world, &kind, Some(&version), webhook).await?;
+    world.conversion_webhooks.insert(kind);
+    Ok(())
 }
 
 /// `When the custom resource kind "Gadget" converts without a webhook again`: its definition's
-/// conversion strategy is `None` (only `apiVersion` changes between versions).
+/// conversion strategy is `None` (only `apiVersion` changes between versions). The step waits
+/// until the API server converts so.
 #[when(regex = r#"^the custom resource kind "((?-u:\w)+)" converts without a webhook again$"#)]
 async fn conversion_none(world: &mut KubeWorld, kind: String) -> StepResult {
-    change_definition(world, &kind, None, json!({"strategy": "None"})).await
+    change_definition(world, &kind, None, no_webhook()).await?;
+    world.conversion_webhooks.remove(&kind);
+    Ok(())
 }
 
-/// Sets the conversion of the scenario's custom kind (and, when given, its storage version).
+/// A CRD's `spec.conversion` without a webhook, as a merge patch writes it (dropping any
+/// webhook settings, which only the `Webhook` strategy may have).
+pub(crate) fn no_webhook() -> Value {
+    json!({"strategy": "None", "webhook": null})
+}
+
+type Crd = k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+/// Sets the conversion of the scenario's custom kind (and, when given, its storage version)
+/// with one merge patch of its definition, then waits until it is in force.
 async fn change_definition(world: &mut KubeWorld, kind: &str, storage: Option<&str>, conversion: Value) -> StepResult {
     let (mut resource, namespaced) = world.custom_kinds.get(kind).cloned().ok_or(format!("the scenario defined no custom kind {kind}"))?;
-    let api: kube::Api<DynamicObject> = kube::Api::all_with(
-        world.client(),
-        &ApiResource::erase::<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>(&()),
-    );
+    let api: kube::Api<Crd> = kube::Api::all(world.client());
     let name = format!("{}.{}", resource.plural, resource.group);
-    let mut crd =
-        serde_json::to_value(api.get(&name).await.map_err(|e| format!("cannot read the CRD {name}: {e}"))?).map_err(|e| e.to_string())?;
-    crd["spec"]["conversion"] = conversion;
+    let mut crd = api.get(&name).await.map_err(|e| format!("cannot read the CRD {name}: {e}"))?;
+    let webhook = conversion["strategy"] == "Webhook";
+    let mut patch = json!({"spec": {"conversion": conversion}});
     if let Some(storage) = storage {
-        let versions = crd["spec"]["versions"].as_array_mut().ok_or("the CRD has no versions")?;
-        if !versions.iter().any(|v| v["name"] == storage) {
+        if !crd.spec.versions.iter().any(|v| v.name == storage) {
             return Err(format!("{kind} is not served at {storage}"));
         }
-        for v in versions {
-            v["storage"] = json!(v["name"] == storage);
+        for v in &mut crd.spec.versions {
+            v.storage = v.name == storage;
         }
+        patch["spec"]["versions"] = serde_json::to_value(&crd.spec.versions).map_err(|e| e.to_string())?;
         resource.version = storage.to_string();
         resource.api_version = format!("{}/{storage}", resource.group);
     }
-    let crd: DynamicObject = serde_json::from_value(crd).map_err(|e| e.to_string())?;
-    api.replace(&name, &Default::default(), &crd).await.map_err(|e| format!("cannot update the CRD {name}: {e}"))?;
-    world.custom_kinds.insert(kind.to_string(), (resource, namespaced));
+    api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await.map_err(|e| format!("cannot update the CRD {name}: {e}"))?;
+    world.custom_kinds.insert(kind.to_string(), (resource.clone(), namespaced));
     world.settled = false;
-    Ok(())
+    let other = crd.spec.versions.iter().find(|v| v.served && v.name != resource.version).map(|v| v.name.clone());
+    match other {
+        Some(other) => conversion_in_force(world, &resource, namespaced, &other, webhook).await,
+        None => Ok(()),
+    }
+}
+
+/// Waits until the API server converts objects of `resource` (whose storage version is
+/// `resource.version`) through a webhook, or without one: a dry-run create at the `other`
+/// served version needs a conversion to the storage version, which fails while the unreachable
+/// webhook is in force and succeeds without it. A real API server switches a definition's
+/// storage a moment after the update; the fake one at once.
+async fn conversion_in_force(world: &mut KubeWorld, resource: &ApiResource, namespaced: bool, other: &str, webhook: bool) -> StepResult {
+    let namespace = if namespaced { format!("/namespaces/{}", world.namespace().await?) } else { String::new() };
+    let url = format!("/apis/{}/{other}{namespace}/{}?dryRun=All", resource.group, resource.plural);
+    let probe = json!({"apiVersion": format!("{}/{other}", resource.group), "kind": resource.kind,
+        "metadata": {"generateName": "kubegc-probe-"}})
+    .to_string();
+    let client = world.client();
+    let what = format!("{} to convert {}", resource.kind, if webhook { "through the webhook" } else { "without a webhook" });
+    crate::steps::assertions::poll(world, &what, || {
+        let (client, url, probe) = (client.clone(), url.clone(), probe.clone());
+        async move {
+            let (code, body) = send(&client, http::Method::POST, &url, Some(probe)).await?;
+            let refused = code >= 500 && body["message"].as_str().is_some_and(|m| m.starts_with("conversion webhook for"));
+            match code {
+                _ if refused => Ok(webhook),
+                200..=299 => Ok(!webhook),
+                _ => Err(format!("a dry-run create at {other} failed with {code}: {body}")),
+            }
+        }
+    })
+    .await
 }
 
 /// `When all ConfigMaps are deleted as a collection` (optionally ` with options '{...}'`,

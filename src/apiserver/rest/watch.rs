@@ -1,6 +1,13 @@
 //! Watches: a stream of `{"type", "object"}` lines from a resourceVersion on, as kube-apiserver
 //! sends them (ADDED/MODIFIED/DELETED, BOOKMARK when asked for, ERROR 410 when the requested
 //! history is gone or the client falls too far behind).
+//!
+//! A watch ends after an ERROR event: also when an object cannot be served at the watch's
+//! version (a custom resource whose conversion webhook cannot be called), whose `Status` the
+//! ERROR event carries, as kube-apiserver's storage watcher does with an error during a watch.
+//! A watch of a custom resource ends without an event when its CustomResourceDefinition changes
+//! how the resource is served (versions, conversion) or goes: kube-apiserver then tears down the
+//! resource's storage, and the client watches again under the new definition.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,6 +16,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::apiserver::crd;
 use crate::apiserver::request::{Query, Representation};
 use crate::apiserver::rest::read::Selection;
 use crate::apiserver::state::{Scope, State};
@@ -61,19 +69,28 @@ struct Watch {
 }
 
 impl Watch {
-    /// The line of one event about `stored`: an ERROR event with the `Status` when the object
-    /// cannot be served at the watch's version.
-    fn event(&self, event_type: &str, stored: &Value) -> Bytes {
-        let served = match self.scope.present(stored) {
-            Ok(served) => served,
-            Err(e) => return self.line("ERROR", e.to_status()),
-        };
+    /// The line of one event about `stored`, or, when the object cannot be served at the
+    /// watch's version, the ERROR event with the `Status` that ends the watch.
+    fn event(&self, event_type: &str, stored: &Value) -> Result<Bytes, Bytes> {
+        let served = self.scope.present(stored).map_err(|e| self.line("ERROR", e.to_status()))?;
         let object = match self.request.representation {
             Representation::Full => served,
             Representation::Metadata => table::partial_metadata(&served),
             Representation::Table => table::table(&self.scope.resource, &[served], json!({}), self.clock.now()),
         };
-        self.line(event_type, object)
+        Ok(self.line(event_type, object))
+    }
+
+    /// Whether `event` changes or removes the CustomResourceDefinition this watch's resource is
+    /// served under, so that the resource is no longer served as when the watch began.
+    fn definition_changed(&self, event: &StoreEvent) -> bool {
+        let resource = &self.scope.resource;
+        let key = &event.key;
+        resource.custom
+            && key.group == "apiextensions.k8s.io"
+            && key.resource == "customresourcedefinitions"
+            && key.name == format!("{}.{}", resource.plural, resource.group)
+            && (event.event_type == EventType::Deleted || crd::resource_info(&event.object).as_ref() != Some(resource))
     }
 
     fn line(&self, event_type: &str, object: Value) -> Bytes {
@@ -99,9 +116,10 @@ impl Watch {
         event.key.group == *g && event.key.resource == *r && self.scope.namespace.as_ref().is_none_or(|ns| *ns == event.key.namespace)
     }
 
-    /// The line for a store event, if this watch sees it. An object that starts or stops
-    /// matching the selectors is sent as ADDED or DELETED, as the watch cache does.
-    fn event_line(&self, event: &StoreEvent) -> Option<Bytes> {
+    /// The line for a store event, if this watch sees it (`Err` for the line that ends it). An
+    /// object that starts or stops matching the selectors is sent as ADDED or DELETED, as the
+    /// watch cache does.
+    fn event_line(&self, event: &StoreEvent) -> Option<Result<Bytes, Bytes>> {
         if !self.in_scope(event) {
             return None;
         }
@@ -134,19 +152,17 @@ pub fn start(state: &State, scope: Scope, request: WatchRequest, bookmark_interv
     let mut initial: Vec<Bytes> = Vec::new();
     let revision = state.store.revision();
     let mut start_revision = revision;
-    let mut expired = None;
+    // The ERROR line that ends the watch before it goes live, if any.
+    let mut last_words = None;
     let list_current = watch.request.from.is_none() || watch.request.send_initial_events;
     if list_current {
         let (g, r) = &watch.scope.resource.storage;
-        for (_, o) in state.store.list(g, r, watch.scope.namespace.as_deref(), None) {
-            if watch.request.selection.matches(o) {
-                initial.push(watch.event("ADDED", o));
-            }
-        }
+        let events = state.store.list(g, r, watch.scope.namespace.as_deref(), None).filter(|(_, o)| watch.request.selection.matches(o));
+        last_words = events.map(|(_, o)| watch.event("ADDED", o)).try_for_each(|line| line.map(|line| initial.push(line))).err();
     } else if let Some(from) = watch.request.from {
         match state.store.events_after(from) {
-            Ok(events) => initial.extend(events.iter().filter_map(|e| watch.event_line(e))),
-            Err(e) => expired = Some(watch.line("ERROR", too_old(from, e.oldest))),
+            Ok(events) => last_words = events.iter().filter_map(|e| watch.event_line(e)).try_for_each(|l| l.map(|l| initial.push(l))).err(),
+            Err(e) => last_words = Some(watch.line("ERROR", too_old(from, e.oldest))),
         }
         start_revision = revision.max(from);
     }
@@ -154,8 +170,12 @@ pub fn start(state: &State, scope: Scope, request: WatchRequest, bookmark_interv
     let subscription = state.store.subscribe();
     let (tx, rx) = mpsc::channel(256);
     tokio::spawn(async move {
-        if let Some(err) = expired {
-            let _ = tx.send(err).await;
+        if let Some(err) = last_words {
+            for line in initial.into_iter().chain([err]) {
+                if tx.send(line).await.is_err() {
+                    return;
+                }
+            }
             return;
         }
         for line in initial.into_iter().chain(initial_end) {
@@ -179,8 +199,15 @@ async fn run(watch: Watch, mut sub: broadcast::Receiver<Arc<StoreEvent>>, tx: mp
                 Ok(e) if e.revision <= last => continue,
                 Ok(e) => {
                     last = e.revision;
+                    if watch.definition_changed(&e) {
+                        return;
+                    }
                     match watch.event_line(&e) {
-                        Some(line) => line,
+                        Some(Ok(line)) => line,
+                        Some(Err(last_words)) => {
+                            let _ = tx.send(last_words).await;
+                            return;
+                        }
                         None => continue,
                     }
                 }
