@@ -7,10 +7,12 @@
 //! - [`runner`]: runs feature files on a backend with cucumber.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
+//! - [`upstream`]: the real control plane, collector and kubectl, built from pinned Go modules.
 
 pub mod backend;
 pub mod junit;
 pub mod mutation;
 pub mod runner;
 pub mod steps;
+pub mod upstream;
 pub mod world;

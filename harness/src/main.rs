@@ -7,6 +7,7 @@
 //! - `kubegc list`: list the scenarios and their tags.
 //! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
+//! - `kubegc upstream`: build and run the real control plane from the pinned Go module.
 
 mod cmd;
 mod debug_routes;
@@ -38,6 +39,9 @@ enum Command {
     Coverage(cmd::coverage::Args),
     /// Print every step phrase with an example.
     Steps,
+    /// Build the real Kubernetes pieces (etcd, kube-apiserver, kube-controller-manager,
+    /// kubectl) from the pinned Go module, or run the real control plane.
+    Upstream(cmd::upstream::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -55,6 +59,7 @@ fn main() -> std::process::ExitCode {
             Command::List(args) => cmd::list::run(args).map(|()| true),
             Command::Mutants(args) => cmd::mutants::run(args).await,
             Command::Coverage(args) => cmd::coverage::run(args),
+            Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),
             Command::Steps => {
                 cmd::steps::run();
                 Ok(true)

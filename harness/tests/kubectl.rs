@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use support::{Served, strings};
 
@@ -161,10 +161,9 @@ fn wait_for_delete_returns_when_the_last_finalizer_goes() {
     let s = Served::start_with_gc("none");
     s.apply_file("create", "owner.yaml", &OWNER.replace("metadata:\n", "metadata:\n  finalizers: [example.com/hold]\n"));
     s.ok(&["delete", "cm", "owner", "--wait=false"]);
-    let kubeconfig = s.kubeconfig();
-    let waiter = Command::new("kubectl")
+    let waiter = s
+        .kubectl_command()
         .args(["wait", "--for=delete", "configmap/owner", "--timeout=30s"])
-        .env("KUBECONFIG", &kubeconfig)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

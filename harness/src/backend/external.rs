@@ -1,10 +1,11 @@
 //! The external-GC backend: the fake apiserver on a TCP port with the reference collector off,
-//! and a third party's garbage collector started from a command line with `{kubeconfig}`
-//! replaced by a kubeconfig for that port. Its inner state is unknown, so "settled" is a hold
-//! time (after the apiserver's own simulated controllers are idle).
+//! and another garbage collector against it: a third party's, started from a command line with
+//! `{kubeconfig}` replaced by a kubeconfig for that port, or the upstream one (the real
+//! kube-controller-manager running only its garbage collector). Its inner state is unknown, so
+//! "settled" is a hold time (after the apiserver's own simulated controllers are idle).
 
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -15,31 +16,24 @@ use kubegc::apiserver::ApiServer;
 use kubegc::apiserver::kubeconfig::kubeconfig_yaml;
 
 use crate::backend::Backend;
+use crate::upstream::build::Upstream;
+use crate::upstream::control_plane::{ControllerManager, GARBAGE_COLLECTOR_ONLY};
 
-/// The fake apiserver served over TCP plus an external collector process.
-pub struct ExternalGcBackend {
-    server: ApiServer,
+/// A garbage collector running outside this process.
+pub trait Collector: Send + Sync {
+    /// Why it is no longer running, if it is not.
+    fn exited(&self) -> Option<String>;
+}
+
+/// A collector started from a shell command line, in its own process group; the whole group
+/// is stopped when this is dropped.
+pub struct CommandCollector {
     child: Mutex<Child>,
-    hold: Duration,
-    timeout: Duration,
-    _dir: tempfile::TempDir,
-    _serving: tokio::task::JoinHandle<()>,
 }
 
-impl std::fmt::Debug for ExternalGcBackend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ExternalGcBackend").field("hold", &self.hold).finish()
-    }
-}
-
-impl ExternalGcBackend {
-    /// Serves `server` on a free loopback port, writes its kubeconfig, and starts `command`
-    /// (run by `sh -c`) with `{kubeconfig}` replaced by that file's path.
-    pub async fn start(server: ApiServer, command: &str, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
-        let (addr, serving) = server.serve("127.0.0.1:0".parse().expect("valid")).await.context("cannot listen on loopback")?;
-        let dir = tempfile::tempdir()?;
-        let kubeconfig: PathBuf = dir.path().join("kubeconfig");
-        std::fs::write(&kubeconfig, kubeconfig_yaml(&format!("http://{addr}")))?;
+impl CommandCollector {
+    /// Runs `command` with `sh -c`, `{kubeconfig}` replaced by the path of `kubeconfig`.
+    pub fn start(command: &str, kubeconfig: &Path) -> anyhow::Result<Self> {
         let command = command.replace("{kubeconfig}", &kubeconfig.to_string_lossy());
         // Its own process group, so that stopping it also stops whatever the shell started.
         let child = Command::new("sh")
@@ -48,14 +42,23 @@ impl ExternalGcBackend {
             .process_group(0)
             .spawn()
             .with_context(|| format!("cannot start the garbage collector command {command:?}"))?;
-        Ok(Self { server, child: Mutex::new(child), hold, timeout, _dir: dir, _serving: serving })
+        Ok(Self { child: Mutex::new(child) })
     }
 }
 
-impl Drop for ExternalGcBackend {
+impl Collector for CommandCollector {
+    fn exited(&self) -> Option<String> {
+        match self.child.lock().unwrap_or_else(|p| p.into_inner()).try_wait() {
+            Ok(Some(status)) => Some(format!("the garbage collector command exited ({status})")),
+            _ => None,
+        }
+    }
+}
+
+impl Drop for CommandCollector {
     /// Stops the collector's whole process group: SIGTERM, then SIGKILL if it lingers.
     fn drop(&mut self) {
-        let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        let child = self.child.get_mut().unwrap_or_else(|p| p.into_inner());
         let group = -(child.id() as i32);
         // SAFETY: kill(2) with a negative pid signals the process group the child leads.
         unsafe { libc::kill(group, libc::SIGTERM) };
@@ -71,9 +74,73 @@ impl Drop for ExternalGcBackend {
     }
 }
 
+impl Collector for Mutex<ControllerManager> {
+    fn exited(&self) -> Option<String> {
+        self.lock().unwrap_or_else(|p| p.into_inner()).check_running().err().map(|e| format!("{e:#}"))
+    }
+}
+
+/// The fake apiserver served over TCP plus a collector outside this process.
+pub struct ExternalGcBackend {
+    server: ApiServer,
+    collector: Box<dyn Collector>,
+    name: &'static str,
+    hold: Duration,
+    timeout: Duration,
+    _dir: tempfile::TempDir,
+    _serving: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for ExternalGcBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExternalGcBackend").field("name", &self.name).field("hold", &self.hold).finish()
+    }
+}
+
+/// The fake apiserver on a free loopback port, and a kubeconfig for it.
+struct Served {
+    kubeconfig: PathBuf,
+    dir: tempfile::TempDir,
+    serving: tokio::task::JoinHandle<()>,
+}
+
+async fn serve(server: &ApiServer) -> anyhow::Result<Served> {
+    let (addr, serving) = server.serve("127.0.0.1:0".parse().expect("valid")).await.context("cannot listen on loopback")?;
+    let dir = tempfile::tempdir()?;
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, kubeconfig_yaml(&format!("http://{addr}")))?;
+    Ok(Served { kubeconfig, dir, serving })
+}
+
+impl ExternalGcBackend {
+    /// Serves `server` on a free loopback port, writes its kubeconfig, and starts `command`
+    /// (run by `sh -c`) with `{kubeconfig}` replaced by that file's path.
+    pub async fn start(server: ApiServer, command: &str, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
+        let served = serve(&server).await?;
+        let collector = Box::new(CommandCollector::start(command, &served.kubeconfig)?);
+        Ok(Self { server, collector, name: "external", hold, timeout, _dir: served.dir, _serving: served.serving })
+    }
+
+    /// Serves `server` on a free loopback port and runs the upstream garbage collector (built
+    /// from `upstream/` if need be) against it; returns once its monitors have synced.
+    pub async fn start_upstream(server: ApiServer, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
+        let served = serve(&server).await?;
+        let kcm = ControllerManager::start(&Upstream::locate(), &served.kubeconfig, GARBAGE_COLLECTOR_ONLY).await?;
+        Ok(Self {
+            server,
+            collector: Box::new(Mutex::new(kcm)),
+            name: "fake+upstream-gc",
+            hold,
+            timeout,
+            _dir: served.dir,
+            _serving: served.serving,
+        })
+    }
+}
+
 impl Backend for ExternalGcBackend {
     fn name(&self) -> &str {
-        "external"
+        self.name
     }
 
     fn client(&self) -> kube::Client {
@@ -82,8 +149,8 @@ impl Backend for ExternalGcBackend {
 
     fn settle(&self) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async move {
-            if let Ok(Some(status)) = self.child.lock().unwrap_or_else(|p| p.into_inner()).try_wait() {
-                return Err(format!("the garbage collector command exited ({status})"));
+            if let Some(why) = self.collector.exited() {
+                return Err(why);
             }
             tokio::time::sleep(self.hold).await;
             while !self.server.controllers_idle() {

@@ -13,6 +13,8 @@ use crate::backend::Backend;
 /// A cluster reached through a kubeconfig.
 pub struct KubeconfigBackend {
     client: kube::Client,
+    /// The name in reports (`kubeconfig` unless told otherwise).
+    name: &'static str,
     hold: Duration,
     timeout: Duration,
     /// What must live as long as the backend (the container of a k3s cluster).
@@ -40,7 +42,13 @@ impl KubeconfigBackend {
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
         let client = kube::Client::try_from(config).context("cannot build a client")?;
         client.apiserver_version().await.context("cannot reach the API server")?;
-        Ok(Self { client, hold, timeout, _keep: None })
+        Ok(Self { client, name: "kubeconfig", hold, timeout, _keep: None })
+    }
+
+    /// The same backend, called `name` in reports.
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
     }
 
     /// The same backend, keeping `guard` (for example the cluster's container) alive as long
@@ -53,7 +61,7 @@ impl KubeconfigBackend {
 
 impl Backend for KubeconfigBackend {
     fn name(&self) -> &str {
-        "kubeconfig"
+        self.name
     }
 
     fn client(&self) -> kube::Client {

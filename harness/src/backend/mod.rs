@@ -7,6 +7,7 @@ pub mod fake;
 #[cfg(feature = "k3s")]
 pub mod k3s;
 pub mod kubeconfig;
+pub mod upstream;
 
 use std::time::Duration;
 

@@ -7,3 +7,4 @@ pub mod mutants;
 pub mod run;
 pub mod serve;
 pub mod steps;
+pub mod upstream;

@@ -11,13 +11,19 @@ use kubegc_harness::backend::Backend;
 use kubegc_harness::backend::external::ExternalGcBackend;
 use kubegc_harness::backend::fake::FakeBackend;
 use kubegc_harness::backend::kubeconfig::KubeconfigBackend;
+use kubegc_harness::backend::upstream::{self, Collector};
 use kubegc_harness::runner::{RunOptions, run as run_features};
 
 /// Where scenarios run.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// The in-process fake apiserver with the reference garbage collector.
+    /// The in-process fake apiserver (with the reference garbage collector unless `--gc` says
+    /// otherwise).
     Fake,
+    /// The real control plane (etcd, kube-apiserver, kube-controller-manager) of the pinned
+    /// release, built from `upstream/` and run on loopback (with its own garbage collector
+    /// unless `--gc` says otherwise).
+    Upstream,
     /// The cluster of a kubeconfig (its own garbage collector does the work).
     Kubeconfig,
     /// A kind cluster made from `ci/kind.yaml` (reused if it exists), through the kind CLI.
@@ -27,16 +33,18 @@ pub enum Target {
     K3s,
 }
 
-/// Which garbage collector works on the fake backend.
+/// Which garbage collector works on the fake or upstream backend.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GcChoice {
     /// kubegc's reference collector, in process.
     Reference,
+    /// The real one: kube-controller-manager's garbage collector, built from `upstream/`.
+    Upstream,
     /// None: only the apiserver's half of deletion (most scenarios then fail, showing which
     /// behaviour needs a collector).
     None,
-    /// A third party's collector, started with `--gc-command` against the fake apiserver
-    /// served on a loopback port.
+    /// A third party's collector, started with `--gc-command` against the target's API server
+    /// (the fake one served on a loopback port).
     External,
 }
 
@@ -49,9 +57,10 @@ pub struct Args {
     /// Kubeconfig for `--target kubeconfig` (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
-    /// Garbage collector for `--target fake`.
-    #[arg(long, value_enum, default_value_t = GcChoice::Reference)]
-    pub gc: GcChoice,
+    /// Garbage collector for `--target fake` (default: reference) or `--target upstream`
+    /// (default: upstream); other clusters bring their own.
+    #[arg(long, value_enum)]
+    pub gc: Option<GcChoice>,
     /// With `--gc external`: the command starting the collector; `{kubeconfig}` is replaced by
     /// the path of a kubeconfig for the fake apiserver. Example:
     /// `kubegc gc --kubeconfig {kubeconfig}`.
@@ -93,16 +102,27 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     let tags = args.tags.as_deref().map(str::parse).transpose().map_err(|e| anyhow::anyhow!("invalid --tags expression: {e:?}"))?;
     let hold = Duration::from_secs(args.hold_seconds);
     let timeout = Duration::from_secs(args.timeout_seconds);
-    anyhow::ensure!(args.gc_command.is_none() || args.gc == GcChoice::External, "--gc-command needs --gc external");
-    anyhow::ensure!(args.target == Target::Fake || args.gc == GcChoice::Reference, "--gc applies to --target fake only");
+    anyhow::ensure!(args.gc_command.is_none() || args.gc == Some(GcChoice::External), "--gc-command needs --gc external");
+    anyhow::ensure!(
+        matches!(args.target, Target::Fake | Target::Upstream) || args.gc.is_none(),
+        "--gc applies to --target fake and upstream; other clusters bring their own collector"
+    );
     anyhow::ensure!(args.target == Target::Fake || args.apiserver_mutant.is_none(), "--apiserver-mutant applies to --target fake only");
+    let gc_command = || args.gc_command.clone().context("--gc external needs --gc-command");
     let server = || ApiServer::with_config(kubegc::apiserver::Config { mutant: args.apiserver_mutant, ..Default::default() });
     let backend: Arc<dyn Backend> = match (args.target, args.gc) {
-        (Target::Fake, GcChoice::Reference) => Arc::new(FakeBackend::start(server())),
-        (Target::Fake, GcChoice::None) => Arc::new(FakeBackend::without_gc(server())),
-        (Target::Fake, GcChoice::External) => {
-            let command = args.gc_command.as_deref().context("--gc external needs --gc-command")?;
-            Arc::new(ExternalGcBackend::start(server(), command, hold, timeout).await?)
+        (Target::Fake, None | Some(GcChoice::Reference)) => Arc::new(FakeBackend::start(server())),
+        (Target::Fake, Some(GcChoice::None)) => Arc::new(FakeBackend::without_gc(server())),
+        (Target::Fake, Some(GcChoice::External)) => Arc::new(ExternalGcBackend::start(server(), &gc_command()?, hold, timeout).await?),
+        (Target::Fake, Some(GcChoice::Upstream)) => Arc::new(ExternalGcBackend::start_upstream(server(), hold, timeout).await?),
+        (Target::Upstream, gc) => {
+            let collector = match gc {
+                None | Some(GcChoice::Upstream) => Collector::Upstream,
+                Some(GcChoice::Reference) => Collector::Reference,
+                Some(GcChoice::None) => Collector::None,
+                Some(GcChoice::External) => Collector::External(gc_command()?),
+            };
+            Arc::new(upstream::start(collector, hold, timeout).await?)
         }
         (Target::Kind, _) => {
             let kubeconfig = kind_cluster().await?;

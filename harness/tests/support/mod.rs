@@ -5,6 +5,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -43,9 +44,16 @@ impl Served {
         self.dir.path().join("kubeconfig")
     }
 
+    /// kubectl against the server, to run.
+    pub fn kubectl_command(&self) -> Command {
+        let mut command = Command::new(kubectl());
+        command.env("KUBECONFIG", self.kubeconfig());
+        command
+    }
+
     /// Runs kubectl against the server.
     pub fn kubectl(&self, args: &[&str]) -> Output {
-        Command::new("kubectl").args(args).env("KUBECONFIG", self.kubeconfig()).output().expect("kubectl is on the PATH")
+        self.kubectl_command().args(args).output().expect("kubectl runs")
     }
 
     /// Runs kubectl, asserting success and no warning; returns stdout.
@@ -96,6 +104,12 @@ impl Drop for Served {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// kubectl of the pinned upstream release, built (once, for every test) from `upstream/`.
+pub fn kubectl() -> &'static PathBuf {
+    static KUBECTL: OnceLock<PathBuf> = OnceLock::new();
+    KUBECTL.get_or_init(|| kubegc_harness::upstream::build::kubectl().unwrap_or_else(|e| panic!("cannot build kubectl: {e:#}")))
 }
 
 /// A string list in a JSON value.

@@ -843,7 +843,7 @@ mod tests {
         assert_eq!(probe.http_get.unwrap().port, OpenApiIntOrString::Int(8080));
 
         let deployment: Deployment = serde_json::from_value(decode(&body("apps/v1", "Deployment", &deployment())).unwrap()).unwrap();
-        let spec = deployment.spec.unwrap();
+        let spec = deployment.spec;
         assert_eq!(spec.replicas, Some(0));
         let pod_spec = spec.template.spec.unwrap();
         assert_eq!(pod_spec.volumes.unwrap()[0].empty_dir, Some(Default::default()));

@@ -1,0 +1,229 @@
+//! Building the upstream binaries from the Go module in `upstream/`, once.
+//!
+//! A build runs `go build` on the pinned module with its own Go build cache under
+//! `target/upstream/`, so a first build takes minutes and a changed input recompiles only what
+//! it touches. Each binary has a stamp: a digest of everything that decides its contents (the
+//! Go version, `go.mod`, `go.sum` and the module's own Go files). A binary whose stamp matches
+//! is used as it is without starting Go at all. Concurrent builds (several test binaries at
+//! once) wait for each other through a lock file.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use sha2::{Digest, Sha256};
+
+/// One upstream program that kubegc builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Component {
+    /// The etcd server the API server stores into.
+    Etcd,
+    /// The real API server, with its default admission plugins.
+    KubeApiserver,
+    /// The real controller manager (garbage collector, namespace and workload controllers...).
+    KubeControllerManager,
+    /// kubectl of the same release.
+    Kubectl,
+}
+
+impl Component {
+    /// Every component, in build order.
+    pub const ALL: [Component; 4] = [Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager, Component::Kubectl];
+
+    /// The binary's file name.
+    pub fn binary(self) -> &'static str {
+        match self {
+            Component::Etcd => "etcd",
+            Component::KubeApiserver => "kube-apiserver",
+            Component::KubeControllerManager => "kube-controller-manager",
+            Component::Kubectl => "kubectl",
+        }
+    }
+
+    /// The Go package whose `main` it is.
+    fn package(self) -> &'static str {
+        match self {
+            Component::Etcd => "./cmd/etcd",
+            Component::KubeApiserver => "k8s.io/kubernetes/cmd/kube-apiserver",
+            Component::KubeControllerManager => "k8s.io/kubernetes/cmd/kube-controller-manager",
+            Component::Kubectl => "k8s.io/kubernetes/cmd/kubectl",
+        }
+    }
+}
+
+/// The Go module in `upstream/` and the directory its binaries are built into.
+#[derive(Clone, Debug)]
+pub struct Upstream {
+    /// The Go module (`upstream/` of the repository).
+    source: PathBuf,
+    /// Binaries, stamps, the lock and Go's build cache (`target/upstream/`).
+    out: PathBuf,
+}
+
+impl Upstream {
+    /// The module of this checkout and `target/upstream/` beside it; `KUBEGC_UPSTREAM_SRC` and
+    /// `KUBEGC_UPSTREAM_CACHE` move either.
+    pub fn locate() -> Self {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = manifest.parent().unwrap_or(manifest);
+        let source = std::env::var_os("KUBEGC_UPSTREAM_SRC").map(PathBuf::from).unwrap_or_else(|| root.join("upstream"));
+        let out = std::env::var_os("KUBEGC_UPSTREAM_CACHE").map(PathBuf::from).unwrap_or_else(|| root.join("target/upstream"));
+        Self { source, out }
+    }
+
+    /// The pinned Kubernetes release (`v1.37.2`), read from `go.mod`.
+    pub fn release(&self) -> anyhow::Result<String> {
+        let go_mod =
+            std::fs::read_to_string(self.source.join("go.mod")).with_context(|| format!("cannot read {}/go.mod", self.source.display()))?;
+        go_mod
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("require k8s.io/kubernetes ").or_else(|| l.trim().strip_prefix("k8s.io/kubernetes ")))
+            .map(|v| v.split_whitespace().next().unwrap_or_default().to_string())
+            .context("go.mod does not require k8s.io/kubernetes")
+    }
+
+    /// Where a component's binary is (built or not).
+    pub fn binary(&self, component: Component) -> PathBuf {
+        self.out.join("bin").join(component.binary())
+    }
+
+    /// Builds the components that are missing or stale and returns when all are up to date.
+    pub fn ensure(&self, components: &[Component]) -> anyhow::Result<()> {
+        std::fs::create_dir_all(self.out.join("bin")).with_context(|| format!("cannot create {}", self.out.display()))?;
+        let lock = File::create(self.out.join("build.lock"))?;
+        lock.lock().context("cannot lock the upstream build")?;
+        let stamp = self.stamp()?;
+        let stale: Vec<Component> = components.iter().copied().filter(|&c| !self.is_current(c, &stamp)).collect();
+        if stale.is_empty() {
+            return Ok(());
+        }
+        self.go_build(&stale)?;
+        for c in stale {
+            std::fs::write(self.stamp_path(c), &stamp)?;
+        }
+        Ok(())
+    }
+
+    /// The digest of everything a build depends on: Go, the module, and how it is built.
+    fn stamp(&self) -> anyhow::Result<String> {
+        let mut hash = Sha256::new();
+        let version = self.go().arg("version").output().context("cannot run `go`: Go 1.26 or newer builds the upstream pieces")?;
+        hash.update(&version.stdout);
+        hash.update(version_ldflags(&self.release()?)?.as_bytes());
+        let mut files = vec![self.source.join("go.mod"), self.source.join("go.sum")];
+        files.extend(go_files(&self.source)?);
+        for file in files {
+            hash.update(file.strip_prefix(&self.source).unwrap_or(&file).to_string_lossy().as_bytes());
+            hash.update(std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?);
+        }
+        Ok(format!("{:x}\n", hash.finalize()))
+    }
+
+    fn stamp_path(&self, component: Component) -> PathBuf {
+        self.out.join("bin").join(format!("{}.stamp", component.binary()))
+    }
+
+    fn is_current(&self, component: Component, stamp: &str) -> bool {
+        self.binary(component).exists() && std::fs::read_to_string(self.stamp_path(component)).is_ok_and(|s| s == stamp)
+    }
+
+    /// `go` in the module, with the build cache under `target/` and no toolchain download.
+    fn go(&self) -> Command {
+        let mut go = Command::new("go");
+        go.current_dir(&self.source).env("GOCACHE", self.out.join("go-build")).env("GOTOOLCHAIN", "local").env("GOFLAGS", "-mod=readonly");
+        go
+    }
+
+    /// Runs `go build` on the components, saying what it does while it does it.
+    fn go_build(&self, components: &[Component]) -> anyhow::Result<()> {
+        let names: Vec<&str> = components.iter().map(|c| c.binary()).collect();
+        let release = self.release()?;
+        eprintln!(
+            "kubegc: building {} of Kubernetes {release} from the Go module proxy into {} (a first build takes several minutes on 2 cores; later ones reuse it)",
+            names.join(", "),
+            self.out.join("bin").display()
+        );
+        let mut go = self.go();
+        go.args(["build", "-v", "-trimpath", "-ldflags", &version_ldflags(&release)?, "-o"]).arg(self.out.join("bin")).arg("--");
+        go.args(components.iter().map(|c| c.package()));
+        let mut child = go.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().context("cannot run `go build`")?;
+        let started = Instant::now();
+        let log = Arc::new(Mutex::new(Vec::<String>::new()));
+        let reader = {
+            let log = log.clone();
+            let stderr = child.stderr.take().expect("piped stderr");
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    log.lock().unwrap().push(line);
+                }
+            })
+        };
+        let mut next_report = started + PROGRESS_EVERY;
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+            if Instant::now() >= next_report {
+                next_report += PROGRESS_EVERY;
+                let lines = log.lock().unwrap();
+                let last = lines.last().map_or("-", String::as_str);
+                eprintln!("kubegc: still building ({} s, {} packages compiled, last {last})", started.elapsed().as_secs(), lines.len());
+            }
+        };
+        reader.join().expect("stderr reader");
+        let lines = log.lock().unwrap();
+        if !status.success() {
+            let tail = lines[lines.len().saturating_sub(40)..].join("\n");
+            bail!("`go build` of {} failed ({status}):\n{tail}", names.join(", "));
+        }
+        eprintln!("kubegc: built {} in {} s ({} packages compiled)", names.join(", "), started.elapsed().as_secs(), lines.len());
+        Ok(())
+    }
+}
+
+/// The linker flags that give the binaries their release's version, as upstream's own build
+/// does (otherwise they report `v0.0.0-master`).
+fn version_ldflags(release: &str) -> anyhow::Result<String> {
+    let mut parts = release.trim_start_matches('v').split('.');
+    let (Some(major), Some(minor)) = (parts.next(), parts.next()) else { bail!("cannot read a version from {release}") };
+    let mut flags = Vec::new();
+    for package in ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"] {
+        for (name, value) in [("gitVersion", release), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean")] {
+            flags.push(format!("-X {package}.{name}={value}"));
+        }
+    }
+    Ok(flags.join(" "))
+}
+
+/// How often a long build says how far it is.
+const PROGRESS_EVERY: Duration = Duration::from_secs(30);
+
+/// Every `.go` file under `dir`, sorted.
+fn go_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "go") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// kubectl of the pinned release, built if need be.
+pub fn kubectl() -> anyhow::Result<PathBuf> {
+    let upstream = Upstream::locate();
+    upstream.ensure(&[Component::Kubectl])?;
+    Ok(upstream.binary(Component::Kubectl))
+}

@@ -1,0 +1,282 @@
+//! The real control plane on loopback: etcd, kube-apiserver and kube-controller-manager as
+//! built from the pinned module, configured as a kubeadm cluster is (Node and RBAC
+//! authorization, the default admission plugins, each controller with its own service account).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use base64::Engine;
+use tracing::instrument::WithSubscriber;
+
+use super::build::{Component, Upstream};
+use super::pki;
+use super::process::Process;
+
+/// What `--controllers` a real cluster runs: every controller enabled by default.
+pub const DEFAULT_CONTROLLERS: &str = "*";
+
+/// `--controllers` for the garbage collector alone.
+pub const GARBAGE_COLLECTOR_ONLY: &str = "garbage-collector-controller";
+
+/// `--controllers` for everything a cluster runs but its garbage collector (for another in
+/// its place).
+pub const ALL_BUT_GARBAGE_COLLECTOR: &str = "*,-garbage-collector-controller";
+
+/// How long the API server may take to become ready.
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The address range of Services (kubeadm's default).
+const SERVICE_CIDR: &str = "10.96.0.0/12";
+
+/// A running control plane; everything stops, and its files go, when it is dropped.
+#[derive(Debug)]
+pub struct ControlPlane {
+    /// In start order; stopped in reverse.
+    processes: Vec<Process>,
+    /// The admin kubeconfig (user `kubegc-admin` in `system:masters`).
+    kubeconfig: PathBuf,
+    /// Certificates, tokens, kubeconfigs, etcd's data and the logs.
+    dir: tempfile::TempDir,
+}
+
+impl ControlPlane {
+    /// Builds what is missing, starts etcd, the API server and (unless `controllers` is empty)
+    /// the controller manager with those controllers, and returns once the API server is ready
+    /// and the garbage collector (if it runs) has synced its monitors.
+    pub async fn start(upstream: &Upstream, controllers: &str) -> anyhow::Result<Self> {
+        let components = [Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager];
+        let build = upstream.clone();
+        tokio::task::spawn_blocking(move || build.ensure(&components)).await??;
+        let dir = tempfile::Builder::new().prefix("kubegc-upstream-").tempdir()?;
+        let path = &dir.path().to_path_buf();
+        std::fs::create_dir_all(path.join("logs"))?;
+        pki::write(path)?;
+        let admin_token = uuid::Uuid::new_v4().simple().to_string();
+        let kcm_token = uuid::Uuid::new_v4().simple().to_string();
+        std::fs::write(
+            path.join("tokens.csv"),
+            format!(
+                "{admin_token},kubegc-admin,kubegc-admin,\"system:masters\"\n{kcm_token},system:kube-controller-manager,system:kube-controller-manager\n"
+            ),
+        )?;
+        let [etcd_port, etcd_peer_port, api_port] = free_ports()?;
+        let server = format!("https://127.0.0.1:{api_port}");
+        let kubeconfig = path.join("admin.kubeconfig");
+        write_kubeconfig(&kubeconfig, &server, &path.join("ca.crt"), "kubegc-admin", &admin_token)?;
+        write_kubeconfig(
+            &path.join("controller-manager.kubeconfig"),
+            &server,
+            &path.join("ca.crt"),
+            "system:kube-controller-manager",
+            &kcm_token,
+        )?;
+
+        let mut plane = Self { processes: Vec::new(), kubeconfig, dir };
+        let logs = path.join("logs");
+        plane.processes.push(Process::spawn(
+            "etcd",
+            &upstream.binary(Component::Etcd),
+            &etcd_args(path, etcd_port, etcd_peer_port),
+            &logs,
+        )?);
+        plane.processes.push(Process::spawn(
+            "kube-apiserver",
+            &upstream.binary(Component::KubeApiserver),
+            &apiserver_args(path, etcd_port, api_port),
+            &logs,
+        )?);
+        plane.wait_ready().await?;
+        if !controllers.is_empty() {
+            let kcm = ControllerManager::args(&path.join("controller-manager.kubeconfig"), controllers, Some(path));
+            plane.processes.push(Process::spawn(
+                "kube-controller-manager",
+                &upstream.binary(Component::KubeControllerManager),
+                &kcm,
+                &logs,
+            )?);
+            if runs_garbage_collector(controllers) {
+                wait_for_gc_sync(&mut plane.processes).await?;
+            }
+        }
+        Ok(plane)
+    }
+
+    /// The admin kubeconfig.
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// Where the components' logs are.
+    pub fn log_dir(&self) -> PathBuf {
+        self.dir.path().join("logs")
+    }
+
+    /// Fails if a component has exited.
+    pub fn check_running(&mut self) -> anyhow::Result<()> {
+        self.processes.iter_mut().try_for_each(Process::check_running)
+    }
+
+    /// Polls the API server's `/readyz` until it answers ok, failing if a component exits.
+    async fn wait_ready(&mut self) -> anyhow::Result<()> {
+        let config =
+            kube::Config::from_custom_kubeconfig(kube::config::Kubeconfig::read_from(&self.kubeconfig)?, &Default::default()).await?;
+        let client = kube::Client::try_from(config)?;
+        let started = Instant::now();
+        loop {
+            self.check_running()?;
+            let request = http::Request::get("/readyz").body(Vec::new())?;
+            // The client logs every refused connection and 500 as an error; these are expected.
+            match client.request_text(request).with_subscriber(tracing::subscriber::NoSubscriber::default()).await {
+                Ok(body) if body.trim() == "ok" => return Ok(()),
+                result if started.elapsed() > READY_TIMEOUT => {
+                    bail!(
+                        "kube-apiserver is not ready after {} s ({result:?}); logs in {}",
+                        READY_TIMEOUT.as_secs(),
+                        self.log_dir().display()
+                    )
+                }
+                _ => tokio::time::sleep(Duration::from_millis(250)).await,
+            }
+        }
+    }
+}
+
+impl Drop for ControlPlane {
+    fn drop(&mut self) {
+        while let Some(mut p) = self.processes.pop() {
+            p.stop(Duration::from_secs(10));
+        }
+    }
+}
+
+/// The upstream kube-controller-manager on its own, against any API server.
+#[derive(Debug)]
+pub struct ControllerManager {
+    process: Process,
+    _logs: tempfile::TempDir,
+}
+
+impl ControllerManager {
+    /// Starts the controller manager with `controllers` against the cluster of `kubeconfig`
+    /// (every controller under the kubeconfig's own identity), and returns once the garbage
+    /// collector, if it is one of them, has synced its monitors.
+    pub async fn start(upstream: &Upstream, kubeconfig: &Path, controllers: &str) -> anyhow::Result<Self> {
+        let build = upstream.clone();
+        tokio::task::spawn_blocking(move || build.ensure(&[Component::KubeControllerManager])).await??;
+        let logs = tempfile::Builder::new().prefix("kubegc-kcm-").tempdir()?;
+        let args = Self::args(kubeconfig, controllers, None);
+        let mut processes =
+            vec![Process::spawn("kube-controller-manager", &upstream.binary(Component::KubeControllerManager), &args, logs.path())?];
+        if runs_garbage_collector(controllers) {
+            wait_for_gc_sync(&mut processes).await?;
+        }
+        Ok(Self { process: processes.pop().expect("one process"), _logs: logs })
+    }
+
+    /// Fails if the controller manager has exited.
+    pub fn check_running(&mut self) -> anyhow::Result<()> {
+        self.process.check_running()
+    }
+
+    /// The command line; with `pki` (a control plane's own directory), controllers use their own
+    /// service accounts and the cluster CA signs and is published, as on a kubeadm cluster.
+    fn args(kubeconfig: &Path, controllers: &str, pki: Option<&Path>) -> Vec<String> {
+        let mut args = vec![
+            format!("--kubeconfig={}", kubeconfig.display()),
+            format!("--controllers={controllers}"),
+            "--leader-elect=false".into(),
+            "--secure-port=0".into(),
+        ];
+        match pki {
+            Some(dir) => args.extend([
+                "--use-service-account-credentials=true".into(),
+                format!("--service-account-private-key-file={}", dir.join("sa.key").display()),
+                format!("--root-ca-file={}", dir.join("ca.crt").display()),
+                format!("--cluster-signing-cert-file={}", dir.join("ca.crt").display()),
+                format!("--cluster-signing-key-file={}", dir.join("ca.key").display()),
+                format!("--service-cluster-ip-range={SERVICE_CIDR}"),
+            ]),
+            None => args.push("--use-service-account-credentials=false".into()),
+        }
+        args
+    }
+}
+
+/// Whether a `--controllers` list turns the garbage collector on.
+fn runs_garbage_collector(controllers: &str) -> bool {
+    let items: Vec<&str> = controllers.split(',').map(str::trim).collect();
+    let named = |n: &str| items.contains(&n);
+    let off = named("-garbage-collector-controller") || named("-garbagecollector");
+    !off && (named("*") || named("garbage-collector-controller") || named("garbagecollector"))
+}
+
+/// Waits until the controller manager's garbage collector says it proceeds to collect (after
+/// its monitors synced, or after its initial sync timeout).
+async fn wait_for_gc_sync(processes: &mut [Process]) -> anyhow::Result<()> {
+    let kcm = processes.last_mut().expect("the controller manager");
+    let started = Instant::now();
+    while !kcm.logged("Proceeding to collect garbage") {
+        kcm.check_running()?;
+        if started.elapsed() > READY_TIMEOUT {
+            bail!("the garbage collector has not started after {} s:\n{}", READY_TIMEOUT.as_secs(), kcm.log_tail(20));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Ok(())
+}
+
+fn etcd_args(dir: &Path, port: u16, peer_port: u16) -> Vec<String> {
+    vec![
+        "--name=kubegc".into(),
+        format!("--data-dir={}", dir.join("etcd").display()),
+        format!("--listen-client-urls=http://127.0.0.1:{port}"),
+        format!("--advertise-client-urls=http://127.0.0.1:{port}"),
+        format!("--listen-peer-urls=http://127.0.0.1:{peer_port}"),
+        format!("--initial-advertise-peer-urls=http://127.0.0.1:{peer_port}"),
+        format!("--initial-cluster=kubegc=http://127.0.0.1:{peer_port}"),
+        // Scratch data: durability is not worth a fsync per write.
+        "--unsafe-no-fsync=true".into(),
+        "--log-level=warn".into(),
+    ]
+}
+
+fn apiserver_args(dir: &Path, etcd_port: u16, port: u16) -> Vec<String> {
+    let file = |name: &str| dir.join(name).display().to_string();
+    vec![
+        format!("--etcd-servers=http://127.0.0.1:{etcd_port}"),
+        "--bind-address=127.0.0.1".into(),
+        "--advertise-address=127.0.0.1".into(),
+        // The endpoint reconciler refuses loopback addresses; nothing runs in-cluster to need it.
+        "--endpoint-reconciler-type=none".into(),
+        format!("--secure-port={port}"),
+        format!("--cert-dir={}", file("certs")),
+        format!("--tls-cert-file={}", file("apiserver.crt")),
+        format!("--tls-private-key-file={}", file("apiserver.key")),
+        format!("--client-ca-file={}", file("ca.crt")),
+        format!("--token-auth-file={}", file("tokens.csv")),
+        "--authorization-mode=Node,RBAC".into(),
+        "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
+        format!("--service-account-key-file={}", file("sa.pub")),
+        format!("--service-account-signing-key-file={}", file("sa.key")),
+        format!("--service-cluster-ip-range={SERVICE_CIDR}"),
+        "--profiling=false".into(),
+    ]
+}
+
+/// A kubeconfig for `user` (by bearer token) at `server`, trusting the cluster CA.
+fn write_kubeconfig(path: &Path, server: &str, ca: &Path, user: &str, token: &str) -> anyhow::Result<()> {
+    let ca = base64::engine::general_purpose::STANDARD.encode(std::fs::read(ca)?);
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: upstream\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\nusers:\n- name: {user}\n  user:\n    token: {token}\ncontexts:\n- name: upstream\n  context:\n    cluster: upstream\n    user: {user}\ncurrent-context: upstream\n"
+    );
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `N` distinct free loopback ports.
+fn free_ports<const N: usize>() -> anyhow::Result<[u16; N]> {
+    let listeners: Vec<TcpListener> = (0..N).map(|_| TcpListener::bind("127.0.0.1:0")).collect::<Result<_, _>>()?;
+    let ports: Vec<u16> = listeners.iter().map(|l| l.local_addr().map(|a| a.port())).collect::<Result<_, _>>()?;
+    Ok(ports.try_into().expect("N ports"))
+}

@@ -1,0 +1,12 @@
+//! The real Kubernetes pieces, built from the Go module in `upstream/` (one pinned release).
+//!
+//! - [`build`]: `go build` of etcd, kube-apiserver, kube-controller-manager and kubectl, cached.
+//! - [`control_plane`]: the control plane on loopback, or the controller manager alone against
+//!   any API server.
+//! - [`pki`]: the cluster CA, serving certificate and service-account key it needs.
+//! - [`process`]: one upstream program run as a child with its log.
+
+pub mod build;
+pub mod control_plane;
+pub mod pki;
+pub mod process;
