@@ -77,10 +77,11 @@ Feature: What the API server accepts in owner references, finalizers and deletio
 
     Examples:
       | field      | reference                                                               | message                   |
-      | a version  | {"apiVersion": "example.com/", "kind": "Thing", "name": "t", "uid": "1"} | version must not be empty |
-      | a kind     | {"apiVersion": "v1", "kind": "", "name": "t", "uid": "1"}               | kind must not be empty    |
-      | a name     | {"apiVersion": "v1", "kind": "Thing", "name": "", "uid": "1"}           | name must not be empty    |
-      | a uid      | {"apiVersion": "v1", "kind": "Thing", "name": "t", "uid": ""}           | uid must not be empty     |
+      | a version  | {"apiVersion": "example.com/", "kind": "Thing", "name": "t", "uid": "1"} | ownerReferences[0].apiVersion: Invalid value: "example.com/": must be <group>/<version> or <version> |
+      | an apiVersion | {"apiVersion": "", "kind": "Thing", "name": "t", "uid": "1"}             | ownerReferences[0].apiVersion: Required value: must not be empty                                   |
+      | a kind     | {"apiVersion": "v1", "kind": "", "name": "t", "uid": "1"}                | ownerReferences[0].kind: Required value: must not be empty                                         |
+      | a name     | {"apiVersion": "v1", "kind": "Thing", "name": "", "uid": "1"}            | ownerReferences[0].name: Required value: must not be empty                                         |
+      | a uid      | {"apiVersion": "v1", "kind": "Thing", "name": "t", "uid": ""}            | ownerReferences[0].uid: Required value: must not be empty                                          |
 
   Scenario: An owner in another namespace, or twice the same uid, is accepted
     Given a ConfigMap named "elsewhere" in another namespace

@@ -54,10 +54,21 @@ Feature: Background cascading deletion
       | ReplicationController | Pod                |
       | Service               | Endpoints          |
       | ServiceAccount        | Secret             |
-      | PersistentVolumeClaim | ConfigMap          |
       | Role                  | RoleBinding        |
       | Lease                 | ConfigMap          |
       | Pod                   | ConfigMap          |
+
+  Scenario: A ConfigMap owned by a PersistentVolumeClaim is collected when the claim goes
+    # The StorageObjectInUseProtection admission plugin, on by default, gives every new claim
+    # the kubernetes.io/pvc-protection finalizer (upstream
+    # plugin/pkg/admission/storage/storageobjectinuseprotection), so the delete keeps the claim
+    # until the pvc-protection controller has seen that no pod uses it.
+    Given a PersistentVolumeClaim named "owner"
+    And a ConfigMap named "dependent" owned by PersistentVolumeClaim "owner"
+    When PersistentVolumeClaim "owner" is deleted with propagation policy Background
+    Then the delete kept the object with finalizers "kubernetes.io/pvc-protection"
+    And PersistentVolumeClaim "owner" is gone
+    And ConfigMap "dependent" is gone
 
   Scenario: A chain is collected level by level
     Given a ConfigMap named "grandparent"

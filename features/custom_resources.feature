@@ -34,12 +34,15 @@ Feature: Custom resources
     And Gizmo "custom-owner" is gone
     And ConfigMap "core-owner" is gone
 
-  @upstream(TestCascadingDeleteOnCRDConversionFailure)
+  @upstream(TestCascadingDeleteOnCRDConversionFailure) @serial
   Scenario: A kind whose objects cannot be read does not stop the collector
     # Here every stored Gadget must go through a conversion webhook that does not run, so
     # nothing can list Gadgets: the collector's watch of that kind never syncs. Upstream once
     # waited for every kind to sync before collecting anything (fixed by PR #125796); a kind
     # that cannot be read must hold up only itself, and ConfigMaps are collected as ever.
+    # @serial: the namespace controller lists every kind in a namespace it deletes, so while
+    # Gadgets cannot be read no namespace on the cluster can be deleted, and it then retries
+    # with a back-off of up to a minute; no other scenario runs beside this one.
     Given a custom resource kind "Gadget" served at versions "v1, v2"
     And a Gadget named "old"
     And a ConfigMap named "owner"

@@ -74,25 +74,27 @@ Feature: Foreground cascading deletion
 
   Scenario Outline: Foreground deletion of a <kind> with no dependents completes
     # The API server adds foregroundDeletion; with nothing to wait for, the collector removes
-    # it at once and the object goes.
+    # it at once and the object goes. A PersistentVolume also carries the
+    # kubernetes.io/pv-protection finalizer the StorageObjectInUseProtection admission plugin
+    # gave it at create; the pv-protection controller removes it from a volume that is not bound.
     Given a <kind> named "<name>"
     When <kind> "<name>" is deleted with propagation policy Foreground
-    Then the delete kept the object with finalizers "foregroundDeletion"
+    Then the delete kept the object with finalizers "<finalizers>"
     And <kind> "<name>" is gone
 
     Examples: namespaced built-in kinds
-      | kind                  | name      |
-      | ConfigMap             | lonely    |
-      | Deployment            | lonely    |
-      | ReplicationController | lonely    |
-      | Job                   | lonely    |
-      | ServiceAccount        | lonely    |
+      | kind                  | name      | finalizers                                     |
+      | ConfigMap             | lonely    | foregroundDeletion                             |
+      | Deployment            | lonely    | foregroundDeletion                             |
+      | ReplicationController | lonely    | foregroundDeletion                             |
+      | Job                   | lonely    | foregroundDeletion                             |
+      | ServiceAccount        | lonely    | foregroundDeletion                             |
 
     Examples: cluster-scoped built-in kinds
-      | kind               | name                          |
-      | ClusterRole        | kubegc-fg-lonely-role         |
-      | ClusterRoleBinding | kubegc-fg-lonely-binding      |
-      | PersistentVolume   | kubegc-fg-lonely-volume       |
+      | kind               | name                          | finalizers                                     |
+      | ClusterRole        | kubegc-fg-lonely-role         | foregroundDeletion                             |
+      | ClusterRoleBinding | kubegc-fg-lonely-binding      | foregroundDeletion                             |
+      | PersistentVolume   | kubegc-fg-lonely-volume       | kubernetes.io/pv-protection, foregroundDeletion |
 
   Scenario: Foreground deletion reaches down the tree
     # "middle" has a dependent of its own, so the collector deletes it in the foreground too:

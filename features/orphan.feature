@@ -96,27 +96,31 @@ Feature: Orphaning
     And Pod "web-7d9f8-b2" still exists
 
   Scenario Outline: Orphaning keeps the <dependent> of a <owner>
+    # A PersistentVolume also carries kubernetes.io/pv-protection, from the
+    # StorageObjectInUseProtection admission plugin (see foreground.feature). Its dependent is
+    # not a claim: a matching claim would be bound to it, and a bound volume is kept by
+    # pv-protection until the claim goes.
     Given a <owner> named "<owner name>"
     And a <dependent> named "dependent" owned by <owner> "<owner name>" with blockOwnerDeletion
     And the garbage collector has caught up
     When <owner> "<owner name>" is deleted with propagation policy Orphan
-    Then the delete kept the object with finalizers "orphan"
+    Then the delete kept the object with finalizers "<finalizers>"
     And <owner> "<owner name>" is gone
     And <dependent> "dependent" still exists
     And <dependent> "dependent" has owner references to ""
 
     Examples: namespaced owners
-      | owner       | owner name | dependent  |
-      | ConfigMap   | owner      | Secret     |
-      | Deployment  | owner      | ReplicaSet |
-      | ReplicaSet  | owner      | Pod        |
-      | StatefulSet | owner      | Pod        |
-      | CronJob     | owner      | Job        |
+      | owner       | owner name | dependent  | finalizers                          |
+      | ConfigMap   | owner      | Secret     | orphan                              |
+      | Deployment  | owner      | ReplicaSet | orphan                              |
+      | ReplicaSet  | owner      | Pod        | orphan                              |
+      | StatefulSet | owner      | Pod        | orphan                              |
+      | CronJob     | owner      | Job        | orphan                              |
 
     Examples: cluster-scoped owners
-      | owner            | owner name                 | dependent |
-      | ClusterRole      | kubegc-orphan-owner-role   | ConfigMap |
-      | PersistentVolume | kubegc-orphan-owner-volume | PersistentVolumeClaim |
+      | owner            | owner name                 | dependent | finalizers                          |
+      | ClusterRole      | kubegc-orphan-owner-role   | ConfigMap | orphan                              |
+      | PersistentVolume | kubegc-orphan-owner-volume | ConfigMap | kubernetes.io/pv-protection, orphan |
 
   Scenario: Orphaning removes only the deleted owner's reference
     Given a ConfigMap named "first"

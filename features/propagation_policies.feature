@@ -62,14 +62,14 @@ Feature: The three propagation policies, on a Deployment
     And Pod "web-7d9f8-a1" is terminating with finalizers "example.com/hold"
 
   Scenario: Orphan, then Background: a new owner can adopt what was orphaned
-    # After orphaning, a new Deployment takes the ReplicaSet over (as the Deployment controller
-    # does when a Deployment's selector matches); deleting the new one in the background then
-    # takes the whole tree.
+    # After orphaning, a new Deployment whose selector matches takes the ReplicaSet over: the
+    # Deployment controller adopts it where one runs, and the patch below sets the same
+    # reference where none does. Deleting the new one in the background then takes the tree.
     Given the objects in "fixtures/deployment-chain.yaml"
     And the garbage collector has caught up
     When Deployment "web" is deleted with propagation policy Orphan
     Then ReplicaSet "web-7d9f8" has owner references to ""
-    Given a Deployment named "web-v2"
+    Given the objects in "fixtures/deployment-web-v2.yaml"
     When ReplicaSet "web-7d9f8" is patched with a merge patch:
       """
       {"metadata": {"ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web-v2",

@@ -542,16 +542,17 @@ async fn refused(s: &ApiServer, refs: Value, needle: &str) {
 #[tokio::test]
 async fn b4_owner_reference_needs_a_version() {
     let s = ApiServer::new();
-    refused(&s, json!([owner_ref("", "ConfigMap", "o", "u")]), "version must not be empty").await;
-    refused(&s, json!([owner_ref("apps/", "ReplicaSet", "o", "u")]), "version must not be empty").await;
+    refused(&s, json!([owner_ref("", "ConfigMap", "o", "u")]), "ownerReferences[0].apiVersion: Required value: must not be empty").await;
+    let unparsable = "ownerReferences[0].apiVersion: Invalid value: \"apps/\": must be <group>/<version> or <version>";
+    refused(&s, json!([owner_ref("apps/", "ReplicaSet", "o", "u")]), unparsable).await;
 }
 
 #[tokio::test]
 async fn b4_owner_reference_needs_kind_name_and_uid() {
     let s = ApiServer::new();
-    refused(&s, json!([owner_ref("v1", "", "o", "u")]), "kind must not be empty").await;
-    refused(&s, json!([owner_ref("v1", "ConfigMap", "", "u")]), "name must not be empty").await;
-    refused(&s, json!([owner_ref("v1", "ConfigMap", "o", "")]), "uid must not be empty").await;
+    refused(&s, json!([owner_ref("v1", "", "o", "u")]), "ownerReferences[0].kind: Required value: must not be empty").await;
+    refused(&s, json!([owner_ref("v1", "ConfigMap", "", "u")]), "ownerReferences[0].name: Required value: must not be empty").await;
+    refused(&s, json!([owner_ref("v1", "ConfigMap", "o", "")]), "ownerReferences[0].uid: Required value: must not be empty").await;
 }
 
 #[tokio::test]

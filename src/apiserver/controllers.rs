@@ -1,14 +1,16 @@
 //! Simulated cluster components whose work a client of the apiserver observes during deletion,
 //! run inside the fake apiserver: the namespace controller (empties a terminating namespace,
-//! then finalizes it), the CRD finalizer (deletes a terminating CRD's objects, then lets it go)
-//! and a node agent standing in for kubelets (finishes a scheduled pod's graceful deletion once
-//! its grace period has passed). The garbage collector is deliberately *not* here: it is an
+//! then finalizes it), the CRD finalizer (deletes a terminating CRD's objects, then lets it go),
+//! the pvc-protection and pv-protection controllers (release a terminating claim no pod uses, a
+//! terminating volume no claim is bound to) and a node agent standing in for kubelets (finishes
+//! a scheduled pod's graceful deletion once its grace period has passed). The garbage collector is deliberately *not* here: it is an
 //! ordinary API client.
 
 use serde_json::{Value, json};
 
 use crate::apiserver::crd::{self, CLEANUP_FINALIZER};
 use crate::apiserver::deletion::{DeleteOptions, Propagation};
+use crate::apiserver::kinds::{PV_PROTECTION, PVC_PROTECTION};
 use crate::apiserver::mutant::Mutant;
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::store::ObjectKey;
@@ -48,6 +50,14 @@ impl State {
                 ("", "namespaces") => self.finish_namespace(&key.name, &object),
                 ("apiextensions.k8s.io", "customresourcedefinitions") => self.finish_crd(&key, &object),
                 ("", "pods") if node_agent => self.finish_pod(&key, &object),
+                ("", "persistentvolumeclaims") => {
+                    let in_use = self.claim_in_use(&key.namespace, &key.name);
+                    self.release_protected(&key, &object, PVC_PROTECTION, in_use);
+                }
+                ("", "persistentvolumes") => {
+                    let bound = object["status"]["phase"] == "Bound";
+                    self.release_protected(&key, &object, PV_PROTECTION, bound);
+                }
                 _ => {}
             }
         }
@@ -128,15 +138,40 @@ impl State {
                 return;
             }
         }
-        let mut updated = definition.clone();
-        let rest: Vec<String> = finalizers.into_iter().filter(|f| f != CLEANUP_FINALIZER).collect();
+        self.remove_finalizer(key, definition, CLEANUP_FINALIZER);
+    }
+
+    /// Removes a controller's `finalizer` from a terminating object, which goes if it was the
+    /// last one, and stops awaiting the object.
+    fn remove_finalizer(&mut self, key: &ObjectKey, object: &Value, finalizer: &str) {
+        let rest: Vec<String> = string_list(&object["metadata"], "finalizers").into_iter().filter(|f| f != finalizer).collect();
         if rest.is_empty() {
             self.remove(key);
         } else {
+            let mut updated = object.clone();
             updated["metadata"]["finalizers"] = json!(rest);
             self.commit(key.clone(), updated);
             self.awaiting_controllers.remove(key);
         }
+    }
+
+    /// The pvc-protection and pv-protection controllers: a terminating claim or volume keeps its
+    /// protection `finalizer` while `in_use` (a pod uses the claim; the volume is bound).
+    fn release_protected(&mut self, key: &ObjectKey, object: &Value, finalizer: &str, in_use: bool) {
+        if !string_list(&object["metadata"], "finalizers").iter().any(|f| f == finalizer) {
+            self.awaiting_controllers.remove(key);
+        } else if !in_use {
+            self.remove_finalizer(key, object, finalizer);
+        }
+    }
+
+    /// Whether a pod in `namespace` that has not finished mounts the claim `name`.
+    fn claim_in_use(&self, namespace: &str, name: &str) -> bool {
+        self.store.list("", "pods", Some(namespace), None).any(|(_, pod)| {
+            let finished = matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed"));
+            let volumes = pod["spec"]["volumes"].as_array().map(Vec::as_slice).unwrap_or_default();
+            !finished && volumes.iter().any(|v| v["persistentVolumeClaim"]["claimName"] == name)
+        })
     }
 
     /// The node agent: a scheduled pod whose grace period has run out is deleted with grace 0,

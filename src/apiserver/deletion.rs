@@ -174,6 +174,12 @@ pub enum DeletePlan {
     Keep(Value),
     /// Graceful deletion is already pending: nothing changes (B.3 row 10).
     Unchanged,
+    /// The removal fails and nothing changes: the object (deleted without grace) had finalizers,
+    /// none of which is left pending, and the caller gave a resourceVersion precondition.
+    /// Upstream's store (`Store.Delete`) looks at the finalizers in an update that decides on
+    /// removal at once and so writes nothing; it then checks the precondition again against
+    /// that update's result, whose resourceVersion is empty, and the removal always conflicts.
+    LostResourceVersion,
 }
 
 /// Checks `preconditions.uid` and `preconditions.resourceVersion` (B.3 rows 2-3).
@@ -330,7 +336,12 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
         return if grace == 0 && !pending_finalizers { DeletePlan::Remove } else { DeletePlan::Keep(obj) };
     }
     if !pending_finalizers && ctx.mutant != Some(Mutant::KeepWithoutFinalizers) {
-        return DeletePlan::Remove;
+        let looked_at_finalizers = changed || !string_list(&existing["metadata"], "finalizers").is_empty();
+        return if looked_at_finalizers && opts.precondition_resource_version.is_some() {
+            DeletePlan::LostResourceVersion
+        } else {
+            DeletePlan::Remove
+        };
     }
     // markAsDeleting: first deletion bumps generation; an earlier timestamp is kept.
     if deletion_ts.is_none() {

@@ -1,6 +1,7 @@
 //! Per-kind defaulting and validation beyond object metadata: what the real registry
-//! strategies do that clients of a garbage collector notice (pod containers and grace period,
-//! namespace finalizers and phase, CustomResourceDefinition specs).
+//! strategies and default admission plugins do that clients of a garbage collector notice (pod
+//! containers and grace period, namespace finalizers and phase, CustomResourceDefinition specs,
+//! storage-protection finalizers, Event namespaces, ControllerRevision data).
 
 use serde_json::{Value, json};
 
@@ -27,7 +28,25 @@ pub fn default_on_create(scope: &Scope, obj: &mut Value, now: &str) {
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             obj["status"] = crd::established_status(obj, now);
         }
+        ("", "persistentvolumeclaims") => add_finalizer(obj, PVC_PROTECTION),
+        ("", "persistentvolumes") => add_finalizer(obj, PV_PROTECTION),
         _ => {}
+    }
+}
+
+/// The finalizer the StorageObjectInUseProtection admission plugin (on by default) gives every
+/// new PersistentVolumeClaim; the pvc-protection controller removes it once no pod uses the claim.
+pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+
+/// The same plugin's finalizer for PersistentVolumes, removed once the volume is not bound.
+pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+
+fn add_finalizer(obj: &mut Value, finalizer: &str) {
+    let meta = &mut obj["metadata"];
+    match meta["finalizers"].as_array_mut() {
+        Some(list) if list.iter().any(|f| f == finalizer) => {}
+        Some(list) => list.push(json!(finalizer)),
+        None => meta["finalizers"] = json!([finalizer]),
     }
 }
 
@@ -36,8 +55,32 @@ pub fn validate(scope: &Scope, obj: &Value) -> Vec<FieldError> {
     let r = &scope.resource;
     match (r.group.as_str(), r.plural.as_str()) {
         ("", "pods") => validate_pod(obj),
+        ("", "events") => validate_core_event(obj),
+        ("apps", "controllerrevisions") => validate_controller_revision(obj),
         ("apiextensions.k8s.io", "customresourcedefinitions") => crd::validate(obj),
         _ => vec![],
+    }
+}
+
+/// A core/v1 Event without `eventTime` (the old form every scenario uses) must name its
+/// involved object's namespace as its own; with none, only a cluster-wide or `default` Event
+/// passes (upstream `legacyValidateEvent`).
+fn validate_core_event(event: &Value) -> Vec<FieldError> {
+    if !event["eventTime"].is_null() {
+        return vec![];
+    }
+    let own = event["metadata"]["namespace"].as_str().unwrap_or("");
+    let involved = event["involvedObject"]["namespace"].as_str().unwrap_or("");
+    let agrees = if involved.is_empty() { own.is_empty() || own == "default" } else { own == involved };
+    if agrees { vec![] } else { vec![FieldError::invalid("involvedObject.namespace", json!(involved), "does not match event.namespace")] }
+}
+
+/// A ControllerRevision's `data` is a JSON object (upstream `ValidateControllerRevisionCreate`).
+fn validate_controller_revision(revision: &Value) -> Vec<FieldError> {
+    match &revision["data"] {
+        Value::Object(_) => vec![],
+        Value::Null => vec![FieldError::required("data", "data is mandatory")],
+        _ => vec![FieldError::required("data", "data must be a valid JSON object")],
     }
 }
 

@@ -95,6 +95,10 @@ fn is_pod_key(k: &ObjectKey) -> bool {
     k.group.is_empty() && k.resource == "pods"
 }
 
+fn is_storage_key(k: &ObjectKey) -> bool {
+    k.group.is_empty() && (k.resource == "persistentvolumeclaims" || k.resource == "persistentvolumes")
+}
+
 impl State {
     /// A fresh state with the built-in kinds and the usual namespaces.
     pub fn new(clock: Clock, history_limit: usize) -> Self {
@@ -130,7 +134,7 @@ impl State {
         {
             self.registry.insert(info);
         }
-        let watched = is_namespace_key(&key) || is_crd_key(&key) || is_pod_key(&key);
+        let watched = is_namespace_key(&key) || is_crd_key(&key) || is_pod_key(&key) || is_storage_key(&key);
         if watched && terminating {
             self.awaiting_controllers.insert(key.clone());
         }

@@ -153,24 +153,24 @@ pub fn validate_owner_references(refs: &Value) -> Vec<FieldError> {
         return errs;
     };
     let mut first_controller: Option<String> = None;
-    for r in list {
+    for (i, r) in list.iter().enumerate() {
+        let at = format!("{field}[{i}]");
         let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
         let (api_version, kind, name, uid) = (s("apiVersion"), s("kind"), s("name"), s("uid"));
-        let (group, version) = split_api_version(&api_version).unwrap_or(("", ""));
-        if version.is_empty() {
-            errs.push(FieldError::invalid(format!("{field}.apiVersion"), json!(api_version), "version must not be empty"));
+        let parsed = split_api_version(&api_version);
+        let (group, version) = parsed.unwrap_or(("", ""));
+        if api_version.is_empty() {
+            errs.push(FieldError::required(format!("{at}.apiVersion"), "must not be empty"));
+        } else if parsed.is_none() || version.is_empty() {
+            errs.push(FieldError::invalid(format!("{at}.apiVersion"), json!(api_version), "must be <group>/<version> or <version>"));
         }
-        if kind.is_empty() {
-            errs.push(FieldError::invalid(format!("{field}.kind"), json!(kind), "kind must not be empty"));
-        }
-        if name.is_empty() {
-            errs.push(FieldError::invalid(format!("{field}.name"), json!(name), "name must not be empty"));
-        }
-        if uid.is_empty() {
-            errs.push(FieldError::invalid(format!("{field}.uid"), json!(uid), "uid must not be empty"));
+        for (key, value) in [("kind", &kind), ("name", &name), ("uid", &uid)] {
+            if value.is_empty() {
+                errs.push(FieldError::required(format!("{at}.{key}"), "must not be empty"));
+            }
         }
         if group.is_empty() && version == "v1" && kind == "Event" {
-            errs.push(FieldError::invalid(field, r.clone(), "/v1, Kind=Event is disallowed from being an owner"));
+            errs.push(FieldError::invalid(at, r.clone(), "/v1, Kind=Event is disallowed from being an owner"));
         }
         if r["controller"].as_bool() == Some(true) {
             let current = format!("{kind}/{name}");

@@ -100,18 +100,32 @@ async fn gone_check(world: &mut KubeWorld, kind: String, name: String) -> StepRe
     .await
 }
 
-/// `Then ConfigMap "child" still exists` (checked once the collector has settled).
+/// `Then ConfigMap "child" still exists` (checked once the collector has settled), not being
+/// deleted.
 #[then(regex = r#"^((?-u:\w)+) "([^"]+)" still exists$"#)]
 async fn still_exists(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
-    let result = still_exists_check(&mut *world, kind, name).await;
+    let result = still_exists_check(&mut *world, kind, name, None).await;
     explained(world, result).await
 }
 
-async fn still_exists_check(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
+/// `Then ConfigMap "x" still exists with finalizers "orphan"`: not being deleted, and with
+/// exactly these finalizers (after settling).
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" still exists with finalizers "([^"]*)"$"#)]
+async fn still_exists_with(world: &mut KubeWorld, kind: String, name: String, finalizers: String) -> StepResult {
+    let result = still_exists_check(&mut *world, kind, name, Some(finalizers)).await;
+    explained(world, result).await
+}
+
+async fn still_exists_check(world: &mut KubeWorld, kind: String, name: String, finalizers: Option<String>) -> StepResult {
     settled(world).await?;
     match fetch(world, &kind, &name).await? {
-        Some(o) if o.metadata.deletion_timestamp.is_none() => Ok(()),
-        Some(_) => Err(format!("{kind} {name:?} exists but is being deleted")),
+        Some(o) if o.metadata.deletion_timestamp.is_some() => Err(format!("{kind} {name:?} exists but is being deleted")),
+        Some(o) => match finalizers.map(|f| list(&f)) {
+            Some(want) if o.metadata.finalizers.clone().unwrap_or_default() != want => {
+                Err(format!("{kind} {name:?} has finalizers {:?}, expected {want:?}", o.metadata.finalizers.unwrap_or_default()))
+            }
+            _ => Ok(()),
+        },
         None => Err(format!("{kind} {name:?} was deleted")),
     }
 }
