@@ -47,15 +47,18 @@ Feature: Custom resources
     And a Gadget named "old"
     And a ConfigMap named "owner"
     And a ConfigMap named "child" owned by ConfigMap "owner"
+    # The old Gadget is read on its own: a read of one object goes to storage and fails with
+    # the conversion's 500. (A list is answered from the API server's watch cache, which cannot
+    # fill itself and so answers 429 "storage is (re)initializing" instead.)
     When the custom resource kind "Gadget" stores version "v2" through a conversion webhook that is not running
-    And all Gadgets are listed
+    And Gadget "old" is read
     Then the request fails with status 500
     And the failure says "conversion webhook for"
     When ConfigMap "owner" is deleted
     Then ConfigMap "child" is gone
     When the custom resource kind "Gadget" converts without a webhook again
-    And all Gadgets are listed
-    Then the response lists "old"
+    And Gadget "old" is read
+    Then the request succeeds
 
   @upstream(TestCRDDeletionCascading)
   @upstream(TestGarbageCollectorConstruction)

@@ -470,15 +470,30 @@ async fn b3_row22_http_delete_without_options_is_not_a_nil_options_delete() {
     assert_eq!(r.body["metadata"]["deletionGracePeriodSeconds"], 30, "grace comes from the pod spec, not 0");
 }
 
+/// Row 23 as the real API server has it (v1.37.2, seen by the specification on the upstream
+/// control plane): the store advances a resourceVersion precondition past its own update only
+/// when that update wrote something, as a graceful deletion does (an unscheduled pod goes at
+/// once). An update that only looks at finalizers and decides on removal writes nothing, and the
+/// precondition is then checked against an empty resourceVersion: Conflict, object unchanged.
 #[tokio::test]
-async fn b3_row23_resource_version_precondition_does_not_self_conflict_through_the_update_path() {
+async fn b3_row23_resource_version_precondition_survives_only_a_written_update() {
     let s = ApiServer::new();
+    let created = post(&s, PODS, pod("p", None, &[])).await.body;
+    let rv = created["metadata"]["resourceVersion"].clone();
+    let r = delete(&s, &format!("{PODS}/p"), json!({"preconditions": {"resourceVersion": rv}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(get(&s, &format!("{PODS}/p")).await.code, 404);
+
     create_cm(&s, "x", &[]).await;
     let kept = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Orphan"})).await.body;
     let rv = kept["metadata"]["resourceVersion"].clone();
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Background", "preconditions": {"resourceVersion": rv}})).await;
-    assert_eq!(r.code, 200, "{}", r.body);
-    assert_eq!(get(&s, &cm_path("x")).await.code, 404);
+    assert_eq!(r.code, 409, "{}", r.body);
+    let message = r.body["message"].as_str().unwrap();
+    assert!(message.contains("Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: "), "{message}");
+    let unchanged = get(&s, &cm_path("x")).await.body;
+    assert_eq!(unchanged["metadata"]["finalizers"], json!(["orphan"]));
+    assert_eq!(unchanged["metadata"]["resourceVersion"], rv);
 }
 
 #[tokio::test]

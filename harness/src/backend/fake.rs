@@ -95,6 +95,11 @@ impl Backend for FakeBackend {
         })
     }
 
+    fn new_kind_delay(&self) -> Duration {
+        // Settling waits for the collector to watch every served kind.
+        Duration::ZERO
+    }
+
     fn eventually_timeout(&self) -> Duration {
         self.eventually
     }

@@ -13,6 +13,10 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
+/// How often kube-controller-manager's garbage collector re-reads discovery to watch new
+/// kinds (hard-wired in its start-up: 30 s), and a little more.
+pub const DISCOVERY_RESYNC: Duration = Duration::from_secs(31);
+
 /// A place to run scenarios.
 pub trait Backend: Send + Sync + std::fmt::Debug {
     /// A short name for reports (`fake`, `kubeconfig`).
@@ -26,6 +30,12 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn eventually_timeout(&self) -> Duration;
     /// Whether a scenario with these tags can run here; `Err` says why not.
     fn can_run(&self, tags: &[String]) -> Result<(), String>;
+    /// How long after a kind is defined the garbage collector may still not watch it: none
+    /// where settling says so; elsewhere a collector's discovery resync period
+    /// ([`DISCOVERY_RESYNC`] for kube-controller-manager's).
+    fn new_kind_delay(&self) -> Duration {
+        DISCOVERY_RESYNC
+    }
     /// What the garbage collector is still doing, for failure messages (empty when unknown).
     fn diagnostics(&self) -> String {
         String::new()

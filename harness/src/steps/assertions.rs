@@ -20,7 +20,16 @@ use crate::world::{KubeWorld, StepResult};
 
 async fn fetch(world: &mut KubeWorld, kind: &str, name: &str) -> Result<Option<DynamicObject>, String> {
     let api = object_api(world, kind, name).await?;
-    api.get_opt(name).await.map_err(|e| format!("cannot get {kind} {name:?}: {e}"))
+    lookup(&api, name).await.map_err(|e| format!("cannot get {kind} {name:?}: {e}"))
+}
+
+/// An object, `None` when it is not found or (a plain 404 page) its kind is no longer served.
+async fn lookup(api: &Api<DynamicObject>, name: &str) -> Result<Option<DynamicObject>, kube::Error> {
+    match api.get(name).await {
+        Ok(object) => Ok(Some(object)),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Waits for the collector to settle, unless it has since the scenario's last change.
@@ -95,7 +104,7 @@ async fn gone_check(world: &mut KubeWorld, kind: String, name: String) -> StepRe
     poll(world, &format!("{kind} {name:?} to be gone"), || {
         let api = api.clone();
         let name = name.clone();
-        async move { api.get_opt(&name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
+        async move { lookup(&api, &name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
     })
     .await
 }

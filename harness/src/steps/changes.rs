@@ -164,6 +164,15 @@ async fn listed(world: &mut KubeWorld, kind: String) -> StepResult {
     Ok(())
 }
 
+/// `When Gadget "old" is read`: one GET of the object; the answer or the refusal is recorded.
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is read$"#)]
+async fn read(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
+    let url = format!("{}/{name}", collection_url(world, &kind).await?);
+    let outcome = send(&world.client(), http::Method::GET, &url, None).await.map_err(|e| format!("cannot read {kind} {name:?}: {e}"))?;
+    record(world, outcome);
+    Ok(())
+}
+
 /// `When the custom resource kind "Gadget" stores version "v2" through a conversion webhook that
 /// is not running`: its definition makes that version the storage version and asks for a
 /// conversion webhook, a service of the scenario's namespace that does not exist; later

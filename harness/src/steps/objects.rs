@@ -346,7 +346,11 @@ async fn define(world: &mut KubeWorld, kind: &str, group: &str, cluster: bool, v
         let dynamic = dynamic.clone();
         async move { Ok(dynamic.list(&Default::default()).await.is_ok()) }
     })
-    .await
+    .await?;
+    // A collector starts watching a new kind at its next discovery resync; until then it
+    // knows nothing of the kind's objects.
+    tokio::time::sleep(world.backend().new_kind_delay()).await;
+    Ok(())
 }
 
 /// `Given a custom resource kind "Widget"` (namespaced), `a cluster-scoped custom resource
