@@ -337,7 +337,8 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
     }
     if !pending_finalizers && ctx.mutant != Some(Mutant::KeepWithoutFinalizers) {
         let looked_at_finalizers = changed || !string_list(&existing["metadata"], "finalizers").is_empty();
-        return if looked_at_finalizers && opts.precondition_resource_version.is_some() {
+        let survives = ctx.mutant == Some(Mutant::PreconditionSurvivesFinalizerUpdate);
+        return if looked_at_finalizers && opts.precondition_resource_version.is_some() && !survives {
             DeletePlan::LostResourceVersion
         } else {
             DeletePlan::Remove

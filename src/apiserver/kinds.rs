@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::crd;
+use crate::apiserver::mutant::Mutant;
 use crate::apiserver::state::Scope;
 use crate::apiserver::status::FieldError;
 
@@ -28,6 +29,18 @@ pub fn default_on_create(scope: &Scope, obj: &mut Value, now: &str) {
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             obj["status"] = crd::established_status(obj, now);
         }
+        _ => {}
+    }
+}
+
+/// What the default admission plugins add to a new object: the StorageObjectInUseProtection
+/// plugin's finalizers on claims and volumes.
+pub fn admit_on_create(scope: &Scope, obj: &mut Value, mutant: Option<Mutant>) {
+    if mutant == Some(Mutant::NoStorageProtection) {
+        return;
+    }
+    let r = &scope.resource;
+    match (r.group.as_str(), r.plural.as_str()) {
         ("", "persistentvolumeclaims") => add_finalizer(obj, PVC_PROTECTION),
         ("", "persistentvolumes") => add_finalizer(obj, PV_PROTECTION),
         _ => {}

@@ -61,4 +61,10 @@ crate::mutants::define_mutants! {
     UnscheduledPodsGraceful = "unscheduled-pods-graceful",
     /// The namespace controller removes its finalizer without deleting the namespace's objects.
     NamespaceKeepsContents = "namespace-keeps-contents",
+    /// New claims and volumes get no storage-protection finalizer (the StorageObjectInUseProtection
+    /// admission plugin is off).
+    NoStorageProtection = "no-storage-protection",
+    /// A resourceVersion precondition survives an update that only looked at finalizers, so the
+    /// removal succeeds (upstream's store conflicts, catalogue B.3 row 23 as the real server has it).
+    PreconditionSurvivesFinalizerUpdate = "precondition-survives-finalizer-update",
 }

@@ -99,6 +99,7 @@ impl State {
         }
         let now = format_time(self.clock.now());
         kinds::default_on_create(scope, &mut body, &now);
+        kinds::admit_on_create(scope, &mut body, self.mutant);
         let mut errs = validate_object_meta(&body["metadata"], scope.resource.name_rule, self.mutant);
         errs.extend(kinds::validate(scope, &body));
         if !errs.is_empty() {
