@@ -16,7 +16,10 @@
 mod gc_e2e_support;
 mod support;
 
+use std::time::Duration;
+
 use gc_e2e_support::*;
+use kubegc::gc::Config;
 use serde_json::{Value, json};
 
 /// `orphanDependents: false`: background propagation (upstream `getNonOrphanOptions`).
@@ -381,7 +384,9 @@ async fn test_cross_namespace_references() {
 /// for a conversion webhook that does not run (a service that does not exist), so the
 /// collector, started afterwards as upstream's is, can neither list nor watch the resource at
 /// the version it monitors. With that monitor failing, a simple cascading deletion of core
-/// objects still happens, and the broken monitor is still not synced afterwards.
+/// objects still happens once the collector's wait for the initial lists has timed out (here
+/// shortened from kube-controller-manager's 30 s), and the broken monitor is still not synced
+/// afterwards.
 #[tokio::test]
 async fn test_cascade_with_a_broken_monitor() {
     let mut env = Env::without_collector(Default::default());
@@ -411,7 +416,8 @@ async fn test_cascade_with_a_broken_monitor() {
         )
     );
 
-    env.start_collector();
+    env.start_collector_with(Config { initial_sync_timeout: Duration::from_secs(1), ..Config::default() });
+    env.blind_to(WIDGETS);
     env.wait_for_monitor(WIDGETS, FAILING).await;
     let owner = env.create(RCS, ns, rc("test.rc.1", 0)).await;
     env.create(PODS, ns, owned_by(pod("test.pod.1"), [owner_ref(&owner)])).await;

@@ -7,11 +7,14 @@
 //! - [`runner`]: runs feature files on a backend with cucumber.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
+//! - [`restarts`]: the reference collector killed and restarted cold around deletions, judged
+//!   by an independent rule.
 //! - [`upstream`]: the real control plane, collector and kubectl, built from pinned Go modules.
 
 pub mod backend;
 pub mod junit;
 pub mod mutation;
+pub mod restarts;
 pub mod runner;
 pub mod steps;
 pub mod upstream;

@@ -5,6 +5,7 @@
 //! - `kubegc gc`: run the reference garbage collector against any cluster.
 //! - `kubegc run`: run the specification's scenarios against a backend.
 //! - `kubegc list`: list the scenarios and their tags.
+//! - `kubegc restarts`: the reference collector killed and restarted cold around deletions.
 //! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
 //! - `kubegc upstream`: build and run the real control plane from the pinned Go module.
@@ -35,6 +36,10 @@ enum Command {
     /// Run the specification against every mutant API server and collector and report which
     /// scenarios catch which; exit 0 if every mutant is caught, 1 if not.
     Mutants(cmd::mutants::Args),
+    /// Kill and restart the reference collector cold, again and again, around Orphan,
+    /// Background and Foreground deletions; exit 0 if it never deletes what a correct collector
+    /// keeps and collects everything else, 1 if not.
+    Restarts(cmd::restarts::Args),
     /// Which upstream test cases the scenarios cover, per category, and why the others are not.
     Coverage(cmd::coverage::Args),
     /// Print every step phrase with an example.
@@ -45,11 +50,13 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    // `restarts` injects faults on purpose: the collectors' warnings about them are noise there.
+    let default_filter = if matches!(cli.command, Command::Restarts(_)) { "off" } else { "warn" };
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KUBEGC_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KUBEGC_LOG").unwrap_or_else(|_| default_filter.into()))
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let result = runtime.block_on(async {
         match cli.command {
@@ -58,6 +65,7 @@ fn main() -> std::process::ExitCode {
             Command::Run(args) => cmd::run::run(args).await,
             Command::List(args) => cmd::list::run(args).map(|()| true),
             Command::Mutants(args) => cmd::mutants::run(args).await,
+            Command::Restarts(args) => cmd::restarts::run(args).await,
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),
             Command::Steps => {

@@ -242,6 +242,11 @@ impl ApiError {
         Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
     }
 
+    /// 429 TooManyRequests, as an overloaded server (or API priority and fairness) answers.
+    pub fn too_many_requests(message: impl Into<String>) -> Self {
+        Self::new(429, "TooManyRequests", message)
+    }
+
     /// An error the server has no `Status` for: upstream answers 500 with no reason
     /// (`StatusReasonUnknown`) and the error's text.
     pub fn unknown(message: impl Into<String>) -> Self {

@@ -1,6 +1,8 @@
 //! The collector: the attemptToDelete and attemptToOrphan workers (catalogue A.5-A.9). The
 //! decision for an item is a pure function of its owners' classification ([`decide`]); the
 //! worker gathers the facts (a live GET of the item and of each owner), decides, and acts.
+//! A decision that reads an object's dependents from the graph is held until the graph is
+//! complete ([`crate::gc::cache_sync`]).
 
 use std::sync::Arc;
 
@@ -31,6 +33,10 @@ pub enum AttemptError {
     /// An API call failed (retry with back-off).
     #[error("{0}")]
     Api(#[from] kube::Error),
+    /// The decision needs the item's dependents and the graph lacks these lists (hold the item
+    /// until the graph is complete).
+    #[error("the graph is not complete: waiting for {}", .0.join("; "))]
+    GraphIncomplete(Vec<String>),
 }
 
 /// How an owner reference resolved.
@@ -99,6 +105,8 @@ pub enum Outcome {
     Forget,
     /// Try again after a back-off.
     Requeue,
+    /// Put it aside until the graph is complete.
+    Hold,
 }
 
 impl Shared {
@@ -124,12 +132,23 @@ impl Shared {
                 if still_virtual { Outcome::Requeue } else { Outcome::Forget }
             }
             Err(AttemptError::EnqueuedVirtualDelete | AttemptError::NamespacedOwnerOfClusterScoped) => Outcome::Forget,
+            Err(e @ AttemptError::GraphIncomplete(_)) => {
+                tracing::debug!(item = %node.identity, error = %e, "attemptToDelete held");
+                Outcome::Hold
+            }
             Err(e) => {
                 tracing::debug!(item = %node.identity, error = %e, "attemptToDelete failed; retrying");
                 self.metrics.retries.inc();
                 Outcome::Requeue
             }
         }
+    }
+
+    /// `Ok` when the graph is complete; the decision about to read dependents from it waits
+    /// otherwise.
+    fn require_complete_graph(&self) -> Result<(), AttemptError> {
+        let missing = self.graph_incomplete();
+        if missing.is_empty() { Ok(()) } else { Err(AttemptError::GraphIncomplete(missing)) }
     }
 
     fn enqueue_virtual_delete(&self, identity: &Identity) -> AttemptError {
@@ -159,6 +178,7 @@ impl Shared {
             _ => return Err(self.enqueue_virtual_delete(identity)),
         };
         if node.deleting_dependents {
+            self.require_complete_graph()?;
             return self.process_deleting_dependents(node).await;
         }
         if latest.owners.is_empty() {
@@ -167,6 +187,11 @@ impl Shared {
         let mut classified = Vec::with_capacity(latest.owners.len());
         for r in &latest.owners {
             classified.push((r.clone(), self.classify(r, node).await?));
+        }
+        let has = |wanted: OwnerState| classified.iter().any(|(_, state)| *state == wanted);
+        if has(OwnerState::WaitingForDependentsDeletion) && !has(OwnerState::Solid) {
+            // Whether to delete in the foreground depends on the item's dependents.
+            self.require_complete_graph()?;
         }
         let (has_dependents, a_dependent_deletes_dependents) = {
             let builder = self.lock_builder();
@@ -342,6 +367,10 @@ impl Shared {
     /// then remove the `orphan` finalizer.
     pub async fn process_attempt_to_orphan(&self, item: &WorkItem) -> Outcome {
         let Some(owner) = self.lock_builder().graph.queued_copy(item) else { return Outcome::Forget };
+        if let Err(e) = self.require_complete_graph() {
+            tracing::debug!(owner = %owner.identity, error = %e, "attemptToOrphan held");
+            return Outcome::Hold;
+        }
         let dependents: Vec<Identity> = {
             let builder = self.lock_builder();
             crate::gc::graph::sorted(&owner.dependents).iter().filter_map(|d| builder.graph.get(d)).map(|d| d.identity.clone()).collect()

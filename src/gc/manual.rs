@@ -4,7 +4,8 @@
 //! graph and the absent-owner cache in between. The queues are synchronous (upstream's tracking
 //! queue): an item re-queued with back-off is visible at once, behind the items already queued.
 //! Graph changes the collector itself sends (virtual delete events) wait in a list until the test
-//! applies them.
+//! applies them; so do the monitors' events, with the marks of their initial lists
+//! ([`GraphChange::Listed`]), which are applied on the way to the next event.
 //!
 //! Everything else is the production code: the same [`Shared`] state, decisions and API calls.
 
@@ -14,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
 
+use crate::gc::cache_sync::GraphChange;
 use crate::gc::collector::Outcome;
 use crate::gc::graph::Identity;
 use crate::gc::graph_builder::{GraphEvent, WorkItem};
@@ -33,14 +35,14 @@ pub struct QueuedNode {
 /// Graph changes sent to the collector and not yet applied.
 struct GraphChanges {
     /// Where [`Shared::send_graph_event`] sends them.
-    rx: mpsc::UnboundedReceiver<GraphEvent>,
+    rx: mpsc::UnboundedReceiver<GraphChange>,
     /// Received, oldest first.
-    pending: VecDeque<GraphEvent>,
+    pending: VecDeque<GraphChange>,
 }
 
 impl GraphChanges {
     /// Every change sent so far, oldest first.
-    fn pending(&mut self) -> &mut VecDeque<GraphEvent> {
+    fn pending(&mut self) -> &mut VecDeque<GraphChange> {
         while let Ok(event) = self.rx.try_recv() {
             self.pending.push_back(event);
         }
@@ -106,24 +108,40 @@ impl ManualCollector {
         }
     }
 
-    /// The graph changes waiting to be applied, oldest first.
+    /// The graph events waiting to be applied, oldest first.
     pub fn pending_graph_changes(&self) -> Vec<GraphEvent> {
-        self.graph_changes().pending().iter().cloned().collect()
+        let mut changes = self.graph_changes();
+        changes
+            .pending()
+            .iter()
+            .filter_map(|c| match c {
+                GraphChange::Event(e) => Some(e.clone()),
+                GraphChange::Listed(_) => None,
+            })
+            .collect()
     }
 
     /// Puts `event` ahead of the waiting graph changes (upstream `insertEvent`: an informer event
     /// that arrives before a virtual delete event already queued).
     pub fn insert_graph_change(&self, event: GraphEvent) {
         self.shared.in_flight.fetch_add(1, Ordering::SeqCst);
-        self.graph_changes().pending().push_front(event);
+        self.graph_changes().pending().push_front(GraphChange::Event(event));
     }
 
-    /// Applies the oldest waiting graph change; returns it, or `None` when none waits.
+    /// Applies the oldest waiting graph event (and the list marks ahead of it); returns it, or
+    /// `None` when none waits.
     pub async fn process_pending_graph_change(&self) -> Option<GraphEvent> {
-        let event = self.graph_changes().pending().pop_front()?;
-        self.process_graph_event(&event).await;
-        self.shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-        Some(event)
+        loop {
+            let change = self.graph_changes().pending().pop_front()?;
+            let events = self.shared.apply_graph_change(&change);
+            for (dependent, owner) in events {
+                self.shared.record_invalid_namespace_event(&dependent, &owner).await;
+            }
+            self.shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+            if let GraphChange::Event(event) = change {
+                return Some(event);
+            }
+        }
     }
 
     /// Processes the next attemptToDelete item as a worker would (upstream

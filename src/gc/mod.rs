@@ -9,6 +9,9 @@
 //!   (`garbagecollector.go`, A.5-A.9).
 //! - [`operations`], [`patch`]: API calls and patch bodies (`operations.go`, `patch.go`).
 //! - [`monitors`], [`rest_mapper`]: discovery and metadata list+watch per resource.
+//! - [`cache_sync`]: acting only on a graph built from complete initial lists (upstream's
+//!   "wait for cache sync", made strict).
+//! - [`retry`]: back-off delays and which API failures are worth waiting out.
 //! - [`queue`]: de-duplicating, rate-limited work queues.
 //! - [`absent_cache`]: owners verified absent.
 //! - [`dot`], [`metrics`]: the graph as DOT and counters.
@@ -16,6 +19,7 @@
 //! - [`manual`]: the collector stepped by hand, as upstream's unit tests drive it.
 
 pub mod absent_cache;
+pub mod cache_sync;
 pub mod collector;
 pub mod dot;
 pub mod graph;
@@ -28,14 +32,16 @@ pub mod operations;
 pub mod patch;
 pub mod queue;
 pub mod rest_mapper;
+pub mod retry;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, watch};
 
+use crate::gc::cache_sync::{GraphChange, Held, resource_name};
 use crate::gc::graph::{Identity, OwnerRef};
 use crate::gc::graph_builder::{Effect, GraphBuilder, GraphEvent, WorkItem};
 pub use crate::gc::manual::ManualCollector;
@@ -43,6 +49,7 @@ use crate::gc::metrics::Metrics;
 use crate::gc::monitors::{Monitor, phase};
 use crate::gc::queue::{Backoff, WorkQueue};
 use crate::gc::rest_mapper::RestMapper;
+use crate::gc::retry::Delays;
 
 /// How the collector runs.
 #[derive(Clone, Debug)]
@@ -51,6 +58,10 @@ pub struct Config {
     pub workers: usize,
     /// How often discovery is re-run to pick up new or removed resources (upstream: 30 s).
     pub resync_period: Duration,
+    /// How long the workers wait at the start for every monitor's initial list before they
+    /// proceed with the work that needs no complete graph (kube-controller-manager: 30 s, its
+    /// sync period); see [`cache_sync`].
+    pub initial_sync_timeout: Duration,
     /// `(group, resource)` pairs never monitored; by default both kinds of events.
     pub ignored: Vec<(String, String)>,
     /// Size of the absent-owner cache (upstream: 500).
@@ -66,6 +77,7 @@ impl Default for Config {
         Self {
             workers: 20,
             resync_period: Duration::from_secs(30),
+            initial_sync_timeout: Duration::from_secs(30),
             ignored: vec![(String::new(), "events".into()), ("events.k8s.io".into(), "events".into())],
             absent_cache_capacity: absent_cache::DEFAULT_CAPACITY,
             backoff: Backoff::default(),
@@ -83,6 +95,16 @@ pub enum Stage {
     AttemptToOrphan,
 }
 
+impl Stage {
+    /// Upstream's name of the stage's queue.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::AttemptToDelete => "attemptToDelete",
+            Stage::AttemptToOrphan => "attemptToOrphan",
+        }
+    }
+}
+
 /// State shared by the collector's tasks.
 pub struct Shared {
     /// The API client: the collector's only way to the cluster.
@@ -98,14 +120,23 @@ pub struct Shared {
     /// The attemptToOrphan queue.
     pub attempt_to_orphan: WorkQueue<WorkItem>,
     /// The graphChanges queue.
-    graph_tx: mpsc::UnboundedSender<GraphEvent>,
-    /// Graph events sent but not yet applied, and events being recorded.
+    graph_tx: mpsc::UnboundedSender<GraphChange>,
+    /// Graph changes sent but not yet applied, and events being recorded.
     in_flight: AtomicUsize,
     /// Running monitors by `(group, resource)`.
     pub monitors: Mutex<HashMap<(String, String), Monitor>>,
     resync_requested: AtomicU64,
     resync_completed: AtomicU64,
     resync_notify: Notify,
+    /// Group versions whose discovery failed in the latest round and that were never discovered
+    /// before, with the failure: what they serve is unknown.
+    pub undiscovered: Mutex<BTreeMap<String, String>>,
+    /// Work that needs a complete graph, held until the graph is complete.
+    pub held: Held,
+    /// Woken when the graph may have become complete.
+    sync_notify: Notify,
+    /// Whether the workers have started (after the start's wait for the initial lists).
+    workers_started: watch::Sender<bool>,
     /// Counters.
     pub metrics: Metrics,
 }
@@ -116,12 +147,35 @@ impl Shared {
         self.builder.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Queues a graph change.
+    /// Queues a graph event.
     pub fn send_graph_event(&self, event: GraphEvent) {
+        self.send_graph_change(GraphChange::Event(event));
+    }
+
+    /// Queues an entry of graphChanges.
+    pub(crate) fn send_graph_change(&self, change: GraphChange) {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
-        if self.graph_tx.send(event).is_err() {
+        if self.graph_tx.send(change).is_err() {
             self.in_flight.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    /// Applies one entry of graphChanges; returns the `OwnerRefInvalidNamespace` events to
+    /// record. A [`GraphChange::Listed`] marks its monitor's initial list as in the graph.
+    fn apply_graph_change(&self, change: &GraphChange) -> Vec<(Identity, OwnerRef)> {
+        match change {
+            GraphChange::Event(event) => self.apply_graph_event(event),
+            GraphChange::Listed(status) => {
+                status.in_graph.store(true, Ordering::SeqCst);
+                self.sync_changed();
+                Vec::new()
+            }
+        }
+    }
+
+    /// Whether a discovery resync has been asked for and has not completed.
+    fn resync_pending(&self) -> bool {
+        self.resync_completed.load(Ordering::SeqCst) < self.resync_requested.load(Ordering::SeqCst)
     }
 
     /// Asks for a discovery resync soon (a CustomResourceDefinition changed).
@@ -130,11 +184,11 @@ impl Shared {
         self.resync_notify.notify_one();
     }
 
-    /// A collector's state over `client`; `graph_tx` feeds its graphChanges queue. With
-    /// `synchronous_queues`, retried work is re-queued at once instead of after a back-off (the
-    /// manual mode's queues).
-    fn new(client: kube::Client, config: Config, graph_tx: mpsc::UnboundedSender<GraphEvent>, synchronous_queues: bool) -> Arc<Self> {
-        let queue = || if synchronous_queues { WorkQueue::synchronous() } else { WorkQueue::new(config.backoff) };
+    /// A collector's state over `client`; `graph_tx` feeds its graphChanges queue. A `manual`
+    /// collector's retried work is re-queued at once instead of after a back-off, and it asks for
+    /// no discovery of its own (the test steps discovery).
+    fn new(client: kube::Client, config: Config, graph_tx: mpsc::UnboundedSender<GraphChange>, manual: bool) -> Arc<Self> {
+        let queue = || if manual { WorkQueue::synchronous() } else { WorkQueue::new(config.backoff) };
         Arc::new(Shared {
             client,
             builder: Mutex::new(GraphBuilder::new(config.absent_cache_capacity)),
@@ -144,9 +198,13 @@ impl Shared {
             graph_tx,
             in_flight: AtomicUsize::new(0),
             monitors: Mutex::new(HashMap::new()),
-            resync_requested: AtomicU64::new(1),
+            resync_requested: AtomicU64::new(u64::from(!manual)),
             resync_completed: AtomicU64::new(0),
             resync_notify: Notify::new(),
+            undiscovered: Mutex::new(BTreeMap::new()),
+            held: Held::default(),
+            sync_notify: Notify::new(),
+            workers_started: watch::Sender::new(false),
             metrics: Metrics::default(),
             config,
         })
@@ -199,6 +257,10 @@ impl Shared {
         match outcome {
             collector::Outcome::Forget => queue.forget(item),
             collector::Outcome::Requeue => queue.add_rate_limited(item.clone()),
+            collector::Outcome::Hold => {
+                queue.forget(item);
+                self.hold(stage, item.clone());
+            }
         }
         queue.done(item);
         outcome
@@ -208,8 +270,9 @@ impl Shared {
 /// Whether the collector has caught up, and if not, why.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Settled {
-    /// Every monitor has observed the target resourceVersion, discovery is current, and no
-    /// work is queued or in process.
+    /// Every monitor has listed and observed the target resourceVersion, discovery is current,
+    /// the workers have started, and no work is queued, in process or held until the graph is
+    /// complete.
     pub settled: bool,
     /// What is still pending, for failure messages (also lists back-off waits, which do not
     /// count against settling).
@@ -248,8 +311,8 @@ impl GarbageCollector {
         let mut tasks = Vec::new();
         let s = shared.clone();
         tasks.push(tokio::spawn(async move {
-            while let Some(event) = graph_rx.recv().await {
-                for (dependent, owner) in s.apply_graph_event(&event) {
+            while let Some(change) = graph_rx.recv().await {
+                for (dependent, owner) in s.apply_graph_change(&change) {
                     s.in_flight.fetch_add(1, Ordering::SeqCst);
                     let s = s.clone();
                     tokio::spawn(async move {
@@ -262,22 +325,42 @@ impl GarbageCollector {
         }));
         let s = shared.clone();
         tasks.push(tokio::spawn(async move {
+            let mut delays = Delays::new(Backoff { base: Duration::from_millis(100), max: s.config.resync_period });
             loop {
                 let target = s.resync_requested.load(Ordering::SeqCst);
-                match monitors::resync(&s).await {
-                    Ok(()) => s.resync_completed.store(target, Ordering::SeqCst),
-                    Err(e) => tracing::warn!(error = %e, "discovery failed; keeping the current monitors"),
+                if let Err(e) = monitors::resync(&s).await {
+                    let delay = delays.next_delay();
+                    tracing::warn!(error = %e, "waiting for discovery; keeping the current monitors, retrying in {delay:?}");
+                    tokio::time::sleep(delay).await;
+                    continue;
                 }
+                s.resync_completed.store(target, Ordering::SeqCst);
+                s.sync_changed();
+                // Group versions never discovered are asked for again soon, not a period later.
+                let wait = if s.undiscovered.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+                    delays.reset();
+                    s.config.resync_period
+                } else {
+                    delays.next_delay()
+                };
                 let again = s.resync_requested.load(Ordering::SeqCst) != target;
                 if !again {
-                    let _ = tokio::time::timeout(s.config.resync_period, s.resync_notify.notified()).await;
+                    let _ = tokio::time::timeout(wait, s.resync_notify.notified()).await;
                 }
             }
+        }));
+        let s = shared.clone();
+        tasks.push(tokio::spawn(async move {
+            cache_sync::wait_for_initial_sync(&s, s.config.initial_sync_timeout).await;
+            s.workers_started.send_replace(true);
         }));
         for _ in 0..shared.config.workers.max(1) {
             for stage in [Stage::AttemptToDelete, Stage::AttemptToOrphan] {
                 let s = shared.clone();
                 tasks.push(tokio::spawn(async move {
+                    if s.workers_started.subscribe().wait_for(|started| *started).await.is_err() {
+                        return;
+                    }
                     while let Some(item) = s.queue(stage).get().await {
                         s.work_on(stage, &item).await;
                     }
@@ -299,37 +382,52 @@ impl GarbageCollector {
     }
 
     /// Whether the collector is settled relative to the server's `revision` (the
-    /// resourceVersion of a fresh list): every monitor that has listed has observed it,
-    /// discovery is up to date, and nothing is queued, in process or in flight. On a quiet
-    /// resource this waits for a watch bookmark; see [`GarbageCollector::settled_with`].
+    /// resourceVersion of a fresh list): every monitor has listed and observed it, discovery is
+    /// up to date, the workers have started, and nothing is queued, in process, in flight or
+    /// held until the graph is complete ([`cache_sync`]). A monitor that cannot list is named
+    /// with its last failure, and so is the work that waits for it. On a quiet resource this
+    /// waits for a watch bookmark; see [`GarbageCollector::settled_with`].
     pub fn settled(&self, revision: u64) -> Settled {
         self.settled_with(|_, _| revision)
     }
 
     /// As [`GarbageCollector::settled`], with the revision each monitor must have observed given
     /// per `(group, resource)`: with the fake apiserver, the revision of the resource's last
-    /// write ([`crate::apiserver::ApiServer::resource_revision`]), so no bookmark is awaited.
+    /// write ([`crate::apiserver::ApiServer::resource_revision`]), so no bookmark is awaited. A
+    /// resource whose revision is 0 (never written, or left out on purpose) does not need its
+    /// monitor to have listed.
     pub fn settled_with(&self, revision_of: impl Fn(&str, &str) -> u64) -> Settled {
         let s = &self.shared;
         // Work is checked before and after the monitors: a worker's write lands in the
         // revisions the monitors are compared with only if it happened before that read, and a
         // worker busy in between shows in one of the two work checks.
         let mut pending = self.pending_work();
-        let (requested, completed) = (s.resync_requested.load(Ordering::SeqCst), s.resync_completed.load(Ordering::SeqCst));
-        if completed < requested {
+        if s.resync_pending() {
             pending.push("discovery resync pending".to_string());
         }
         for ((group, resource), m) in s.monitors.lock().unwrap_or_else(|p| p.into_inner()).iter() {
             let observed = m.status.observed.load(Ordering::SeqCst);
             let revision = revision_of(group, resource);
-            if m.status.phase.load(Ordering::SeqCst) != phase::FAILING && observed < revision {
-                pending.push(format!("monitor {resource}.{group} at resourceVersion {observed} < {revision}"));
+            let name = resource_name(group, resource);
+            if m.status.phase.load(Ordering::SeqCst) != phase::SYNCED && revision > 0 {
+                let why = m.status.last_error().map(|e| format!(" (last attempt: {e})")).unwrap_or_default();
+                pending.push(format!("monitor {name} has not listed yet{why}"));
+            } else if observed < revision {
+                pending.push(format!("monitor {name} at resourceVersion {observed} < {revision}"));
             }
+        }
+        let missing = s.graph_incomplete().join("; ");
+        if !*s.workers_started.borrow() {
+            pending.push(format!("workers not started yet: waiting for {missing}"));
+        }
+        for (stage, w) in s.held.items() {
+            pending.push(format!("{}: {} held until the graph is complete: waiting for {missing}", stage.name(), w.identity));
         }
         pending.extend(self.pending_work());
         pending.dedup();
         let settled = pending.is_empty();
-        for (name, q) in [("attemptToDelete", &s.attempt_to_delete), ("attemptToOrphan", &s.attempt_to_orphan)] {
+        for stage in [Stage::AttemptToDelete, Stage::AttemptToOrphan] {
+            let (name, q) = (stage.name(), s.queue(stage));
             let graph = s.lock_builder();
             for w in q.waiting_items() {
                 let who = graph.graph.queued_copy(&w).map_or_else(|| w.identity.to_string(), |n| n.identity.to_string());
@@ -347,8 +445,8 @@ impl GarbageCollector {
         if in_flight > 0 {
             pending.push(format!("{in_flight} graph changes or events in flight"));
         }
-        for (name, q) in [("attemptToDelete", &s.attempt_to_delete), ("attemptToOrphan", &s.attempt_to_orphan)] {
-            let d = q.depth();
+        for stage in [Stage::AttemptToDelete, Stage::AttemptToOrphan] {
+            let (name, d) = (stage.name(), s.queue(stage).depth());
             if d.ready > 0 || d.processing > 0 {
                 pending.push(format!("{name}: {} queued, {} in process", d.ready, d.processing));
             }

@@ -46,7 +46,7 @@ pub struct GroupVersionResources {
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoveryError {
     /// The lists of groups could not be read: nothing was discovered.
-    #[error("unable to list the server's API groups: {0}")]
+    #[error("unable to list the server's API groups: {}", crate::gc::retry::describe(.0))]
     Groups(#[source] kube::Error),
     /// Some group versions could not be read; the others were (upstream
     /// `ErrGroupDiscoveryFailed`). Maps `group/version` to the failure.
@@ -103,7 +103,7 @@ pub async fn discover(client: &kube::Client) -> Discovered {
         match list {
             Ok(l) => found.lists.push(GroupVersionResources { group_version, preferred, resources: l.resources }),
             Err(e) => {
-                failed.insert(group_version, e.to_string());
+                failed.insert(group_version, crate::gc::retry::describe(&e));
             }
         }
     }
@@ -168,6 +168,11 @@ impl RestMapper {
         for (key, mapping) in previous.by_kind.iter().filter(|((gv, _), _)| failed.contains_key(gv)) {
             self.by_kind.entry(key.clone()).or_insert_with(|| mapping.clone());
         }
+    }
+
+    /// Whether any kind of `group_version` is known.
+    pub fn knows(&self, group_version: &str) -> bool {
+        self.by_kind.keys().any(|(gv, _)| gv == group_version)
     }
 
     /// The mapping for an exact apiVersion and kind.

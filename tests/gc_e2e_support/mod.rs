@@ -147,7 +147,12 @@ impl Env {
 
     /// Starts the reference collector with its default configuration.
     pub fn start_collector(&mut self) {
-        self.gc = Some(GarbageCollector::start(self.server.client(), Config::default()));
+        self.start_collector_with(Config::default());
+    }
+
+    /// Starts the reference collector configured so.
+    pub fn start_collector_with(&mut self, config: Config) {
+        self.gc = Some(GarbageCollector::start(self.server.client(), config));
     }
 
     /// The running collector.

@@ -1,4 +1,7 @@
-//! `kubegc gc`: the reference garbage collector alone, against any cluster.
+//! `kubegc gc`: the reference garbage collector alone, against any cluster. It waits out an API
+//! server that is not answering yet (`5xx`, `429`, connection refused), saying so in its log,
+//! and exits 2 only on usage errors: an unreadable kubeconfig, a server that refuses its
+//! credentials.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -6,6 +9,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use kubegc::gc::queue::Backoff;
+use kubegc::gc::retry::{Delays, describe, is_transient};
 use kubegc::gc::{Config, GarbageCollector};
 
 use crate::debug_routes;
@@ -37,7 +42,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
     let cluster = config.cluster_url.clone();
     let client = kube::Client::try_from(config).context("cannot build a client")?;
-    client.apiserver_version().await.with_context(|| format!("cannot reach the API server at {cluster}"))?;
+    tokio::select! {
+        reached = wait_for_api_server(&client, &cluster) => reached?,
+        () = crate::shutdown_signal() => return Ok(()),
+    }
     let gc = Arc::new(GarbageCollector::start(client, Config { workers: args.workers.max(1), mutant: args.mutant, ..Config::default() }));
     if let Some(addr) = args.debug_addr {
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
@@ -50,4 +58,21 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
     crate::shutdown_signal().await;
     Ok(())
+}
+
+/// Asks for the server's version until it answers, waiting out transient failures with
+/// back-off; fails at once on any other answer (`401`, `403`: no retry will cure those).
+async fn wait_for_api_server(client: &kube::Client, cluster: &http::Uri) -> anyhow::Result<()> {
+    let mut delays = Delays::new(Backoff { base: std::time::Duration::from_millis(100), max: std::time::Duration::from_secs(10) });
+    loop {
+        match client.apiserver_version().await {
+            Ok(_) => return Ok(()),
+            Err(e) if is_transient(&e) => {
+                let delay = delays.next_delay();
+                tracing::warn!(error = %describe(&e), "waiting for the API server at {cluster}; retrying in {delay:?}");
+                tokio::time::sleep(delay).await;
+            }
+            Err(e) => return Err(e).with_context(|| format!("the API server at {cluster} refused the collector")),
+        }
+    }
 }

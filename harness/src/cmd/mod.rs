@@ -4,6 +4,7 @@ pub mod coverage;
 pub mod gc;
 pub mod list;
 pub mod mutants;
+pub mod restarts;
 pub mod run;
 pub mod serve;
 pub mod steps;
