@@ -135,7 +135,9 @@ Feature: The API server's half of deletion
 
   Scenario: A negative grace period counts as one second
     # Upstream's pod strategy turns a negative grace period into 1 second. The answer to the
-    # DELETE shows it; the pod itself is gone a second later, when the node finishes it.
+    # DELETE shows it; the pod itself is gone a second later, when the node finishes it. (Beside
+    # the upstream control plane no kubelet runs: there the pod garbage collector removes the
+    # pod once its node has been missing for 40 s, checking every 20 s.)
     Given a Pod named "web" running on a node
     When Pod "web" is deleted with options '{"gracePeriodSeconds": -5}'
     Then the response has "metadata.deletionGracePeriodSeconds" set to "1"

@@ -35,7 +35,9 @@ fn the_specification_passes_on_the_upstream_control_plane() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace");
     let report = tempfile::NamedTempFile::new().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_kubegc"))
-        .args(["run", "--target", "upstream", "--junit"])
+        // "Eventually" waits up to two minutes: a pod bound to a node that does not exist goes
+        // only through the pod garbage collector (40 s quarantine, every 20 s).
+        .args(["run", "--target", "upstream", "--timeout-seconds", "120", "--junit"])
         .arg(report.path())
         .current_dir(root)
         .env("CI", "true")
