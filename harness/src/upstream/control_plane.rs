@@ -100,7 +100,7 @@ impl ControlPlane {
                 &logs,
             )?);
             if runs_garbage_collector(controllers) {
-                wait_for_gc_sync(&mut plane.processes).await?;
+                wait_for_gc_sync(plane.processes.last_mut().expect("just started")).await?;
             }
         }
         Ok(plane)
@@ -170,12 +170,12 @@ impl ControllerManager {
         tokio::task::spawn_blocking(move || build.ensure(&[Component::KubeControllerManager])).await??;
         let logs = tempfile::Builder::new().prefix("kubegc-kcm-").tempdir()?;
         let args = Self::args(kubeconfig, controllers, None);
-        let mut processes =
-            vec![Process::spawn("kube-controller-manager", &upstream.binary(Component::KubeControllerManager), &args, logs.path())?];
+        let mut process =
+            Process::spawn("kube-controller-manager", &upstream.binary(Component::KubeControllerManager), &args, logs.path())?;
         if runs_garbage_collector(controllers) {
-            wait_for_gc_sync(&mut processes).await?;
+            wait_for_gc_sync(&mut process).await?;
         }
-        Ok(Self { process: processes.pop().expect("one process"), _logs: logs })
+        Ok(Self { process, _logs: logs })
     }
 
     /// Fails if the controller manager has exited.
@@ -222,8 +222,7 @@ fn runs_garbage_collector(controllers: &str) -> bool {
 
 /// Waits until the controller manager's garbage collector says it proceeds to collect (after
 /// its monitors synced, or after its initial sync timeout).
-async fn wait_for_gc_sync(processes: &mut [Process]) -> anyhow::Result<()> {
-    let kcm = processes.last_mut().expect("the controller manager");
+async fn wait_for_gc_sync(kcm: &mut Process) -> anyhow::Result<()> {
     let started = Instant::now();
     while !kcm.logged("Proceeding to collect garbage") {
         kcm.check_running()?;
