@@ -9,7 +9,9 @@
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
 //! - [`restarts`]: the reference collector killed and restarted cold around deletions, judged
 //!   by an independent rule.
-//! - [`upstream`]: the real control plane, collector and kubectl, built from pinned Go modules.
+//!
+//! The real control plane, collector and kubectl, built from pinned Go modules, are the
+//! `kubegc-control-plane` crate's.
 
 pub mod backend;
 pub mod junit;
@@ -17,5 +19,4 @@ pub mod mutation;
 pub mod restarts;
 pub mod runner;
 pub mod steps;
-pub mod upstream;
 pub mod world;

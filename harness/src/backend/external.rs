@@ -16,8 +16,8 @@ use kubegc::apiserver::ApiServer;
 use kubegc::apiserver::kubeconfig::kubeconfig_yaml;
 
 use crate::backend::Backend;
-use crate::upstream::build::Upstream;
-use crate::upstream::control_plane::{ControllerManager, GARBAGE_COLLECTOR_ONLY};
+use kubegc_control_plane::build::Upstream;
+use kubegc_control_plane::control_plane::{ControllerManager, GARBAGE_COLLECTOR_ONLY};
 
 /// A garbage collector running outside this process.
 pub trait Collector: Send + Sync {

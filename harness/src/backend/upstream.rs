@@ -11,8 +11,8 @@ use kubegc::gc::GarbageCollector;
 use crate::backend::Backend;
 use crate::backend::external::CommandCollector;
 use crate::backend::kubeconfig::KubeconfigBackend;
-use crate::upstream::build::Upstream;
-use crate::upstream::control_plane::{ALL_BUT_GARBAGE_COLLECTOR, ControlPlane, DEFAULT_CONTROLLERS};
+use kubegc_control_plane::build::Upstream;
+use kubegc_control_plane::control_plane::{ALL_BUT_GARBAGE_COLLECTOR, ControlPlane, DEFAULT_CONTROLLERS};
 
 /// The garbage collector that works on the upstream control plane.
 #[derive(Clone, Debug)]

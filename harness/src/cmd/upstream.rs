@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use kubegc_harness::upstream::build::{Component, Upstream};
-use kubegc_harness::upstream::control_plane::{ControlPlane, DEFAULT_CONTROLLERS};
+use kubegc_control_plane::build::{Component, Upstream};
+use kubegc_control_plane::control_plane::{ControlPlane, DEFAULT_CONTROLLERS};
 
 /// Arguments of `kubegc upstream`.
 #[derive(clap::Args, Debug)]

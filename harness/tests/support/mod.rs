@@ -109,7 +109,7 @@ impl Drop for Served {
 /// kubectl of the pinned upstream release, built (once, for every test) from `upstream/`.
 pub fn kubectl() -> &'static PathBuf {
     static KUBECTL: OnceLock<PathBuf> = OnceLock::new();
-    KUBECTL.get_or_init(|| kubegc_harness::upstream::build::kubectl().unwrap_or_else(|e| panic!("cannot build kubectl: {e:#}")))
+    KUBECTL.get_or_init(|| kubegc_control_plane::build::kubectl().unwrap_or_else(|e| panic!("cannot build kubectl: {e:#}")))
 }
 
 /// A string list in a JSON value.
