@@ -10,6 +10,54 @@ use kubegc::clock::{Clock, parse_time};
 use serde_json::{Value, json};
 use support::*;
 
+// Every rule holds on the upstream control plane too, but for those that need the fake's
+// virtual clock, its switches or its simulated controllers (marked `#[tokio::test]` below).
+on_both_servers!(
+    b1_options_take_precedence_over_existing_finalizers,
+    b1_existing_finalizers_take_precedence_over_the_default_policy,
+    b1_orphan_dependents_true_adds_the_orphan_finalizer,
+    b1_orphan_dependents_false_means_background_and_strips_foreground,
+    b1_orphan_dependents_and_propagation_policy_together_are_invalid,
+    b1_unknown_propagation_policy_is_not_supported,
+    b1_dry_run_values_other_than_all_are_invalid,
+    b1_finalizer_list_is_rebuilt_with_gc_finalizers_appended,
+    b1_background_and_delete_dependents_default_add_no_finalizer,
+    b2_v1_replicationcontroller_orphans_by_default,
+    b2_batch_v1_job_orphans_by_default,
+    b2_events_do_not_support_gc_policies,
+    b2_other_kinds_delete_in_background_by_default,
+    b3_row01_delete_of_a_missing_object_is_not_found,
+    b3_row02_uid_precondition_mismatch_is_a_conflict,
+    b3_row03_resource_version_precondition_mismatch_is_a_conflict,
+    b3_row04_object_without_finalizers_is_removed_at_once,
+    b3_row05_finalizers_keep_the_object_with_deletion_timestamp_and_zero_grace,
+    b3_row06_foreground_adds_foreground_deletion_and_removing_it_deletes,
+    b3_row07_orphan_adds_the_orphan_finalizer,
+    b3_row08_background_strips_a_lone_gc_finalizer_and_deletes,
+    b3_row09_unscheduled_and_terminal_pods_go_at_once,
+    b3_row09_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_kept,
+    b3_row10_redelete_during_pending_graceful_deletion_changes_nothing,
+    b3_row13_update_removing_the_last_finalizer_deletes,
+    b3_row14_no_new_finalizers_while_deleting,
+    b3_row15_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update,
+    b3_row16_both_gc_finalizers_are_refused,
+    b3_row17_finalizer_names_must_be_qualified_names,
+    b3_row18_creating_over_a_terminating_object_is_already_exists,
+    b3_row19_dry_run_persists_nothing,
+    b3_row20_unsupported_policy_ignores_options_but_honours_user_finalizers,
+    b3_row22_http_delete_without_options_is_not_a_nil_options_delete,
+    b3_row23_resource_version_precondition_survives_only_a_written_update,
+    b3_row24_delete_racing_with_updates_is_not_refused_for_a_conflict,
+    b3_row25_deletecollection_deletes_each_selected_item_and_returns_them_as_listed,
+    b4_owner_reference_needs_a_version,
+    b4_owner_reference_needs_kind_name_and_uid,
+    b4_v1_event_cannot_be_an_owner,
+    b4_at_most_one_controller_reference,
+    b4_existence_kind_and_namespace_of_owners_are_not_validated,
+    b4_owner_references_are_validated_on_update_too,
+    b3_row26_namespace_deletion_terminates_then_removes_when_empty,
+);
+
 fn rc(name: &str, finalizers: &[&str]) -> Value {
     json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": name, "finalizers": finalizers},
         "spec": {"replicas": 0, "selector": {"app": name}, "template": {"metadata": {"labels": {"app": name}},
@@ -28,7 +76,7 @@ fn pod(name: &str, node: Option<&str>, finalizers: &[&str]) -> Value {
 const PODS: &str = "/api/v1/namespaces/default/pods";
 const RCS: &str = "/api/v1/namespaces/default/replicationcontrollers";
 
-async fn finalizers_after_delete(server: &ApiServer, name: &str, options: Value) -> Vec<String> {
+async fn finalizers_after_delete(server: &Server, name: &str, options: Value) -> Vec<String> {
     let r = delete(server, &cm_path(name), options).await;
     assert!(r.code == 200 || r.code == 202, "{}", r.body);
     strings(&get(server, &cm_path(name)).await.body["metadata"]["finalizers"])
@@ -36,17 +84,13 @@ async fn finalizers_after_delete(server: &ApiServer, name: &str, options: Value)
 
 // ---------- B.1 policy resolution ----------
 
-#[tokio::test]
-async fn b1_options_take_precedence_over_existing_finalizers() {
-    let s = ApiServer::new();
+async fn b1_options_take_precedence_over_existing_finalizers(s: Server) {
     create_cm(&s, "x", &["example.com/hold", "orphan"]).await;
     let f = finalizers_after_delete(&s, "x", json!({"propagationPolicy": "Foreground"})).await;
     assert_eq!(f, ["example.com/hold", "foregroundDeletion"]);
 }
 
-#[tokio::test]
-async fn b1_existing_finalizers_take_precedence_over_the_default_policy() {
-    let s = ApiServer::new();
+async fn b1_existing_finalizers_take_precedence_over_the_default_policy(s: Server) {
     // A v1 ReplicationController orphans by default, but a pre-set foreground finalizer wins.
     assert_eq!(post(&s, RCS, rc("r", &["example.com/hold", "foregroundDeletion"])).await.code, 201);
     assert_eq!(delete(&s, &format!("{RCS}/r"), Value::Null).await.code, 200);
@@ -54,25 +98,19 @@ async fn b1_existing_finalizers_take_precedence_over_the_default_policy() {
     assert_eq!(f, ["example.com/hold", "foregroundDeletion"]);
 }
 
-#[tokio::test]
-async fn b1_orphan_dependents_true_adds_the_orphan_finalizer() {
-    let s = ApiServer::new();
+async fn b1_orphan_dependents_true_adds_the_orphan_finalizer(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     assert_eq!(finalizers_after_delete(&s, "x", json!({"orphanDependents": true})).await, ["example.com/hold", "orphan"]);
 }
 
-#[tokio::test]
-async fn b1_orphan_dependents_false_means_background_and_strips_foreground() {
-    let s = ApiServer::new();
+async fn b1_orphan_dependents_false_means_background_and_strips_foreground(s: Server) {
     create_cm(&s, "x", &["example.com/hold", "foregroundDeletion"]).await;
     let r = delete(&s, &cm_path("x"), json!({"orphanDependents": false})).await;
     assert_eq!(r.code, 202, "202 Accepted only for an explicit orphanDependents=false");
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["example.com/hold"]);
 }
 
-#[tokio::test]
-async fn b1_orphan_dependents_and_propagation_policy_together_are_invalid() {
-    let s = ApiServer::new();
+async fn b1_orphan_dependents_and_propagation_policy_together_are_invalid(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"orphanDependents": true, "propagationPolicy": "Orphan"})).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (422, Some("Invalid")));
@@ -80,35 +118,27 @@ async fn b1_orphan_dependents_and_propagation_policy_together_are_invalid() {
     assert_eq!(get(&s, &cm_path("x")).await.code, 200, "a rejected delete changes nothing");
 }
 
-#[tokio::test]
-async fn b1_unknown_propagation_policy_is_not_supported() {
-    let s = ApiServer::new();
+async fn b1_unknown_propagation_policy_is_not_supported(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Sideways"})).await;
     assert_eq!(r.code, 422);
     assert!(r.body["message"].as_str().unwrap().contains("Unsupported value: \"Sideways\""), "{}", r.body);
 }
 
-#[tokio::test]
-async fn b1_dry_run_values_other_than_all_are_invalid() {
-    let s = ApiServer::new();
+async fn b1_dry_run_values_other_than_all_are_invalid(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"dryRun": ["Some"]})).await;
     assert_eq!(r.code, 422);
     assert_eq!(get(&s, &cm_path("x")).await.code, 200);
 }
 
-#[tokio::test]
-async fn b1_finalizer_list_is_rebuilt_with_gc_finalizers_appended() {
-    let s = ApiServer::new();
+async fn b1_finalizer_list_is_rebuilt_with_gc_finalizers_appended(s: Server) {
     create_cm(&s, "x", &["orphan", "a.io/x", "b.io/y"]).await;
     let f = finalizers_after_delete(&s, "x", json!({"propagationPolicy": "Foreground"})).await;
     assert_eq!(f, ["a.io/x", "b.io/y", "foregroundDeletion"]);
 }
 
-#[tokio::test]
-async fn b1_background_and_delete_dependents_default_add_no_finalizer() {
-    let s = ApiServer::new();
+async fn b1_background_and_delete_dependents_default_add_no_finalizer(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Background"})).await;
     assert_eq!((r.code, r.body["status"].as_str()), (200, Some("Success")));
@@ -117,17 +147,13 @@ async fn b1_background_and_delete_dependents_default_add_no_finalizer() {
 
 // ---------- B.2 default policy per resource ----------
 
-#[tokio::test]
-async fn b2_v1_replicationcontroller_orphans_by_default() {
-    let s = ApiServer::new();
+async fn b2_v1_replicationcontroller_orphans_by_default(s: Server) {
     assert_eq!(post(&s, RCS, rc("r", &[])).await.code, 201);
     let r = delete(&s, &format!("{RCS}/r"), Value::Null).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["orphan"]);
 }
 
-#[tokio::test]
-async fn b2_batch_v1_job_orphans_by_default() {
-    let s = ApiServer::new();
+async fn b2_batch_v1_job_orphans_by_default(s: Server) {
     let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
         "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}});
     assert_eq!(post(&s, "/apis/batch/v1/namespaces/default/jobs", job).await.code, 201);
@@ -135,22 +161,22 @@ async fn b2_batch_v1_job_orphans_by_default() {
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["orphan"]);
 }
 
-#[tokio::test]
-async fn b2_events_do_not_support_gc_policies() {
-    let s = ApiServer::new();
+async fn b2_events_do_not_support_gc_policies(s: Server) {
     for (path, body) in [
         (
             "/api/v1/namespaces/default/events",
             json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"},
-            "involvedObject": {"kind": "Pod", "name": "p"}, "reason": "R"}),
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": s.namespace()}, "reason": "R"}),
         ),
         (
             "/apis/events.k8s.io/v1/namespaces/default/events",
             json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
-            "metadata": {"name": "e2"}, "regarding": {"kind": "Pod", "name": "p"}, "reason": "R", "eventTime": "2024-01-01T00:00:00.000000Z"}),
+            "metadata": {"name": "e2"}, "regarding": {"kind": "Pod", "name": "p", "namespace": s.namespace()}, "reason": "R", "type": "Normal",
+            "action": "A", "reportingController": "example.com/c", "reportingInstance": "i", "eventTime": "2024-01-01T00:00:00.000000Z"}),
         ),
     ] {
-        assert_eq!(post(&s, path, body.clone()).await.code, 201);
+        let created = post(&s, path, body.clone()).await;
+        assert_eq!(created.code, 201, "{}", created.body);
         let name = body["metadata"]["name"].as_str().unwrap();
         let r = delete(&s, &format!("{path}/{name}"), json!({"propagationPolicy": "Foreground"})).await;
         assert_eq!(r.code, 200);
@@ -158,9 +184,7 @@ async fn b2_events_do_not_support_gc_policies() {
     }
 }
 
-#[tokio::test]
-async fn b2_other_kinds_delete_in_background_by_default() {
-    let s = ApiServer::new();
+async fn b2_other_kinds_delete_in_background_by_default(s: Server) {
     let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs"},
         "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
     let path = "/apis/apps/v1/namespaces/default/replicasets";
@@ -171,17 +195,13 @@ async fn b2_other_kinds_delete_in_background_by_default() {
 
 // ---------- B.3 request -> resulting object state ----------
 
-#[tokio::test]
-async fn b3_row01_delete_of_a_missing_object_is_not_found() {
-    let s = ApiServer::new();
+async fn b3_row01_delete_of_a_missing_object_is_not_found(s: Server) {
     let r = delete(&s, &cm_path("nope"), Value::Null).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (404, Some("NotFound")));
     assert_eq!(r.body["message"], "configmaps \"nope\" not found");
 }
 
-#[tokio::test]
-async fn b3_row02_uid_precondition_mismatch_is_a_conflict() {
-    let s = ApiServer::new();
+async fn b3_row02_uid_precondition_mismatch_is_a_conflict(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"preconditions": {"uid": "not-the-uid"}})).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (409, Some("Conflict")));
@@ -189,18 +209,14 @@ async fn b3_row02_uid_precondition_mismatch_is_a_conflict() {
     assert_eq!(get(&s, &cm_path("x")).await.code, 200);
 }
 
-#[tokio::test]
-async fn b3_row03_resource_version_precondition_mismatch_is_a_conflict() {
-    let s = ApiServer::new();
+async fn b3_row03_resource_version_precondition_mismatch_is_a_conflict(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"preconditions": {"resourceVersion": "1"}})).await;
     assert_eq!(r.code, 409);
     assert!(r.body["message"].as_str().unwrap().contains("The object might have been modified"));
 }
 
-#[tokio::test]
-async fn b3_row04_object_without_finalizers_is_removed_at_once() {
-    let s = ApiServer::new();
+async fn b3_row04_object_without_finalizers_is_removed_at_once(s: Server) {
     let created = create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), Value::Null).await;
     assert_eq!(r.code, 200);
@@ -209,9 +225,7 @@ async fn b3_row04_object_without_finalizers_is_removed_at_once() {
     assert_eq!(get(&s, &cm_path("x")).await.code, 404);
 }
 
-#[tokio::test]
-async fn b3_row05_finalizers_keep_the_object_with_deletion_timestamp_and_zero_grace() {
-    let s = ApiServer::new();
+async fn b3_row05_finalizers_keep_the_object_with_deletion_timestamp_and_zero_grace(s: Server) {
     let path = "/apis/apps/v1/namespaces/default/deployments";
     let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "finalizers": ["example.com/hold"]},
         "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
@@ -226,9 +240,7 @@ async fn b3_row05_finalizers_keep_the_object_with_deletion_timestamp_and_zero_gr
     assert_eq!(strings(&m["finalizers"]), ["example.com/hold"]);
 }
 
-#[tokio::test]
-async fn b3_row06_foreground_adds_foreground_deletion_and_removing_it_deletes() {
-    let s = ApiServer::new();
+async fn b3_row06_foreground_adds_foreground_deletion_and_removing_it_deletes(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Foreground"})).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["foregroundDeletion"]);
@@ -237,18 +249,14 @@ async fn b3_row06_foreground_adds_foreground_deletion_and_removing_it_deletes() 
     assert_eq!(get(&s, &cm_path("x")).await.code, 404);
 }
 
-#[tokio::test]
-async fn b3_row07_orphan_adds_the_orphan_finalizer() {
-    let s = ApiServer::new();
+async fn b3_row07_orphan_adds_the_orphan_finalizer(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Orphan"})).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["orphan"]);
     assert_eq!(r.body["metadata"]["deletionGracePeriodSeconds"], 0);
 }
 
-#[tokio::test]
-async fn b3_row08_background_strips_a_lone_gc_finalizer_and_deletes() {
-    let s = ApiServer::new();
+async fn b3_row08_background_strips_a_lone_gc_finalizer_and_deletes(s: Server) {
     create_cm(&s, "x", &["orphan"]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Background"})).await;
     assert_eq!(r.code, 200);
@@ -271,9 +279,7 @@ async fn b3_row09_scheduled_pod_terminates_for_its_grace_period() {
     assert_eq!(get(&s, &format!("{PODS}/p")).await.code, 404, "the node agent finishes the deletion");
 }
 
-#[tokio::test]
-async fn b3_row09_unscheduled_and_terminal_pods_go_at_once() {
-    let s = ApiServer::new();
+async fn b3_row09_unscheduled_and_terminal_pods_go_at_once(s: Server) {
     assert_eq!(post(&s, PODS, pod("unscheduled", None, &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/unscheduled"), Value::Null).await;
     assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("Pod")), "pods return the deleted object");
@@ -289,9 +295,7 @@ async fn b3_row09_unscheduled_and_terminal_pods_go_at_once() {
     assert_eq!(get(&s, &format!("{PODS}/done")).await.code, 404);
 }
 
-#[tokio::test]
-async fn b3_row09_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_kept() {
-    let s = ApiServer::new();
+async fn b3_row09_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_kept(s: Server) {
     assert_eq!(post(&s, PODS, pod("neg", Some("n"), &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/neg"), json!({"gracePeriodSeconds": -5})).await;
     assert_eq!(r.body["metadata"]["deletionGracePeriodSeconds"], 1);
@@ -301,9 +305,7 @@ async fn b3_row09_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_k
     assert_eq!(get(&s, &format!("{PODS}/fin")).await.code, 200);
 }
 
-#[tokio::test]
-async fn b3_row10_redelete_during_pending_graceful_deletion_changes_nothing() {
-    let s = ApiServer::new();
+async fn b3_row10_redelete_during_pending_graceful_deletion_changes_nothing(s: Server) {
     assert_eq!(post(&s, PODS, pod("p", Some("n"), &[])).await.code, 201);
     let first = delete(&s, &format!("{PODS}/p"), Value::Null).await.body;
     let again = delete(&s, &format!("{PODS}/p"), json!({"propagationPolicy": "Foreground"})).await;
@@ -339,9 +341,7 @@ async fn b3_row12_redelete_of_an_object_being_deleted_can_switch_policy() {
     assert_eq!(strings(&third["metadata"]["finalizers"]), ["example.com/hold"]);
 }
 
-#[tokio::test]
-async fn b3_row13_update_removing_the_last_finalizer_deletes() {
-    let s = ApiServer::new();
+async fn b3_row13_update_removing_the_last_finalizer_deletes(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     delete(&s, &cm_path("x"), Value::Null).await;
     let mut current = get(&s, &cm_path("x")).await.body;
@@ -358,9 +358,7 @@ async fn b3_row13_update_removing_the_last_finalizer_deletes() {
     assert_eq!(get(&s, &format!("{PODS}/p")).await.code, 200);
 }
 
-#[tokio::test]
-async fn b3_row14_no_new_finalizers_while_deleting() {
-    let s = ApiServer::new();
+async fn b3_row14_no_new_finalizers_while_deleting(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     delete(&s, &cm_path("x"), Value::Null).await;
     let r = patch(
@@ -377,9 +375,7 @@ async fn b3_row14_no_new_finalizers_while_deleting() {
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["example.com/hold", "orphan"]);
 }
 
-#[tokio::test]
-async fn b3_row15_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update() {
-    let s = ApiServer::new();
+async fn b3_row15_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     let r =
         patch(&s, &cm_path("x"), "application/merge-patch+json", json!({"metadata": {"deletionTimestamp": "2030-01-01T00:00:00Z"}})).await;
@@ -394,9 +390,7 @@ async fn b3_row15_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update(
     assert_eq!(r.code, 422, "changing the grace period is refused");
 }
 
-#[tokio::test]
-async fn b3_row16_both_gc_finalizers_are_refused() {
-    let s = ApiServer::new();
+async fn b3_row16_both_gc_finalizers_are_refused(s: Server) {
     let r = post(&s, &cm_path(""), configmap("x", &["orphan", "foregroundDeletion"])).await;
     assert_eq!(r.code, 422);
     assert!(r.body["message"].as_str().unwrap().contains("finalizer orphan and foregroundDeletion cannot be both set"));
@@ -406,9 +400,7 @@ async fn b3_row16_both_gc_finalizers_are_refused() {
     assert_eq!(r.code, 422);
 }
 
-#[tokio::test]
-async fn b3_row17_finalizer_names_must_be_qualified_names() {
-    let s = ApiServer::new();
+async fn b3_row17_finalizer_names_must_be_qualified_names(s: Server) {
     create_cm(&s, "ok", &["orphan", "x/y", "example.com/hold"]).await;
     for bad in ["has space", "-leading", "a/b/c", "/empty-prefix"] {
         let r = post(&s, &cm_path(""), configmap("bad", &[bad])).await;
@@ -416,9 +408,7 @@ async fn b3_row17_finalizer_names_must_be_qualified_names() {
     }
 }
 
-#[tokio::test]
-async fn b3_row18_creating_over_a_terminating_object_is_already_exists() {
-    let s = ApiServer::new();
+async fn b3_row18_creating_over_a_terminating_object_is_already_exists(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     delete(&s, &cm_path("x"), Value::Null).await;
     let r = post(&s, &cm_path(""), configmap("x", &[])).await;
@@ -426,9 +416,7 @@ async fn b3_row18_creating_over_a_terminating_object_is_already_exists() {
     assert!(r.body["message"].as_str().unwrap().starts_with("object is being deleted: "));
 }
 
-#[tokio::test]
-async fn b3_row19_dry_run_persists_nothing() {
-    let s = ApiServer::new();
+async fn b3_row19_dry_run_persists_nothing(s: Server) {
     create_cm(&s, "kept", &["example.com/hold"]).await;
     let r = delete(&s, &cm_path("kept"), json!({"dryRun": ["All"], "propagationPolicy": "Foreground"})).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["example.com/hold", "foregroundDeletion"], "the would-be object");
@@ -441,11 +429,9 @@ async fn b3_row19_dry_run_persists_nothing() {
     assert_eq!(delete(&s, &cm_path("missing"), json!({"dryRun": ["All"]})).await.code, 404);
 }
 
-#[tokio::test]
-async fn b3_row20_unsupported_policy_ignores_options_but_honours_user_finalizers() {
-    let s = ApiServer::new();
+async fn b3_row20_unsupported_policy_ignores_options_but_honours_user_finalizers(s: Server) {
     let ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "finalizers": ["example.com/hold"]},
-        "involvedObject": {"kind": "Pod", "name": "p"}});
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": s.namespace()}});
     assert_eq!(post(&s, "/api/v1/namespaces/default/events", ev).await.code, 201);
     let r = delete(&s, "/api/v1/namespaces/default/events/e", json!({"propagationPolicy": "Orphan"})).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["example.com/hold"]);
@@ -462,9 +448,7 @@ async fn b3_row21_with_garbage_collection_disabled_no_gc_finalizers_are_added() 
     assert_eq!(get(&s, &cm_path("y")).await.code, 404);
 }
 
-#[tokio::test]
-async fn b3_row22_http_delete_without_options_is_not_a_nil_options_delete() {
-    let s = ApiServer::new();
+async fn b3_row22_http_delete_without_options_is_not_a_nil_options_delete(s: Server) {
     assert_eq!(post(&s, PODS, pod("p", Some("n"), &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/p"), Value::Null).await;
     assert_eq!(r.body["metadata"]["deletionGracePeriodSeconds"], 30, "grace comes from the pod spec, not 0");
@@ -475,9 +459,7 @@ async fn b3_row22_http_delete_without_options_is_not_a_nil_options_delete() {
 /// when that update wrote something, as a graceful deletion does (an unscheduled pod goes at
 /// once). An update that only looks at finalizers and decides on removal writes nothing, and the
 /// precondition is then checked against an empty resourceVersion: Conflict, object unchanged.
-#[tokio::test]
-async fn b3_row23_resource_version_precondition_survives_only_a_written_update() {
-    let s = ApiServer::new();
+async fn b3_row23_resource_version_precondition_survives_only_a_written_update(s: Server) {
     let created = post(&s, PODS, pod("p", None, &[])).await.body;
     let rv = created["metadata"]["resourceVersion"].clone();
     let r = delete(&s, &format!("{PODS}/p"), json!({"preconditions": {"resourceVersion": rv}})).await;
@@ -496,9 +478,7 @@ async fn b3_row23_resource_version_precondition_survives_only_a_written_update()
     assert_eq!(unchanged["metadata"]["resourceVersion"], rv);
 }
 
-#[tokio::test]
-async fn b3_row24_delete_racing_with_updates_is_not_refused_for_a_conflict() {
-    let s = ApiServer::new();
+async fn b3_row24_delete_racing_with_updates_is_not_refused_for_a_conflict(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     let writers: Vec<_> = (0..8)
         .map(|i| {
@@ -516,9 +496,7 @@ async fn b3_row24_delete_racing_with_updates_is_not_refused_for_a_conflict() {
     assert!(get(&s, &cm_path("x")).await.body["metadata"]["deletionTimestamp"].is_string());
 }
 
-#[tokio::test]
-async fn b3_row25_deletecollection_deletes_each_selected_item_and_returns_them_as_listed() {
-    let s = ApiServer::new();
+async fn b3_row25_deletecollection_deletes_each_selected_item_and_returns_them_as_listed(s: Server) {
     for (name, fins, label) in [("a", vec![], "yes"), ("b", vec!["example.com/hold"], "yes"), ("c", vec![], "no")] {
         let mut cm = configmap(name, &fins);
         cm["metadata"]["labels"] = json!({"pick": label});
@@ -548,40 +526,32 @@ fn owner_ref(api_version: &str, kind: &str, name: &str, uid: &str) -> Value {
     json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": uid})
 }
 
-async fn refused(s: &ApiServer, refs: Value, needle: &str) {
+async fn refused(s: &Server, refs: Value, needle: &str) {
     let r = post(s, &cm_path(""), owned_cm("x", refs)).await;
     assert_eq!(r.code, 422, "{}", r.body);
     assert!(r.body["message"].as_str().unwrap().contains(needle), "{needle:?} not in {}", r.body["message"]);
 }
 
-#[tokio::test]
-async fn b4_owner_reference_needs_a_version() {
-    let s = ApiServer::new();
+async fn b4_owner_reference_needs_a_version(s: Server) {
     refused(&s, json!([owner_ref("", "ConfigMap", "o", "u")]), "ownerReferences[0].apiVersion: Required value: must not be empty").await;
     let unparsable = "ownerReferences[0].apiVersion: Invalid value: \"apps/\": must be <group>/<version> or <version>";
     refused(&s, json!([owner_ref("apps/", "ReplicaSet", "o", "u")]), unparsable).await;
 }
 
-#[tokio::test]
-async fn b4_owner_reference_needs_kind_name_and_uid() {
-    let s = ApiServer::new();
+async fn b4_owner_reference_needs_kind_name_and_uid(s: Server) {
     refused(&s, json!([owner_ref("v1", "", "o", "u")]), "ownerReferences[0].kind: Required value: must not be empty").await;
     refused(&s, json!([owner_ref("v1", "ConfigMap", "", "u")]), "ownerReferences[0].name: Required value: must not be empty").await;
     refused(&s, json!([owner_ref("v1", "ConfigMap", "o", "")]), "ownerReferences[0].uid: Required value: must not be empty").await;
 }
 
-#[tokio::test]
-async fn b4_v1_event_cannot_be_an_owner() {
-    let s = ApiServer::new();
+async fn b4_v1_event_cannot_be_an_owner(s: Server) {
     refused(&s, json!([owner_ref("v1", "Event", "e", "u")]), "is disallowed from being an owner").await;
     // The ban names core v1 Event only.
     let r = post(&s, &cm_path(""), owned_cm("ok", json!([owner_ref("events.k8s.io/v1", "Event", "e", "u")]))).await;
     assert_eq!(r.code, 201);
 }
 
-#[tokio::test]
-async fn b4_at_most_one_controller_reference() {
-    let s = ApiServer::new();
+async fn b4_at_most_one_controller_reference(s: Server) {
     let mut a = owner_ref("apps/v1", "ReplicaSet", "a", "1");
     let mut b = owner_ref("apps/v1", "ReplicaSet", "b", "2");
     a["controller"] = json!(true);
@@ -594,16 +564,12 @@ async fn b4_at_most_one_controller_reference() {
     .await;
 }
 
-#[tokio::test]
-async fn b4_existence_kind_and_namespace_of_owners_are_not_validated() {
-    let s = ApiServer::new();
+async fn b4_existence_kind_and_namespace_of_owners_are_not_validated(s: Server) {
     let r = post(&s, &cm_path(""), owned_cm("x", json!([owner_ref("third.party.io/v9", "Imaginary", "ghost", "no-such-uid")]))).await;
     assert_eq!(r.code, 201, "{}", r.body);
 }
 
-#[tokio::test]
-async fn b4_owner_references_are_validated_on_update_too() {
-    let s = ApiServer::new();
+async fn b4_owner_references_are_validated_on_update_too(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = patch(
         &s,
@@ -616,9 +582,7 @@ async fn b4_owner_references_are_validated_on_update_too() {
     assert!(get(&s, &cm_path("x")).await.body["metadata"]["ownerReferences"].is_null(), "the stored object is unchanged");
 }
 
-#[tokio::test]
-async fn b3_row26_namespace_deletion_terminates_then_removes_when_empty() {
-    let s = ApiServer::new();
+async fn b3_row26_namespace_deletion_terminates_then_removes_when_empty(s: Server) {
     assert_eq!(post(&s, "/api/v1/namespaces", json!({"metadata": {"name": "ns1"}})).await.code, 201);
     let in_ns = "/api/v1/namespaces/ns1/configmaps";
     assert_eq!(post(&s, in_ns, configmap("c", &[])).await.code, 201);
@@ -629,7 +593,17 @@ async fn b3_row26_namespace_deletion_terminates_then_removes_when_empty() {
     assert!(r.body["metadata"]["deletionTimestamp"].is_string());
     let refused = post(&s, in_ns, configmap("late", &[])).await;
     assert_eq!(refused.code, 403, "no new content in a terminating namespace");
-    s.run_controllers();
+    // The namespace controller (simulated on the fake) empties it, then removes it.
+    until_gone(&s, "/api/v1/namespaces/ns1").await;
     assert_eq!(get(&s, &format!("{in_ns}/c")).await.code, 404);
-    assert_eq!(get(&s, "/api/v1/namespaces/ns1").await.code, 404);
+}
+
+/// Polls until a GET of `path` answers 404 (at most a minute: the upstream namespace
+/// controller takes seconds).
+async fn until_gone(s: &Server, path: &str) {
+    let start = std::time::Instant::now();
+    while get(s, path).await.code != 404 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60), "{path} is still there after a minute");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }

@@ -5,8 +5,10 @@
 //!   any API server.
 //! - [`pki`]: the cluster CA, serving certificate and service-account key it needs.
 //! - [`process`]: one upstream program run as a child with its log.
+//! - [`shared`]: one control plane shared by every test of a test process.
 
 pub mod build;
 pub mod control_plane;
 pub mod pki;
 pub mod process;
+pub mod shared;

@@ -285,7 +285,7 @@ async fn api_groups(AxumState(shared): AxumState<Arc<Shared>>) -> Response {
 }
 
 async fn api_group(AxumState(shared): AxumState<Arc<Shared>>, Path(group): Path<String>) -> Response {
-    json_or_404(discovery::group(&shared.lock().registry, &group))
+    discovery::group(&shared.lock().registry, &group).map_or_else(status::page_not_found, |v| axum::Json(v).into_response())
 }
 
 async fn core_resources(AxumState(shared): AxumState<Arc<Shared>>, Path(version): Path<String>) -> Response {
@@ -293,7 +293,11 @@ async fn core_resources(AxumState(shared): AxumState<Arc<Shared>>, Path(version)
 }
 
 async fn group_resources(AxumState(shared): AxumState<Arc<Shared>>, Path((group, version)): Path<(String, String)>) -> Response {
-    json_or_404(discovery::resources(&shared.lock().registry, &group, &version))
+    let registry = &shared.lock().registry;
+    if !registry.serves_group(&group) {
+        return status::page_not_found();
+    }
+    json_or_404(discovery::resources(registry, &group, &version))
 }
 
 async fn openapi_index(AxumState(shared): AxumState<Arc<Shared>>) -> Response {

@@ -241,6 +241,11 @@ impl Registry {
         self.resources.get(&(group.to_string(), plural.to_string())).filter(|r| r.serves(version)).cloned()
     }
 
+    /// Whether any resource of `group` is served (its paths get a Status when they name nothing).
+    pub fn serves_group(&self, group: &str) -> bool {
+        self.resources.values().any(|r| r.group == group)
+    }
+
     /// The resource of `kind` in `group` (any version).
     pub fn by_kind(&self, group: &str, kind: &str) -> Option<Arc<ResourceInfo>> {
         self.resources.values().find(|r| r.group == group && r.kind == kind).cloned()

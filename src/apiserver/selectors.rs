@@ -55,6 +55,11 @@ fn parse_set(s: &str, whole: &str) -> ApiResult<Vec<String>> {
 }
 
 impl LabelSelector {
+    /// Whether the selector selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.reqs.is_empty()
+    }
+
     /// Parses a selector such as `app=web,tier!=db,env in (a,b),!legacy`.
     pub fn parse(s: &str) -> ApiResult<Self> {
         let mut reqs = Vec::new();
@@ -206,7 +211,23 @@ fn split_unescaped(s: &str) -> Vec<String> {
     parts
 }
 
+/// Why a field cannot be selected on. A built-in kind with no fields of its own has no
+/// conversion function for them, and upstream's default one answers differently
+/// (apimachinery `DefaultMetaV1FieldSelectorConversion`).
+fn unknown_field_message(field: &str, default_conversion: bool) -> String {
+    if default_conversion {
+        format!("\"{field}\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"")
+    } else {
+        format!("field label not supported: {field}")
+    }
+}
+
 impl FieldSelector {
+    /// Whether the selector selects everything.
+    pub fn is_empty(&self) -> bool {
+        self.reqs.is_empty()
+    }
+
     /// Parses a selector such as `metadata.name=x,reason!=Killing` and checks that every field is
     /// selectable on `resource` (else 400 `field label not supported`).
     pub fn parse(s: &str, resource: &ResourceInfo) -> ApiResult<Self> {
@@ -230,7 +251,7 @@ impl FieldSelector {
             };
             let field = field.trim();
             if !COMMON_FIELDS.contains(&field) && !extra.contains(&field) {
-                return Err(ApiError::bad_request(format!("field label not supported: {field}")));
+                return Err(ApiError::bad_request(unknown_field_message(field, extra.is_empty() && !resource.custom)));
             }
             reqs.push(FieldReq { field: field.to_string(), value: unescape(value.trim()), equal });
         }

@@ -5,6 +5,12 @@ use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde_json::{Value, json};
 
+/// 404 for a path outside `/api` and every group the server serves: not a Status but the plain
+/// text of kube-apiserver's mux (`/nothing`, `/apis/unknown.io/v1/things`).
+pub fn page_not_found() -> Response {
+    (StatusCode::NOT_FOUND, [(http::header::CONTENT_TYPE, "text/plain; charset=utf-8")], "404 page not found\n").into_response()
+}
+
 /// An API failure, rendered as a `metav1.Status` body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApiError {
@@ -145,10 +151,9 @@ impl ApiError {
         Self::new(404, "NotFound", format!("{resource} \"{name}\" not found")).with_details(resource.details(name))
     }
 
-    /// 404 NotFound for a path that names no resource.
+    /// 404 NotFound for a path under `/api` or a served group that names no resource.
     pub fn not_found_path() -> Self {
-        Self::new(404, "NotFound", "the server could not find the requested resource")
-            .with_details(json!({ "causes": [{ "reason": "UnexpectedServerResponse", "message": "404 page not found" }] }))
+        Self::new(404, "NotFound", "the server could not find the requested resource").with_details(json!({}))
     }
 
     /// 409 AlreadyExists.

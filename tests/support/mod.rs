@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests: an in-process server, raw HTTP requests through
-//! its router, and object builders.
+//! Helpers shared by the integration tests: an in-process server or the upstream control plane,
+//! raw HTTP requests to either, and object builders.
 
 #![allow(dead_code)]
 
@@ -7,8 +7,120 @@ use axum::body::Body;
 use http::{Method, Request};
 use http_body_util::BodyExt;
 use kubegc::apiserver::ApiServer;
+use kubegc_control_plane::control_plane::ALL_BUT_GARBAGE_COLLECTOR;
+use kubegc_control_plane::shared;
 use serde_json::{Value, json};
 use tower::ServiceExt;
+
+/// Defines, for each named `async fn(Server)`, one test on the fake API server (in `fake::`) and
+/// one on the upstream control plane (in `upstream::`, see [`Server::upstream`]).
+macro_rules! on_both_servers {
+    ($($name:ident),* $(,)?) => {
+        mod fake {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::support::Server::fake()).await
+            })*
+        }
+        mod upstream {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::support::Server::upstream().await).await
+            })*
+        }
+    };
+}
+pub(crate) use on_both_servers;
+
+/// Where a test's requests go: paths name the namespace `default`, which is the fake's, or the
+/// test's own namespace on the shared upstream control plane.
+#[derive(Clone)]
+pub enum Server {
+    /// The in-process fake API server.
+    Fake(ApiServer),
+    /// The upstream control plane (every controller but the garbage collector, as the fake has
+    /// none), through a client whose default namespace is the test's.
+    Upstream { client: kube::Client, namespace: String },
+}
+
+impl Server {
+    /// A fresh in-process fake API server.
+    pub fn fake() -> Self {
+        Self::Fake(ApiServer::new())
+    }
+
+    /// A fresh namespace on this process's upstream control plane (started, and built, on first
+    /// use), with a client whose default namespace it is.
+    pub async fn upstream() -> Self {
+        let kubeconfig = tokio::task::spawn_blocking(|| shared::kubeconfig(ALL_BUT_GARBAGE_COLLECTOR))
+            .await
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
+        let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await.unwrap();
+        let admin = kube::Client::try_from(config.clone()).unwrap();
+        let namespace = shared::namespace(&admin, "rules").await.unwrap_or_else(|e| panic!("{e:#}"));
+        config.default_namespace = namespace.clone();
+        let client = kube::Client::try_from(config).unwrap();
+        Self::Upstream { client, namespace }
+    }
+
+    /// A `kube::Client` whose default namespace is the one paths call `default`.
+    pub fn client(&self) -> kube::Client {
+        match self {
+            Self::Fake(server) => server.client(),
+            Self::Upstream { client, .. } => client.clone(),
+        }
+    }
+
+    /// The namespace paths call `default`.
+    pub fn namespace(&self) -> &str {
+        match self {
+            Self::Fake(_) => "default",
+            Self::Upstream { namespace, .. } => namespace,
+        }
+    }
+
+    /// The fake API server; panics on the upstream one (for fake-only tests).
+    pub fn fake_server(&self) -> &ApiServer {
+        match self {
+            Self::Fake(server) => server,
+            Self::Upstream { .. } => panic!("a fake-only test ran on the upstream control plane"),
+        }
+    }
+}
+
+/// Something requests can be sent to.
+pub trait Target {
+    /// Sends one request and returns the answer.
+    fn send(&self, request: Request<Body>) -> impl Future<Output = Raw>;
+}
+
+impl Target for ApiServer {
+    async fn send(&self, request: Request<Body>) -> Raw {
+        let resp = self.router().oneshot(request).await.unwrap();
+        let code = resp.status().as_u16();
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        Raw { code, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+    }
+}
+
+impl Target for Server {
+    async fn send(&self, request: Request<Body>) -> Raw {
+        let (client, namespace) = match self {
+            Self::Fake(server) => return server.send(request).await,
+            Self::Upstream { client, namespace } => (client, namespace),
+        };
+        let (mut parts, body) = request.into_parts();
+        let uri = parts.uri.to_string().replace("/namespaces/default/", &format!("/namespaces/{namespace}/"));
+        parts.uri = uri.parse().unwrap();
+        let bytes = body.collect().await.unwrap().to_bytes().to_vec();
+        let resp = client.send(Request::from_parts(parts, kube::client::Body::from(bytes))).await.unwrap();
+        let code = resp.status().as_u16();
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        Raw { code, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+    }
+}
 
 /// A raw response: status code and JSON body (or `Value::Null` when the body is not JSON).
 pub struct Raw {
@@ -16,41 +128,38 @@ pub struct Raw {
     pub body: Value,
 }
 
-/// Sends one request through the server's router, without a socket.
-pub async fn raw(server: &ApiServer, method: Method, uri: &str, content_type: Option<&str>, body: impl Into<Body>) -> Raw {
+/// Sends one request (to the fake: through its router, without a socket).
+pub async fn raw(server: &impl Target, method: Method, uri: &str, content_type: Option<&str>, body: impl Into<Body>) -> Raw {
     let mut req = Request::builder().method(method).uri(uri);
     if let Some(ct) = content_type {
         req = req.header("content-type", ct);
     }
-    let resp = server.router().oneshot(req.body(body.into()).unwrap()).await.unwrap();
-    let code = resp.status().as_u16();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    Raw { code, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+    server.send(req.body(body.into()).unwrap()).await
 }
 
 /// POST a JSON object.
-pub async fn post(server: &ApiServer, uri: &str, body: Value) -> Raw {
+pub async fn post(server: &impl Target, uri: &str, body: Value) -> Raw {
     raw(server, Method::POST, uri, Some("application/json"), body.to_string()).await
 }
 
 /// DELETE with a JSON `DeleteOptions` body (or none when `options` is null).
-pub async fn delete(server: &ApiServer, uri: &str, options: Value) -> Raw {
+pub async fn delete(server: &impl Target, uri: &str, options: Value) -> Raw {
     let body = if options.is_null() { String::new() } else { options.to_string() };
     raw(server, Method::DELETE, uri, Some("application/json"), body).await
 }
 
 /// GET.
-pub async fn get(server: &ApiServer, uri: &str) -> Raw {
+pub async fn get(server: &impl Target, uri: &str) -> Raw {
     raw(server, Method::GET, uri, None, Body::empty()).await
 }
 
 /// PUT a JSON object.
-pub async fn put(server: &ApiServer, uri: &str, body: Value) -> Raw {
+pub async fn put(server: &impl Target, uri: &str, body: Value) -> Raw {
     raw(server, Method::PUT, uri, Some("application/json"), body.to_string()).await
 }
 
 /// PATCH with a content type.
-pub async fn patch(server: &ApiServer, uri: &str, content_type: &str, body: Value) -> Raw {
+pub async fn patch(server: &impl Target, uri: &str, content_type: &str, body: Value) -> Raw {
     raw(server, Method::PATCH, uri, Some(content_type), body.to_string()).await
 }
 
@@ -69,7 +178,7 @@ pub fn cm_path(name: &str) -> String {
 }
 
 /// Creates a ConfigMap in `default`, asserting success; returns the stored object.
-pub async fn create_cm(server: &ApiServer, name: &str, finalizers: &[&str]) -> Value {
+pub async fn create_cm(server: &impl Target, name: &str, finalizers: &[&str]) -> Value {
     let r = post(server, &cm_path(""), configmap(name, finalizers)).await;
     assert_eq!(r.code, 201, "create {name}: {}", r.body);
     r.body

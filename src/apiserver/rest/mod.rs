@@ -26,7 +26,7 @@ use crate::apiserver::rest::update::Target;
 use crate::apiserver::rest::watch::WatchRequest;
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::state::Scope;
-use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::status::{ApiError, ApiResult, page_not_found};
 use crate::apiserver::table;
 
 /// The largest request body accepted, as kube-apiserver's 3 MiB limit.
@@ -97,7 +97,13 @@ pub async fn handle(AxumState(shared): AxumState<Arc<Shared>>, request: Request)
 
 async fn dispatch(shared: &Arc<Shared>, request: Request) -> ApiResult<Response> {
     let (parts, body) = request.into_parts();
-    let path = ResourcePath::parse(parts.uri.path()).ok_or_else(ApiError::not_found_path)?;
+    let Some(path) = ResourcePath::parse(parts.uri.path()) else {
+        let under_api = parts.uri.path() == "/api" || parts.uri.path().starts_with("/api/");
+        return if under_api { Err(ApiError::not_found_path()) } else { Ok(page_not_found()) };
+    };
+    if !path.group.is_empty() && !shared.lock().registry.serves_group(&path.group) {
+        return Ok(page_not_found());
+    }
     let query = Query::parse(parts.uri.query());
     let repr = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;

@@ -28,6 +28,11 @@ impl Selection {
         })
     }
 
+    /// Whether every object is selected.
+    pub fn is_everything(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+
     /// Whether a stored object is selected.
     pub fn matches(&self, stored: &Value) -> bool {
         self.labels.matches_object(stored) && self.fields.matches(stored)
@@ -51,7 +56,8 @@ pub struct Listed {
     pub revision: u64,
     /// `metadata.continue` when more items remain.
     pub continue_token: Option<String>,
-    /// `metadata.remainingItemCount` when more items remain.
+    /// `metadata.remainingItemCount` when more items remain and the list has no selector (with
+    /// one, upstream's storage cannot count the rest without reading it, and leaves it unset).
     pub remaining: Option<usize>,
 }
 
@@ -84,12 +90,12 @@ impl State {
         let mut last_key = None;
         for (k, o) in selected.by_ref() {
             if limit.is_some_and(|l| items.len() >= l) {
-                // One more exists: count the rest and stop.
-                let remaining = 1 + selected.count();
+                // One more exists: count the rest (when there is no selector) and stop.
+                let remaining = selection.is_everything().then(|| 1 + selected.count());
                 let last: &ObjectKey = last_key.expect("limit > 0 means an item was taken");
                 let token = ContinueToken { rv: revision, ns: last.namespace.clone(), name: last.name.clone() };
                 let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).expect("serializable"));
-                return Ok(Listed { items, revision, continue_token: Some(token), remaining: Some(remaining) });
+                return Ok(Listed { items, revision, continue_token: Some(token), remaining });
             }
             items.push(scope.present(o)?);
             last_key = Some(k);
