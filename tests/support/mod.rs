@@ -14,6 +14,7 @@ use tower::ServiceExt;
 
 /// Defines, for each named `async fn(Server)`, one test on the fake API server (in `fake::`) and
 /// one on the upstream control plane (in `upstream::`, see [`Server::upstream`]).
+#[allow(unused_macros)]
 macro_rules! on_both_servers {
     ($($name:ident),* $(,)?) => {
         mod fake {
@@ -30,6 +31,7 @@ macro_rules! on_both_servers {
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use on_both_servers;
 
 /// Where a test's requests go: paths name the namespace `default`, which is the fake's, or the
