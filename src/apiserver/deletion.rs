@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::apiserver::mutant::Mutant;
 use crate::apiserver::registry::{DefaultGcPolicy, ResourceInfo};
 use crate::apiserver::request::Query;
-use crate::apiserver::status::{ApiError, ApiResult, FieldError, FieldErrorKind};
+use crate::apiserver::status::{ApiError, ApiResult, FieldError, FieldErrorKind, QualifiedResource};
 use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN, string_list};
 use crate::clock::{format_time, parse_time};
 
@@ -114,7 +114,7 @@ fn parse_policy(v: Option<&str>) -> ApiResult<Option<Propagation>> {
             FieldErrorKind::NotSupported,
             "propagationPolicy",
             Some(json!(other)),
-            "supported values: \"Foreground\", \"Background\", \"Orphan\"",
+            "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
         )])),
     }
 }
@@ -170,6 +170,9 @@ pub fn gc_finalizers(opts: &DeleteOptions, finalizers: &[String], default: Defau
 pub enum DeletePlan {
     /// Remove the object from storage now.
     Remove,
+    /// Write the object as given (a graceful deletion with no grace left: deletionTimestamp,
+    /// grace period 0, generation bumped), then remove it; the answer is what was written.
+    WriteThenRemove(Value),
     /// Keep the object, written as given (deletionTimestamp, grace period, finalizers set).
     Keep(Value),
     /// Graceful deletion is already pending: nothing changes (B.3 row 10).
@@ -188,16 +191,18 @@ pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, ctx: DeleteCo
         return Ok(());
     }
     let resource = ctx.resource;
+    // Upstream's rest.BeforeDelete names the kind where other conflicts name the resource.
+    let by_kind = QualifiedResource { group: &resource.group, resource: &resource.kind };
     let meta = &existing["metadata"];
     let name = meta["name"].as_str().unwrap_or("");
     if let Some(uid) = &opts.precondition_uid {
         let stored = meta["uid"].as_str().unwrap_or("");
         if uid != stored {
             return Err(ApiError::conflict(
-                resource.qualified(),
+                by_kind,
                 name,
                 &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {stored}. The object might have been deleted and then recreated"
+                    "the UID in the precondition ({uid}) does not match the UID in record ({stored}). The object might have been deleted and then recreated"
                 ),
             ));
         }
@@ -206,10 +211,10 @@ pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, ctx: DeleteCo
         let stored = meta["resourceVersion"].as_str().unwrap_or("");
         if rv != stored {
             return Err(ApiError::conflict(
-                resource.qualified(),
+                by_kind,
                 name,
                 &format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {stored}. The object might have been modified"
+                    "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({stored}). The object might have been modified"
                 ),
             ));
         }
@@ -333,7 +338,7 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
 
     if graceful {
         let grace = meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
-        return if grace == 0 && !pending_finalizers { DeletePlan::Remove } else { DeletePlan::Keep(obj) };
+        return if grace == 0 && !pending_finalizers { DeletePlan::WriteThenRemove(obj) } else { DeletePlan::Keep(obj) };
     }
     if !pending_finalizers && ctx.mutant != Some(Mutant::KeepWithoutFinalizers) {
         let looked_at_finalizers = changed || !string_list(&existing["metadata"], "finalizers").is_empty();

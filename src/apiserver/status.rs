@@ -127,12 +127,31 @@ impl FieldError {
     fn message(&self) -> String {
         let mut m = format!("{}: {}", self.field, self.kind.text());
         if let Some(v) = &self.value {
-            m.push_str(&format!(": {v}"));
+            m.push_str(&format!(": {}", go_json(v)));
         }
         if !self.detail.is_empty() {
             m.push_str(&format!(": {}", self.detail));
         }
         m
+    }
+}
+
+/// Fields of the Go structs whose values field errors show, in declaration order: Go's JSON
+/// encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`).
+const GO_FIELD_ORDER: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+
+/// JSON as Go writes the value of a field error: known struct fields in declaration order,
+/// any others after them, sorted.
+fn go_json(v: &Value) -> String {
+    match v {
+        Value::Array(items) => format!("[{}]", items.iter().map(go_json).collect::<Vec<_>>().join(",")),
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by_key(|k| (GO_FIELD_ORDER.iter().position(|g| g == k).unwrap_or(GO_FIELD_ORDER.len()), k.as_str()));
+            let fields: Vec<String> = keys.iter().map(|k| format!("{}:{}", Value::from(k.as_str()), go_json(&map[k.as_str()]))).collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        other => other.to_string(),
     }
 }
 
@@ -206,9 +225,9 @@ impl ApiError {
         Self::new(403, "Forbidden", format!("{subject} is forbidden: {why}")).with_details(resource.details(name))
     }
 
-    /// 405 MethodNotAllowed.
-    pub fn method_not_allowed(method: &str) -> Self {
-        Self::new(405, "MethodNotAllowed", format!("the server does not allow this method on the requested resource ({method})"))
+    /// 405 MethodNotAllowed: no route for this method on the path (kube-apiserver's mux).
+    pub fn method_not_allowed() -> Self {
+        Self::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource").with_details(json!({}))
     }
 
     /// 406 NotAcceptable.
@@ -230,16 +249,19 @@ impl ApiError {
         Self::new(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
     }
 
-    /// 415 UnsupportedMediaType.
-    pub fn unsupported_media_type(content_type: &str, supported: &[&str]) -> Self {
+    /// 415 UnsupportedMediaType from a decoder that knows the `supported` types.
+    pub fn unsupported_media_type(supported: &[&str]) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: {}; got {content_type:?}",
-                supported.join(", ")
-            ),
+            format!("the body of the request was in an unknown format - accepted media types include: {}", supported.join(", ")),
         )
+    }
+
+    /// 415 UnsupportedMediaType for a PATCH of a type no route accepts (kube-apiserver's router
+    /// answers before any handler).
+    pub fn unsupported_patch_type() -> Self {
+        Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type").with_details(json!({}))
     }
 
     /// 500 InternalError.

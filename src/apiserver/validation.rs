@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::mutant::Mutant;
-use crate::apiserver::registry::NameRule;
+use crate::apiserver::registry::{NameRule, ResourceInfo};
 use crate::apiserver::status::FieldError;
 
 /// The `orphan` GC finalizer.
@@ -16,6 +16,7 @@ pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
 const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const QUALIFIED_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_KEY_MSG: &str = "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 fn is_dns_label(s: &str) -> bool {
@@ -32,35 +33,36 @@ pub fn is_dns_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(is_dns_label)
 }
 
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, at most 63 characters.
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
 fn is_qualified_name_part(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.len() <= 63
         && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
         && b[0].is_ascii_alphanumeric()
         && b[b.len() - 1].is_ascii_alphanumeric()
 }
 
-/// Problems with a qualified name (`[prefix/]name`), as upstream `IsQualifiedName` words them.
+/// Problems with a qualified name (`[prefix/]name`), in upstream `IsLabelKey`'s order and words.
 fn qualified_name_problems(s: &str) -> Vec<String> {
-    let (prefix, name) = match s.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, s),
-    };
     let mut problems = Vec::new();
-    if let Some(p) = prefix {
-        if p.is_empty() {
-            problems.push("prefix part must be non-empty".to_string());
-        } else if !is_dns_subdomain(p) {
-            problems.push(format!("prefix part {SUBDOMAIN_MSG}"));
+    let name = match s.split('/').collect::<Vec<_>>()[..] {
+        [name] => name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                problems.push("prefix part must be non-empty".to_string());
+            } else if !is_dns_subdomain(prefix) {
+                problems.push(format!("prefix part {SUBDOMAIN_MSG}"));
+            }
+            name
         }
-    }
+        _ => return vec![LABEL_KEY_MSG.to_string()],
+    };
     if name.is_empty() {
         problems.push("name part must be non-empty".into());
     } else if name.len() > 63 {
         problems.push("name part must be no more than 63 characters".into());
-    } else if !is_qualified_name_part(name) || name.contains('/') {
+    }
+    if !is_qualified_name_part(name) {
         problems.push(QUALIFIED_MSG.into());
     }
     problems
@@ -131,6 +133,28 @@ pub fn validate_finalizers(finalizers: &[String]) -> Vec<FieldError> {
         ));
     }
     errs
+}
+
+/// The finalizers the API server's own kinds may carry without a `/` (upstream
+/// `IsStandardFinalizerName`).
+const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", FINALIZER_ORPHAN, FINALIZER_FOREGROUND];
+
+/// The rule built-in kinds add to [`validate_finalizers`] (upstream core
+/// `validateKubeFinalizerName`; custom resources do not have it): a name without a `/` must be
+/// a standard one.
+fn kube_finalizer_name_problems(meta: &Value) -> Vec<FieldError> {
+    string_list(meta, "finalizers")
+        .into_iter()
+        .enumerate()
+        .filter(|(_, f)| !f.contains('/') && !STANDARD_FINALIZERS.contains(&f.as_str()))
+        .map(|(i, f)| {
+            FieldError::invalid(
+                format!("metadata.finalizers[{i}]"),
+                json!(f),
+                "name is neither a standard finalizer name nor is it fully qualified",
+            )
+        })
+        .collect()
 }
 
 /// Splits an apiVersion into group and version; `None` when it is not of the form `v` or `g/v`.
@@ -212,21 +236,25 @@ pub fn string_list(meta: &Value, key: &str) -> Vec<String> {
 
 /// Validates the metadata of an object about to be written (create or update); `mutant` may
 /// skip a rule (see [`crate::apiserver::mutant`]).
-pub fn validate_object_meta(meta: &Value, rule: NameRule, mutant: Option<Mutant>) -> Vec<FieldError> {
+pub fn validate_object_meta(meta: &Value, resource: &ResourceInfo, mutant: Option<Mutant>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     match meta["name"].as_str() {
-        Some(name) if !name.is_empty() => errs.extend(validate_name(name, rule, "metadata.name")),
+        Some(name) if !name.is_empty() => errs.extend(validate_name(name, resource.name_rule, "metadata.name")),
         _ => errs.push(FieldError::required("metadata.name", "name or generateName is required")),
     }
     errs.extend(validate_labels_and_annotations(meta));
     if mutant != Some(Mutant::AcceptInvalidFinalizers) {
         errs.extend(validate_finalizers(&string_list(meta, "finalizers")));
     }
+    let kube_finalizer_rule = !resource.custom && mutant != Some(Mutant::AcceptInvalidFinalizers);
     if mutant != Some(Mutant::AcceptInvalidOwnerReferences) {
         errs.extend(validate_owner_references(&meta["ownerReferences"]));
     }
     if mutant == Some(Mutant::StrictOwnerReferences) {
         errs.extend(strict_owner_reference_problems(&meta["ownerReferences"]));
+    }
+    if kube_finalizer_rule {
+        errs.extend(kube_finalizer_name_problems(meta));
     }
     errs
 }
@@ -264,11 +292,14 @@ pub fn validate_object_meta_update(new: &Value, old: &Value, mutant: Option<Muta
     let guarded = !old["deletionTimestamp"].is_null() || mutant == Some(Mutant::ForbidFinalizerAdditions);
     if guarded && mutant != Some(Mutant::AllowFinalizersWhileDeleting) {
         let old_f = string_list(old, "finalizers");
-        let added: Vec<String> = string_list(new, "finalizers").into_iter().filter(|f| !old_f.contains(f)).collect();
+        let mut added: Vec<String> = string_list(new, "finalizers").into_iter().filter(|f| !old_f.contains(f)).collect();
         if !added.is_empty() {
+            // Upstream prints the sorted set with Go's `%#v`: []string{"a", "b"}.
+            added.sort();
+            let listed = added.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", ");
             errs.push(FieldError::forbidden(
                 "metadata.finalizers",
-                format!("no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"),
+                format!("no new finalizers can be added if the object is being deleted, found new finalizers []string{{{listed}}}"),
             ));
         }
     }

@@ -80,9 +80,12 @@ impl Backend for KubeconfigBackend {
     }
 
     fn can_run(&self, tags: &[String]) -> Result<(), String> {
-        match tags.iter().find(|t| *t == "fake-only" || *t == "kubelet") {
-            Some(t) => Err(format!("@{t} scenarios need the fake backend")),
-            None => Ok(()),
+        if tags.iter().any(|t| t == "kubelet") {
+            Err("@kubelet scenarios run on the reference kubelet model, which only the fake backend hosts".into())
+        } else if tags.iter().any(|t| t == "fake-only") {
+            Err("@fake-only scenarios need the fake backend".into())
+        } else {
+            Ok(())
         }
     }
 }

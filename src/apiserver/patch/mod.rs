@@ -9,9 +9,6 @@ use crate::apiserver::status::{ApiError, ApiResult};
 
 pub use strategic::strategic_merge;
 
-/// The patch formats the fake apiserver accepts.
-pub const PATCH_TYPES: &[&str] = &["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"];
-
 /// Applies a patch body of `content_type` to `current`. Strategic merge patch is refused for
 /// custom resources (415), as upstream refuses it.
 pub fn apply(content_type: &str, current: &Value, body: &[u8], custom_resource: bool) -> ApiResult<Value> {
@@ -34,16 +31,17 @@ pub fn apply(content_type: &str, current: &Value, body: &[u8], custom_resource: 
             json_patch::patch(&mut out, &patch).map_err(|e| ApiError::invalid_patch(&e.to_string()))?;
             Ok(out)
         }
-        "application/strategic-merge-patch+json" if custom_resource => Err(ApiError::unsupported_media_type(
-            content_type,
-            &["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"],
-        )),
+        "application/strategic-merge-patch+json" if custom_resource => Err(ApiError::unsupported_media_type(&[
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/apply-patch+yaml",
+        ])),
         "application/strategic-merge-patch+json" => {
             let patch = parse()?;
             let mut out = current.clone();
             strategic_merge(&mut out, &patch).map_err(ApiError::bad_request)?;
             Ok(out)
         }
-        _ => Err(ApiError::unsupported_media_type(content_type, PATCH_TYPES)),
+        _ => Err(ApiError::unsupported_patch_type()),
     }
 }

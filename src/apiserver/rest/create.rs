@@ -41,9 +41,13 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
         }
         Some(k) if k == scope.resource.kind => {}
         Some(k) => {
+            // The decoder finds no conversion from the body's kind to the endpoint's (upstream
+            // names the external version's Go package and the internal one's).
+            let (group, expected) = (&scope.resource.group, &scope.resource.kind);
+            let internal = if group.is_empty() { "core" } else { group.split('.').next().unwrap_or(group) };
+            let version = &scope.version;
             return Err(ApiError::bad_request(format!(
-                "the kind in the data ({k}) does not match the expected kind ({})",
-                scope.resource.kind
+                "{k} in version \"{version}\" cannot be handled as a {expected}: converting ({version}.{k}) to ({internal}.{expected}): unknown conversion"
             )));
         }
     }
@@ -100,7 +104,7 @@ impl State {
         let now = format_time(self.clock.now());
         kinds::default_on_create(scope, &mut body, &now);
         kinds::admit_on_create(scope, &mut body, self.mutant);
-        let mut errs = validate_object_meta(&body["metadata"], scope.resource.name_rule, self.mutant);
+        let mut errs = validate_object_meta(&body["metadata"], &scope.resource, self.mutant);
         errs.extend(kinds::validate(scope, &body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));

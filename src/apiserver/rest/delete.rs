@@ -80,12 +80,19 @@ impl State {
                 let code = if opts.orphan_dependents == Some(false) { 202 } else { 200 };
                 Ok(Deleted { code, body, removed: false })
             }
-            DeletePlan::Remove => {
-                // Nothing was written since `existing` was read: it is what goes.
+            DeletePlan::Remove | DeletePlan::WriteThenRemove(_) => {
+                // What goes is what was last written: `existing`, or the graceful update.
+                let last = match plan {
+                    DeletePlan::WriteThenRemove(written) if !opts.dry_run => {
+                        let stored = self.commit(key.clone(), scope.to_storage(written)?);
+                        scope.present(&stored)?
+                    }
+                    DeletePlan::WriteThenRemove(written) => written,
+                    _ => existing,
+                };
                 if !opts.dry_run {
                     self.remove(&key).expect("present under lock");
                 }
-                let last = existing;
                 let body = if scope.resource.returns_deleted_object != (self.mutant == Some(Mutant::SwapDeleteAnswers)) {
                     last
                 } else {

@@ -52,11 +52,8 @@ fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         "application/json" | "" | "*/*" => serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
         "application/yaml" => serde_yaml::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
-        other => {
-            return Err(ApiError::unsupported_media_type(
-                other,
-                &["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"],
-            ));
+        _ => {
+            return Err(ApiError::unsupported_media_type(&["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]));
         }
     };
     if !value.is_object() {
@@ -154,13 +151,15 @@ async fn dispatch(shared: &Arc<Shared>, request: Request) -> ApiResult<Response>
             let deleted = shared.lock().delete(&scope, name, &opts)?;
             Ok(json_response(deleted.code, &deleted.body))
         }
+        // The namespace registry has no DeleteCollection: one request may not end every namespace.
+        (Method::DELETE, None) if scope.is_namespaces() => Err(ApiError::method_not_allowed()),
         (Method::DELETE, None) => {
             let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, shared.config.mutant)?;
             let selection = Selection::from_query(&query, &scope)?;
             let listed = shared.lock().delete_collection(&scope, &selection, &query, &opts)?;
             Ok(json_response(200, &list_body(&scope, listed)))
         }
-        (method, _) => Err(ApiError::method_not_allowed(method.as_str())),
+        _ => Err(ApiError::method_not_allowed()),
     }
 }
 

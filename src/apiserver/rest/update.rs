@@ -103,7 +103,7 @@ impl State {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }
-        let mut errs = validate_object_meta(&new["metadata"], scope.resource.name_rule, self.mutant);
+        let mut errs = validate_object_meta(&new["metadata"], &scope.resource, self.mutant);
         errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"], self.mutant));
         errs.extend(kinds::validate(scope, &new));
         if !errs.is_empty() {
