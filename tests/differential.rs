@@ -39,6 +39,10 @@ fn step(method: Method, path: impl Into<String>, body: Value) -> Step {
     Step { method, path: path.into(), content_type, body }
 }
 
+fn strategic(path: String, body: Value) -> Step {
+    Step { method: Method::PATCH, path, content_type: "application/strategic-merge-patch+json", body }
+}
+
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 const PODS: &str = "/api/v1/namespaces/default/pods";
 
@@ -201,6 +205,19 @@ fn updates_collections_and_bad_input() -> Vec<Case> {
                 ),
                 step(Method::GET, format!("{CMS}/upd"), Value::Null),
                 step(Method::POST, CMS, configmap("upd", &[])),
+            ],
+        },
+        Case {
+            name: "strategic merge patches of finalizers and owner references".into(),
+            steps: vec![
+                step(Method::POST, CMS, configmap("smp", &["x.io/a", "x.io/b", "x.io/c"])),
+                strategic(format!("{CMS}/smp"), json!({"metadata": {"finalizers": ["x.io/d", "x.io/b"]}})),
+                strategic(format!("{CMS}/smp"), json!({"metadata": {"finalizers": ["x.io/c", "x.io/x", "x.io/a", "x.io/y"]}})),
+                strategic(format!("{CMS}/smp"), json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["x.io/x", "x.io/y"]}})),
+                strategic(format!("{CMS}/smp"), json!({"metadata": {"ownerReferences": [owner("v1", "ConfigMap", "one", "u1")]}})),
+                strategic(format!("{CMS}/smp"), json!({"metadata": {"ownerReferences": [owner("v1", "ConfigMap", "two", "u2")]}})),
+                strategic(format!("{CMS}/smp"), json!({"metadata": {"ownerReferences": [{"$patch": "delete", "uid": "u1"}]}})),
+                strategic(format!("{CMS}/smp"), json!({"metadata": {"finalizers": [], "ownerReferences": [{"$patch": "replace"}]}})),
             ],
         },
         Case {

@@ -4,7 +4,13 @@
 mod support;
 
 use serde_json::Value;
-use support::Served;
+use support::{On, on_both_servers};
+
+on_both_servers!(
+    background_foreground_and_orphan_cascades,
+    a_three_cycle_of_blocking_references_is_broken,
+    invalid_cross_namespace_reference_is_reported_as_an_event
+);
 
 fn cm(name: &str, owners: &[(&str, &str, bool)]) -> String {
     let mut y = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
@@ -19,9 +25,8 @@ fn cm(name: &str, owners: &[(&str, &str, bool)]) -> String {
     y
 }
 
-#[test]
-fn background_foreground_and_orphan_cascades() {
-    let s = Served::start();
+fn background_foreground_and_orphan_cascades(on: On) {
+    let s = on.start();
     for mode in ["background", "foreground", "orphan"] {
         let owner = format!("owner-{mode}");
         let child = format!("child-{mode}");
@@ -41,9 +46,8 @@ fn background_foreground_and_orphan_cascades() {
     }
 }
 
-#[test]
-fn a_three_cycle_of_blocking_references_is_broken() {
-    let s = Served::start();
+fn a_three_cycle_of_blocking_references_is_broken(on: On) {
+    let s = on.start();
     for name in ["a", "b", "c"] {
         s.apply_file("create", "obj.yaml", &cm(name, &[]));
     }
@@ -59,9 +63,8 @@ fn a_three_cycle_of_blocking_references_is_broken() {
     s.eventually("all three to go", |s| !s.exists("cm", "a") && !s.exists("cm", "b") && !s.exists("cm", "c"));
 }
 
-#[test]
-fn invalid_cross_namespace_reference_is_reported_as_an_event() {
-    let s = Served::start();
+fn invalid_cross_namespace_reference_is_reported_as_an_event(on: On) {
+    let s = on.start();
     s.ok(&["create", "namespace", "ns-a"]);
     s.ok(&["create", "namespace", "ns-b"]);
     s.ok(&["-n", "ns-b", "create", "configmap", "parent"]);

@@ -1,4 +1,4 @@
-//! `kubegc serve` started by a test, and kubectl run against it.
+//! `kubegc serve` or the upstream control plane, started by a test, and kubectl run against it.
 
 #![allow(dead_code)]
 
@@ -6,13 +6,62 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// A `kubegc serve` on a free port, stopped on drop.
+/// Defines, for each named `fn(On)`, one test against `kubegc serve` (in `fake::`) and one
+/// against the upstream control plane (in `upstream::`).
+#[allow(unused_macros)]
+macro_rules! on_both_servers {
+    ($($name:ident),* $(,)?) => {
+        mod fake {
+            $(#[test]
+            fn $name() {
+                super::$name(super::support::On::Fake)
+            })*
+        }
+        mod upstream {
+            $(#[test]
+            fn $name() {
+                super::$name(super::support::On::Upstream)
+            })*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use on_both_servers;
+
+/// Which API server a test's kubectl talks to.
+#[derive(Clone, Copy, Debug)]
+pub enum On {
+    /// `kubegc serve`, one per test.
+    Fake,
+    /// The upstream control plane shared by the test process, in a namespace of the test's own
+    /// (kubectl's default namespace).
+    Upstream,
+}
+
+impl On {
+    /// A server with a garbage collector (the reference one on the fake, the real one upstream).
+    pub fn start(self) -> Served {
+        self.start_with_gc("reference")
+    }
+
+    /// A server with `gc` (`reference` or `none`) as its collector; upstream, any collector
+    /// but `none` is upstream's own.
+    pub fn start_with_gc(self, gc: &str) -> Served {
+        match self {
+            Self::Fake => Served::start_with_gc(gc),
+            Self::Upstream => Served::upstream(gc != "none"),
+        }
+    }
+}
+
+/// A server for one test; a `kubegc serve` is stopped on drop.
 pub struct Served {
-    child: Child,
+    child: Option<Child>,
     /// Holds the kubeconfig and files the test writes.
     pub dir: tempfile::TempDir,
 }
@@ -36,7 +85,25 @@ impl Served {
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         assert!(line.contains("listening on http://127.0.0.1:") && line.contains(&format!("gc: {gc}")), "unexpected first line: {line}");
-        Self { child, dir }
+        Self { child: Some(child), dir }
+    }
+
+    /// A fresh namespace on the upstream control plane shared by this test process (with its
+    /// garbage collector or without), and a kubeconfig whose default namespace it is.
+    pub fn upstream(garbage_collector: bool) -> Self {
+        use kubegc_control_plane::control_plane::{ALL_BUT_GARBAGE_COLLECTOR, DEFAULT_CONTROLLERS};
+        static NAMESPACES: AtomicUsize = AtomicUsize::new(0);
+        let controllers = if garbage_collector { DEFAULT_CONTROLLERS } else { ALL_BUT_GARBAGE_COLLECTOR };
+        let shared = kubegc_control_plane::shared::kubeconfig(controllers).unwrap_or_else(|e| panic!("{e:#}"));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(shared, dir.path().join("kubeconfig")).unwrap();
+        let served = Self { child: None, dir };
+        let namespace = format!("kubectl-{}-{}", std::process::id(), NAMESPACES.fetch_add(1, Ordering::Relaxed));
+        served.ok(&["create", "namespace", &namespace]);
+        served.ok(&["config", "set-context", "--current", "--namespace", &namespace]);
+        // Until the service-account controller has made `default`, every Pod is refused.
+        served.eventually("the namespace's default ServiceAccount", |s| s.exists("serviceaccount", "default"));
+        served
     }
 
     /// The kubeconfig `kubegc serve` wrote.
@@ -101,8 +168,10 @@ impl Served {
 
 impl Drop for Served {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

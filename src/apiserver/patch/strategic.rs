@@ -111,6 +111,28 @@ fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) -> Res
     Ok(())
 }
 
+/// A merged list in upstream's order (strategicpatch `normalizeElementOrder`): the patch's
+/// items (`patched`, already merged) in the patch's order, each item only the live list has
+/// placed before the first remaining patch item that the live list has after it; items are
+/// told apart by `key`. Finalizers `[a, b, c]` patched with `[d, b]` become `[d, a, b, c]`;
+/// with `[c, x, a, y]`, `[b, c, x, a, y]`.
+fn upstream_order(live: &[Value], patched: Vec<Value>, key: impl Fn(&Value) -> Value) -> Vec<Value> {
+    let patched_keys: Vec<Value> = patched.iter().map(&key).collect();
+    let live_only: Vec<&Value> = live.iter().filter(|v| !patched_keys.contains(&key(v))).collect();
+    let live_position = |v: &Value| live.iter().position(|l| key(l) == key(v));
+    let (mut left, mut right) = (live_only.into_iter().cloned().peekable(), patched.into_iter().peekable());
+    let mut out = Vec::with_capacity(live.len() + patched_keys.len());
+    loop {
+        let take_left = match (left.peek(), right.peek()) {
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return out,
+            (Some(l), Some(r)) => matches!((live_position(l), live_position(r)), (Some(li), Some(ri)) if li < ri),
+        };
+        out.extend(if take_left { left.next() } else { right.next() });
+    }
+}
+
 fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<Vec<Value>, String> {
     if patch.iter().any(|e| e.get("$patch").and_then(Value::as_str) == Some("replace")) {
         return Ok(patch.iter().filter(|e| e.get("$patch").is_none()).cloned().collect());
@@ -118,38 +140,34 @@ fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<V
     match list_strategy(field, patch.first().or(current.first())) {
         ListStrategy::Replace => Ok(patch.to_vec()),
         ListStrategy::MergePrimitives => {
+            let mut patched: Vec<Value> = Vec::new();
             for v in patch {
-                if !current.contains(v) {
-                    current.push(v.clone());
+                if !patched.contains(v) {
+                    patched.push(v.clone());
                 }
             }
-            Ok(current)
+            Ok(upstream_order(&current, patched, Value::clone))
         }
         ListStrategy::MergeByKey(k) => {
+            let key = |v: &Value| v.get(k).cloned().unwrap_or(Value::Null);
+            let (mut patched, mut deleted) = (Vec::<Value>::new(), Vec::new());
             for element in patch {
                 let Some(em) = element.as_object() else { return Err(format!("{field}: list elements must be objects")) };
-                let key_value = em.get(k).cloned().unwrap_or(Value::Null);
-                let pos = current.iter().position(|c| c.get(k) == Some(&key_value));
+                let key_value = key(element);
                 if em.get("$patch").and_then(Value::as_str) == Some("delete") {
-                    if let Some(i) = pos {
-                        current.remove(i);
-                    }
+                    deleted.push(key_value);
                     continue;
                 }
-                match pos {
-                    Some(i) => {
-                        if let Value::Object(cm) = &mut current[i] {
-                            merge_map(cm, em)?;
-                        }
-                    }
-                    None => {
-                        let mut fresh = Map::new();
-                        merge_map(&mut fresh, em)?;
-                        current.push(Value::Object(fresh));
-                    }
-                }
+                let base = match patched.iter().position(|p| key(p) == key_value) {
+                    Some(i) => patched.remove(i),
+                    None => current.iter().find(|c| key(c) == key_value).cloned().unwrap_or_else(|| Value::Object(Map::new())),
+                };
+                let Value::Object(mut merged) = base else { return Err(format!("{field}: list elements must be objects")) };
+                merge_map(&mut merged, em)?;
+                patched.push(Value::Object(merged));
             }
-            Ok(current)
+            current.retain(|c| !deleted.contains(&key(c)));
+            Ok(upstream_order(&current, patched, key))
         }
     }
 }
@@ -186,6 +204,15 @@ mod tests {
         assert_eq!(out["metadata"]["ownerReferences"].as_array().unwrap().len(), 3);
         let out = apply(t, json!({"metadata": {"ownerReferences": [{"$patch": "delete", "uid": "1"}]}}));
         assert_eq!(out["metadata"]["ownerReferences"], json!([{"uid": "2", "name": "b"}]));
+    }
+
+    #[test]
+    fn merged_primitives_keep_upstreams_order() {
+        let live = json!({"metadata": {"finalizers": ["a", "b", "c"]}});
+        let out = apply(live.clone(), json!({"metadata": {"finalizers": ["d", "b"]}}));
+        assert_eq!(out["metadata"]["finalizers"], json!(["d", "a", "b", "c"]));
+        let out = apply(live, json!({"metadata": {"finalizers": ["c", "x", "a", "y"]}}));
+        assert_eq!(out["metadata"]["finalizers"], json!(["b", "c", "x", "a", "y"]));
     }
 
     #[test]
