@@ -264,6 +264,7 @@ fn updates_collections_and_bad_input() -> Vec<Case> {
                 step(Method::POST, CMS, configmap("fin", &["orphan", "foregroundDeletion"])),
                 step(Method::PUT, format!("{CMS}/missing"), configmap("other", &[])),
                 step(Method::DELETE, format!("{CMS}/missing"), Value::Null),
+                step(Method::POST, CMS, configmap("fin", &["hold"])),
             ],
         },
     ];

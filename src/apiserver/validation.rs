@@ -139,9 +139,8 @@ pub fn validate_finalizers(finalizers: &[String]) -> Vec<FieldError> {
 /// `IsStandardFinalizerName`).
 const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", FINALIZER_ORPHAN, FINALIZER_FOREGROUND];
 
-/// The rule built-in kinds add to [`validate_finalizers`] (upstream core
-/// `validateKubeFinalizerName`; custom resources do not have it): a name without a `/` must be
-/// a standard one.
+/// The rule kube-apiserver's own kinds add to [`validate_finalizers`] (upstream core
+/// `validateKubeFinalizerName`): a name without a `/` must be a standard one.
 fn kube_finalizer_name_problems(meta: &Value) -> Vec<FieldError> {
     string_list(meta, "finalizers")
         .into_iter()
@@ -246,7 +245,10 @@ pub fn validate_object_meta(meta: &Value, resource: &ResourceInfo, mutant: Optio
     if mutant != Some(Mutant::AcceptInvalidFinalizers) {
         errs.extend(validate_finalizers(&string_list(meta, "finalizers")));
     }
-    let kube_finalizer_rule = !resource.custom && mutant != Some(Mutant::AcceptInvalidFinalizers);
+    // Only kube-apiserver's own kinds validate with core's ObjectMeta rules; CustomResourceDefinitions
+    // (apiextensions-apiserver) and custom resources use apimachinery's alone.
+    let core_rules = !resource.custom && resource.group != "apiextensions.k8s.io";
+    let kube_finalizer_rule = core_rules && mutant != Some(Mutant::AcceptInvalidFinalizers);
     if mutant != Some(Mutant::AcceptInvalidOwnerReferences) {
         errs.extend(validate_owner_references(&meta["ownerReferences"]));
     }
