@@ -4,9 +4,14 @@
 //!    the bytes the graph builder holds);
 //! 2. background cascade of a 111,111-object tree (fan-out 10, depth 5) through the
 //!    in-process fake apiserver: deletions per second;
-//! 3. foreground deletion of a 10,000-deep chain of blocking references: wall time.
+//! 3. foreground deletion of a 10,000-deep chain of blocking references: wall time;
+//! 4. background cascade of a 1,111-object tree on the real API server, by the upstream
+//!    collector and by the reference one at the same client rate limits: wall times and their
+//!    ratio (see [`upstream`]).
 //!
 //! Sizes can be lowered for a quick look: `KUBEGC_BENCH_SCALE=0.1 cargo bench --bench gc`.
+
+mod upstream;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
@@ -198,5 +203,7 @@ fn main() {
         let levels = if scale(100_000) >= 100_000 { 5 } else { 4 };
         background_cascade(levels).await;
         foreground_chain(scale(10_000)).await;
+        let upstream_levels = (scale(1_000) as f64).log10().round() as u32;
+        upstream::compare(upstream_levels).await.unwrap_or_else(|e| panic!("upstream comparison: {e:#}"));
     });
 }

@@ -12,9 +12,11 @@
 //!   container, sandbox and pod-log GC, eviction-driven reclaim — over a fake runtime and disks.
 //! - [`clock`]: the real and the virtual clock that time-dependent behaviour (pod grace periods)
 //!   is measured on.
+//! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
 
 pub mod apiserver;
 pub mod clock;
 pub mod gc;
 pub mod kubelet;
 mod mutants;
+pub mod rate_limit;

@@ -27,6 +27,29 @@ pub const ALL_BUT_GARBAGE_COLLECTOR: &str = "*,-garbage-collector-controller";
 /// The controller manager's client rate limit (requests per second; upstream's default is 20).
 pub const CONTROLLER_QPS: u32 = 500;
 
+/// The controller manager's client rate limit and garbage collector workers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tuning {
+    /// `--kube-api-qps`: requests per second of each client (upstream's default is 20).
+    pub qps: f32,
+    /// `--kube-api-burst`: requests a client may make at once (upstream's default is 30).
+    pub burst: u32,
+    /// `--concurrent-gc-syncs`: the garbage collector's workers (upstream's default is 20).
+    pub gc_syncs: u32,
+}
+
+impl Tuning {
+    /// kube-controller-manager's own defaults: 20 requests/s, bursts of 30, 20 collector workers.
+    pub const UPSTREAM_DEFAULTS: Tuning = Tuning { qps: 20.0, burst: 30, gc_syncs: 20 };
+}
+
+impl Default for Tuning {
+    /// [`CONTROLLER_QPS`] with twice that burst, and upstream's 20 garbage collector workers.
+    fn default() -> Self {
+        Self { qps: CONTROLLER_QPS as f32, burst: 2 * CONTROLLER_QPS, gc_syncs: 20 }
+    }
+}
+
 /// How long the API server may take to become ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -92,7 +115,7 @@ impl ControlPlane {
         )?);
         plane.wait_ready().await?;
         if !controllers.is_empty() {
-            let kcm = ControllerManager::args(&path.join("controller-manager.kubeconfig"), controllers, Some(path));
+            let kcm = ControllerManager::args(&path.join("controller-manager.kubeconfig"), controllers, Tuning::default(), Some(path));
             plane.processes.push(Process::spawn(
                 "kube-controller-manager",
                 &upstream.binary(Component::KubeControllerManager),
@@ -166,10 +189,16 @@ impl ControllerManager {
     /// (every controller under the kubeconfig's own identity), and returns once the garbage
     /// collector, if it is one of them, has synced its monitors.
     pub async fn start(upstream: &Upstream, kubeconfig: &Path, controllers: &str) -> anyhow::Result<Self> {
+        Self::start_with(upstream, kubeconfig, controllers, Tuning::default()).await
+    }
+
+    /// As [`ControllerManager::start`], with the client rate limit and garbage collector
+    /// workers of `tuning`.
+    pub async fn start_with(upstream: &Upstream, kubeconfig: &Path, controllers: &str, tuning: Tuning) -> anyhow::Result<Self> {
         let build = upstream.clone();
         tokio::task::spawn_blocking(move || build.ensure(&[Component::KubeControllerManager])).await??;
         let logs = tempfile::Builder::new().prefix("kubegc-kcm-").tempdir()?;
-        let args = Self::args(kubeconfig, controllers, None);
+        let args = Self::args(kubeconfig, controllers, tuning, None);
         let mut process =
             Process::spawn("kube-controller-manager", &upstream.binary(Component::KubeControllerManager), &args, logs.path())?;
         if runs_garbage_collector(controllers) {
@@ -185,7 +214,7 @@ impl ControllerManager {
 
     /// The command line; with `pki` (a control plane's own directory), controllers use their own
     /// service accounts and the cluster CA signs and is published, as on a kubeadm cluster.
-    fn args(kubeconfig: &Path, controllers: &str, pki: Option<&Path>) -> Vec<String> {
+    fn args(kubeconfig: &Path, controllers: &str, tuning: Tuning, pki: Option<&Path>) -> Vec<String> {
         let mut args = vec![
             format!("--kubeconfig={}", kubeconfig.display()),
             format!("--controllers={controllers}"),
@@ -193,9 +222,11 @@ impl ControllerManager {
             "--secure-port=0".into(),
             // Each controller's client is limited to 20 requests/s by default. On loopback that
             // only queues work: the namespace controller needs about a hundred requests per
-            // namespace, so a specification run's namespaces would wait minutes for it.
-            format!("--kube-api-qps={CONTROLLER_QPS}"),
-            format!("--kube-api-burst={}", 2 * CONTROLLER_QPS),
+            // namespace, so a specification run's namespaces would wait minutes for it (hence
+            // the higher default tuning).
+            format!("--kube-api-qps={}", tuning.qps),
+            format!("--kube-api-burst={}", tuning.burst),
+            format!("--concurrent-gc-syncs={}", tuning.gc_syncs),
         ];
         match pki {
             Some(dir) => args.extend([

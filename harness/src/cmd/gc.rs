@@ -12,6 +12,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kubegc::gc::queue::Backoff;
 use kubegc::gc::retry::{Delays, describe, is_transient};
 use kubegc::gc::{Config, GarbageCollector};
+use kubegc::rate_limit::{self, RateLimit};
 
 use crate::debug_routes;
 
@@ -24,6 +25,14 @@ pub struct Args {
     /// Workers for each of the attemptToDelete and attemptToOrphan queues.
     #[arg(long, default_value_t = 20)]
     pub workers: usize,
+    /// Limit the client as kube-controller-manager's flag limits its garbage collector's: to
+    /// twice this many requests per second (its default is 20); without it, requests are not
+    /// limited.
+    #[arg(long)]
+    pub kube_api_qps: Option<f32>,
+    /// Requests the limited client may make at once (with `--kube-api-qps`).
+    #[arg(long, default_value_t = 30, requires = "kube_api_qps")]
+    pub kube_api_burst: u32,
     /// Break one rule on purpose, to check that a specification catches it: one of
     /// ignore-block-owner-deletion, never-orphan, delete-despite-solid-owner,
     /// ignore-cross-namespace-rule, never-break-cycles. Never for real use.
@@ -41,7 +50,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         Kubeconfig::read_from(&args.kubeconfig).with_context(|| format!("cannot read kubeconfig {}", args.kubeconfig.display()))?;
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
     let cluster = config.cluster_url.clone();
-    let client = kube::Client::try_from(config).context("cannot build a client")?;
+    let limit = args.kube_api_qps.map(|qps| RateLimit::garbage_collector(qps, args.kube_api_burst)).transpose()?;
+    let client = rate_limit::client(config, limit.as_ref()).context("cannot build a client")?;
     tokio::select! {
         reached = wait_for_api_server(&client, &cluster) => reached?,
         () = crate::shutdown_signal() => return Ok(()),
