@@ -12,11 +12,14 @@
 //!   container, sandbox and pod-log GC, eviction-driven reclaim — over a fake runtime and disks.
 //! - [`clock`]: the real and the virtual clock that time-dependent behaviour (pod grace periods)
 //!   is measured on.
+//! - [`metadata`]: the Kubernetes metadata names (the garbage collection finalizers) that the API
+//!   server and the collector share.
 //! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
 
 pub mod apiserver;
 pub mod clock;
 pub mod gc;
 pub mod kubelet;
+pub mod metadata;
 mod mutants;
 pub mod rate_limit;

@@ -12,8 +12,9 @@ use crate::apiserver::mutant::Mutant;
 use crate::apiserver::registry::{DefaultGcPolicy, ResourceInfo};
 use crate::apiserver::request::Query;
 use crate::apiserver::status::{ApiError, ApiResult, FieldError, FieldErrorKind, QualifiedResource};
-use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN, string_list};
+use crate::apiserver::validation::string_list;
 use crate::clock::{format_time, parse_time};
+use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
 /// `DeleteOptions.propagationPolicy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,11 +7,7 @@ use serde_json::{Value, json};
 use crate::apiserver::mutant::Mutant;
 use crate::apiserver::registry::{NameRule, ResourceInfo};
 use crate::apiserver::status::FieldError;
-
-/// The `orphan` GC finalizer.
-pub const FINALIZER_ORPHAN: &str = "orphan";
-/// The `foregroundDeletion` GC finalizer.
-pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
+use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
 const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use kube::api::PropagationPolicy;
 
-use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use crate::gc::Shared;
 use crate::gc::graph::{Identity, Node, OwnerRef};
 use crate::gc::graph_builder::{GraphEvent, ObjectMeta, WorkItem, item};
@@ -16,6 +15,7 @@ use crate::gc::mutant::Mutant;
 use crate::gc::operations::{self, is_status};
 use crate::gc::patch;
 use crate::gc::rest_mapper::{Mapping, MappingError};
+use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
 /// Why an attempt did not complete.
 #[derive(Debug, thiserror::Error)]

@@ -6,9 +6,9 @@
 use crate::gc::graph::Dependents;
 use std::sync::Arc;
 
-use crate::apiserver::validation::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use crate::gc::absent_cache::AbsentOwnerCache;
 use crate::gc::graph::{Graph, Identity, Node, OwnerRef, Uid, alternate_owner_identity, sorted};
+use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
 /// What kind of change an event reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
