@@ -30,7 +30,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::gc::graph_builder::{GraphEvent, WorkItem};
+use crate::gc::events::GraphEvent;
+use crate::gc::graph::WorkItem;
 use crate::gc::monitors::MonitorStatus;
 use crate::gc::{Shared, Stage};
 

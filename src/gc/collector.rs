@@ -9,8 +9,8 @@ use std::sync::Arc;
 use kube::api::PropagationPolicy;
 
 use crate::gc::Shared;
-use crate::gc::graph::{Identity, Node, OwnerRef};
-use crate::gc::graph_builder::{GraphEvent, ObjectMeta, WorkItem, item};
+use crate::gc::events::{GraphEvent, ObjectMeta};
+use crate::gc::graph::{Identity, Node, OwnerRef, WorkItem, item};
 use crate::gc::mutant::Mutant;
 use crate::gc::operations::{self, is_status};
 use crate::gc::patch;

@@ -6,8 +6,6 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::gc::graph_builder::WorkItem;
-
 /// An owner reference as the graph keeps it (upstream `metav1.OwnerReference`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct OwnerRef {
@@ -123,6 +121,40 @@ impl Node {
     pub fn is_observed(&self) -> bool {
         !self.virtual_node
     }
+}
+
+/// A queue item for the collector: one incarnation of a graph node, as upstream queues node
+/// pointers (see [`Node::incarnation`]). Two items are the same work when they name the same
+/// incarnation. The coordinates and virtual flag are the node's when it was queued: once the graph
+/// has replaced that incarnation they still say what the stale copy was.
+#[derive(Clone, Debug)]
+pub struct WorkItem {
+    /// The node's coordinates when queued.
+    pub identity: Identity,
+    /// Whether the node was virtual when queued.
+    pub virtual_node: bool,
+    /// The incarnation queued.
+    pub incarnation: u64,
+}
+
+impl PartialEq for WorkItem {
+    fn eq(&self, other: &Self) -> bool {
+        self.incarnation == other.incarnation && self.identity.uid == other.identity.uid
+    }
+}
+
+impl Eq for WorkItem {}
+
+impl std::hash::Hash for WorkItem {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.identity.uid.hash(state);
+        self.incarnation.hash(state);
+    }
+}
+
+/// The work item for a node's current incarnation.
+pub fn item(node: &Node) -> WorkItem {
+    WorkItem { identity: node.identity.clone(), virtual_node: node.virtual_node, incarnation: node.incarnation }
 }
 
 /// All nodes, keyed by UID only (upstream `uidToNode`).

@@ -17,8 +17,8 @@ use tokio::sync::mpsc;
 
 use crate::gc::cache_sync::GraphChange;
 use crate::gc::collector::Outcome;
-use crate::gc::graph::Identity;
-use crate::gc::graph_builder::{GraphEvent, WorkItem};
+use crate::gc::events::GraphEvent;
+use crate::gc::graph::{Identity, WorkItem};
 use crate::gc::rest_mapper::{DiscoveryError, RestMapper, discover};
 use crate::gc::{Config, Shared, Stage, monitors};
 

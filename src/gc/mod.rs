@@ -3,7 +3,9 @@
 //! kube-controller-manager's collector switched off, or beside another implementation.
 //!
 //! # Layout (mirroring upstream `pkg/controller/garbagecollector`)
-//! - [`graph`]: nodes, owners, dependents, identities (`graph.go`).
+//! - [`graph`]: nodes, owners, dependents, identities, work items (`graph.go`).
+//! - [`events`]: what the graph is built from: object metadata and what happened to it
+//!   (`graph_builder.go`'s `event`).
 //! - [`graph_builder`]: events → graph → work (`graph_builder.go`, catalogue A.3-A.4).
 //! - [`collector`]: the attemptToDelete and attemptToOrphan workers and their decisions
 //!   (`garbagecollector.go`, A.5-A.9).
@@ -22,6 +24,7 @@ pub mod absent_cache;
 pub mod cache_sync;
 pub mod collector;
 pub mod dot;
+pub mod events;
 pub mod graph;
 pub mod graph_builder;
 pub mod manual;
@@ -42,8 +45,9 @@ use std::time::Duration;
 use tokio::sync::{Notify, mpsc, watch};
 
 use crate::gc::cache_sync::{GraphChange, Held, resource_name};
-use crate::gc::graph::{Identity, OwnerRef};
-use crate::gc::graph_builder::{Effect, GraphBuilder, GraphEvent, WorkItem};
+use crate::gc::events::GraphEvent;
+use crate::gc::graph::{Identity, OwnerRef, WorkItem};
+use crate::gc::graph_builder::{Effect, GraphBuilder};
 pub use crate::gc::manual::ManualCollector;
 use crate::gc::metrics::Metrics;
 use crate::gc::monitors::{Monitor, phase};

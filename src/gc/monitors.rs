@@ -18,7 +18,7 @@ use kube::api::{Api, DynamicObject, ListParams, WatchEvent, WatchParams};
 
 use crate::gc::Shared;
 use crate::gc::cache_sync::{GraphChange, resource_name};
-use crate::gc::graph_builder::{EventType, GraphEvent, ObjectMeta};
+use crate::gc::events::{EventType, GraphEvent, ObjectMeta};
 use crate::gc::operations::object_meta;
 use crate::gc::queue::Backoff;
 use crate::gc::rest_mapper::{Discovered, DiscoveryError, Mapping, RestMapper, discover};

@@ -8,8 +8,8 @@ use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams
 use kube::core::PartialObjectMeta;
 use serde_json::{Value, json};
 
+use crate::gc::events::ObjectMeta;
 use crate::gc::graph::{Identity, OwnerRef};
-use crate::gc::graph_builder::ObjectMeta;
 use crate::gc::rest_mapper::Mapping;
 
 /// The component name the collector's events carry, as kube-controller-manager's.
