@@ -12,16 +12,16 @@ use std::sync::atomic::Ordering;
 use gc_support::*;
 use http::request::Parts;
 use kubegc::apiserver::status::ApiError;
-use kubegc::gc::collector::Outcome;
+use kubegc::gc::Config;
+use kubegc::gc::collector::{Collector, Outcome, Stage};
 use kubegc::gc::graph::Identity;
-use kubegc::gc::monitors::{self, MonitorStatus, phase};
-use kubegc::gc::{Config, Shared, Stage};
+use kubegc::gc::monitors::{MonitorStatus, phase};
 use serde_json::json;
 
 const SECRETS_LIST: &str = "/api/v1/secrets";
 
-fn status(shared: &Shared, plural: &str) -> Arc<MonitorStatus> {
-    shared.monitors.lock().unwrap()[&(String::new(), plural.to_string())].status.clone()
+fn status(collector: &Collector, plural: &str) -> Arc<MonitorStatus> {
+    collector.monitors.lock().unwrap()[&(String::new(), plural.to_string())].status.clone()
 }
 
 /// Waits (without a fixed sleep) until `check` holds.
@@ -57,10 +57,10 @@ async fn owner_deleted_while_secrets_cannot_be_listed(policy: &str) -> (Harness,
     h.inject(|p: &Parts| {
         (p.uri.path() == SECRETS_LIST && !p.uri.query().unwrap_or("").contains("watch")).then(|| ApiError::internal("held back"))
     });
-    let shared = h.gc.shared();
-    let mapping = |kind| shared.mapper.read().unwrap().mapping("v1", kind).unwrap();
-    monitors::sync_monitors(shared, vec![mapping("ReplicationController"), mapping("Secret")], |_| false);
-    let (owners, secrets) = (status(shared, "replicationcontrollers"), status(shared, "secrets"));
+    let collector = h.gc.collector();
+    let mapping = |kind| collector.mapper.read().unwrap().mapping("v1", kind).unwrap();
+    collector.sync_monitors(vec![mapping("ReplicationController"), mapping("Secret")], |_| false);
+    let (owners, secrets) = (status(collector, "replicationcontrollers"), status(collector, "secrets"));
     until("ReplicationControllers are listed and Secrets are refused", || {
         owners.phase.load(Ordering::SeqCst) == phase::SYNCED && secrets.phase.load(Ordering::SeqCst) == phase::FAILING
     })
@@ -68,7 +68,7 @@ async fn owner_deleted_while_secrets_cannot_be_listed(policy: &str) -> (Harness,
     apply_pending(&h).await;
     assert!(owners.in_graph.load(Ordering::SeqCst), "the ReplicationControllers list is in the graph");
     assert_eq!(
-        shared.graph_incomplete(),
+        collector.graph_incomplete(),
         ["the initial list of secrets (last attempt: 500 InternalError: Internal error occurred: held back)"]
     );
     (h, owner, dependent)
@@ -77,10 +77,10 @@ async fn owner_deleted_while_secrets_cannot_be_listed(policy: &str) -> (Harness,
 /// Lets the Secrets list through and applies it: the graph is complete.
 async fn let_secrets_be_listed(h: &Harness) {
     h.clear_faults();
-    let secrets = status(h.gc.shared(), "secrets");
+    let secrets = status(h.gc.collector(), "secrets");
     until("Secrets are listed", || secrets.phase.load(Ordering::SeqCst) == phase::SYNCED).await;
     apply_pending(h).await;
-    assert!(h.gc.shared().graph_incomplete().is_empty(), "{:?}", h.gc.shared().graph_incomplete());
+    assert!(h.gc.collector().graph_incomplete().is_empty(), "{:?}", h.gc.collector().graph_incomplete());
 }
 
 /// An owner deleted with Orphan is not orphaned while a list is missing from the graph: its
@@ -93,11 +93,11 @@ async fn orphaning_waits_for_every_initial_list() {
     let (_, outcome) = h.gc.process_next_attempt_to_orphan().await.expect("queued");
     assert_eq!(outcome, Outcome::Hold);
     assert!(h.gc.pending_attempt_to_orphan().is_empty());
-    let held: Vec<Stage> = h.gc.shared().held.items().into_iter().map(|(stage, _)| stage).collect();
+    let held: Vec<Stage> = h.gc.collector().held.items().into_iter().map(|(stage, _)| stage).collect();
     assert_eq!(held, [Stage::AttemptToOrphan]);
 
     let_secrets_be_listed(&h).await;
-    assert!(h.gc.shared().held.items().is_empty(), "released");
+    assert!(h.gc.collector().held.items().is_empty(), "released");
     assert_eq!(h.gc.pending_attempt_to_orphan(), [queued(&owner)]);
     let (_, outcome) = h.gc.process_next_attempt_to_orphan().await.expect("queued");
     assert_eq!(outcome, Outcome::Forget);

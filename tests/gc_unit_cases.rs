@@ -17,21 +17,21 @@ use http::Method;
 use http::request::Parts;
 use kube::api::ApiResource;
 use kubegc::apiserver::status::{ApiError, QualifiedResource};
-use kubegc::gc::collector::AttemptError;
+use kubegc::gc::collector::{AttemptError, Collector};
 use kubegc::gc::graph::Node;
-use kubegc::gc::monitors::{self, MonitorStatus, phase};
+use kubegc::gc::monitors::{MonitorStatus, phase};
 use kubegc::gc::rest_mapper::{DiscoveryError, Mapping, RestMapper, discover};
-use kubegc::gc::{Config, GarbageCollector, Shared};
+use kubegc::gc::{Config, GarbageCollector};
 use serde_json::{Value, json};
 
 /// The monitored resources, as `plural.group`.
-fn monitored(shared: &Shared) -> BTreeSet<String> {
-    shared.monitors.lock().unwrap().keys().map(|(group, plural)| format!("{plural}.{group}")).collect()
+fn monitored(collector: &Collector) -> BTreeSet<String> {
+    collector.monitors.lock().unwrap().keys().map(|(group, plural)| format!("{plural}.{group}")).collect()
 }
 
 /// The status of the monitor of `plural.group`, kept alive only by the monitor and the caller.
-fn monitor_status(shared: &Shared, group: &str, plural: &str) -> Arc<MonitorStatus> {
-    shared.monitors.lock().unwrap()[&(group.to_string(), plural.to_string())].status.clone()
+fn monitor_status(collector: &Collector, group: &str, plural: &str) -> Arc<MonitorStatus> {
+    collector.monitors.lock().unwrap()[&(group.to_string(), plural.to_string())].status.clone()
 }
 
 /// Whether a monitor's task is gone: only the caller still holds its status.
@@ -39,8 +39,8 @@ fn stopped(status: &Arc<MonitorStatus>) -> bool {
     Arc::strong_count(status) == 1
 }
 
-fn mapping(shared: &Shared, api_version: &str, kind: &str) -> Mapping {
-    shared.mapper.read().unwrap().mapping(api_version, kind).expect("served")
+fn mapping(collector: &Collector, api_version: &str, kind: &str) -> Mapping {
+    collector.mapper.read().unwrap().mapping(api_version, kind).expect("served")
 }
 
 /// A fault answering `method path` with `error`.
@@ -82,10 +82,10 @@ async fn test_attempt_to_delete_item() {
     let pod = h.create(&make_id("v1", "Pod", "ns1", "tobedeletedpod", ""), &[&owner1]).await;
     // Owners are left empty: the attempt must read them from the server.
     let item = Node::virtual_owner(pod.clone());
-    h.gc.shared().attempt_to_delete_item(&item).await.expect("deleted");
+    h.gc.collector().attempt_to_delete_item(&item).await.expect("deleted");
     let calls: BTreeSet<String> = h.take_calls().into_iter().collect();
     assert_eq!(calls, BTreeSet::from([get_call(&owner1), delete_call(&pod), get_call(&pod)]));
-    assert!(h.gc.shared().lock_builder().graph.is_empty(), "an attempt does not add the item to the graph");
+    assert!(h.gc.collector().lock_builder().graph.is_empty(), "an attempt does not add the item to the graph");
 }
 
 /// C.1 row 8: owners verified absent are cached by full coordinates in an LRU (here of 2).
@@ -102,10 +102,10 @@ async fn test_absent_owner_cache() {
     for pod in &pods {
         // Upstream `podToGCNode`: an observed node without owners.
         let item = Node { virtual_node: false, ..Node::virtual_owner(pod.clone()) };
-        h.gc.shared().attempt_to_delete_item(&item).await.expect("deleted");
+        h.gc.collector().attempt_to_delete_item(&item).await.expect("deleted");
     }
     // rc1 was cached by the first pod, promoted by the third, so rc2 is evicted by rc3.
-    let cached = h.gc.shared().lock_builder().absent_owners.entries();
+    let cached = h.gc.collector().lock_builder().absent_owners.entries();
     assert_eq!(cached, [rc3, rc1.clone()], "most recently used first");
     let rc1_gets = h.take_calls().iter().filter(|c| **c == get_call(&rc1)).count();
     assert_eq!(rc1_gets, 1, "the second pod of rc1 is decided from the cache");
@@ -121,7 +121,7 @@ async fn test_orphan_dependents_failure() {
         ApiError::conflict_modified(QualifiedResource { group: "", resource: "pods" }, "pod"),
     ));
     let dependent = make_id("v1", "Pod", "ns1", "pod", "");
-    let err = h.gc.shared().orphan_dependents("owner-uid", &[dependent]).await.expect_err("the patch conflicts");
+    let err = h.gc.collector().orphan_dependents("owner-uid", &[dependent]).await.expect_err("the patch conflicts");
     match err {
         AttemptError::Api(kube::Error::Api(status)) => {
             assert_eq!((status.code, status.reason.as_str()), (409, "Conflict"), "{status:?}");
@@ -193,9 +193,9 @@ async fn test_get_deletable_resources_discovery_failure_no_results() {
 #[tokio::test]
 async fn test_garbage_collector_construction() {
     let h = Harness::new(Config::default()).await;
-    let shared = h.gc.shared();
-    assert!(monitored(shared).is_empty());
-    let pods = mapping(shared, "v1", "Pod");
+    let collector = h.gc.collector();
+    assert!(monitored(collector).is_empty());
+    let pods = mapping(collector, "v1", "Pod");
     let unknown = Mapping {
         resource: ApiResource {
             group: "tpr.io".into(),
@@ -206,10 +206,10 @@ async fn test_garbage_collector_construction() {
         },
         namespaced: true,
     };
-    monitors::sync_monitors(shared, vec![pods.clone(), unknown], |_| false);
-    assert_eq!(monitored(shared), BTreeSet::from(["pods.".to_string(), "unknown.tpr.io".to_string()]));
-    monitors::sync_monitors(shared, vec![pods], |_| false);
-    assert_eq!(monitored(shared), BTreeSet::from(["pods.".to_string()]));
+    collector.sync_monitors(vec![pods.clone(), unknown], |_| false);
+    assert_eq!(monitored(collector), BTreeSet::from(["pods.".to_string(), "unknown.tpr.io".to_string()]));
+    collector.sync_monitors(vec![pods], |_| false);
+    assert_eq!(monitored(collector), BTreeSet::from(["pods.".to_string()]));
 }
 
 /// C.1 row 16, in discovery rounds stepped by hand (so "Sync never blocks" is not in question):
@@ -220,61 +220,61 @@ async fn test_garbage_collector_construction() {
 #[tokio::test]
 async fn test_garbage_collector_sync() {
     let h = Harness::new(Config::default()).await;
-    let shared = h.gc.shared();
+    let collector = h.gc.collector();
     let widgets_list = || fail(Method::GET, "/apis/example.com/v1/widgets", ApiError::not_found_path());
 
     h.gc.resync_monitors().await.expect("initial discovery");
-    let initial = monitored(shared);
+    let initial = monitored(collector);
     assert!(initial.contains("pods.") && initial.contains("deployments.apps") && !initial.contains("events."), "{initial:?}");
-    eventually("the initial monitors have synced", || monitors::is_synced(shared)).await;
+    eventually("the initial monitors have synced", || collector.monitors_synced()).await;
 
     // Discovery fails: no monitor changes, a sync error is counted.
     h.inject(fail(Method::GET, "/apis", ApiError::internal("error calling discovery")));
     assert!(matches!(h.gc.resync_monitors().await, Err(DiscoveryError::Groups(_))));
-    assert_eq!(monitored(shared), initial);
-    assert_eq!(shared.metrics.resource_sync_errors.get(), 1);
+    assert_eq!(monitored(collector), initial);
+    assert_eq!(collector.metrics.resource_sync_errors.get(), 1);
     h.clear_faults();
     h.gc.resync_monitors().await.expect("recovered");
-    assert_eq!(monitored(shared), initial);
+    assert_eq!(monitored(collector), initial);
 
     // A resource that cannot be listed: monitored, never synced.
     h.inject(widgets_list());
     serve_widgets(&h).await;
     h.gc.resync_monitors().await.expect("discovery");
     let with_widgets: BTreeSet<String> = initial.iter().cloned().chain(["widgets.example.com".to_string()]).collect();
-    assert_eq!(monitored(shared), with_widgets);
-    let widgets = monitor_status(shared, "example.com", "widgets");
+    assert_eq!(monitored(collector), with_widgets);
+    let widgets = monitor_status(collector, "example.com", "widgets");
     eventually("the widgets monitor fails to list", || widgets.phase.load(Ordering::SeqCst) == phase::FAILING).await;
-    assert!(!monitors::is_synced(shared));
+    assert!(!collector.monitors_synced());
 
     // Back to normal: the unsyncable monitor goes.
     stop_serving_widgets(&h).await;
     h.gc.resync_monitors().await.expect("discovery");
-    assert_eq!(monitored(shared), initial);
+    assert_eq!(monitored(collector), initial);
 
     // Partial failure of apps/v1 while widgets are served again: the synced apps monitors stay.
     h.inject(fail(Method::GET, "/apis/apps/v1", ApiError::internal(":-/")));
     serve_widgets(&h).await;
     h.gc.resync_monitors().await.expect("a partial failure still resyncs");
-    assert_eq!(monitored(shared), with_widgets);
-    assert!(mapping(shared, "apps/v1", "Deployment").namespaced, "mappings of the failed group are kept");
+    assert_eq!(monitored(collector), with_widgets);
+    assert!(mapping(collector, "apps/v1", "Deployment").namespaced, "mappings of the failed group are kept");
 
     // Back to normal: the unsyncable monitor goes again.
     h.clear_faults();
     h.inject(widgets_list());
     stop_serving_widgets(&h).await;
     h.gc.resync_monitors().await.expect("discovery");
-    assert_eq!(monitored(shared), initial);
+    assert_eq!(monitored(collector), initial);
 
     // Not synced while widgets cannot be listed; synced once they can.
     serve_widgets(&h).await;
     h.gc.resync_monitors().await.expect("discovery");
-    assert_eq!(monitored(shared), with_widgets);
-    let widgets = monitor_status(shared, "example.com", "widgets");
+    assert_eq!(monitored(collector), with_widgets);
+    let widgets = monitor_status(collector, "example.com", "widgets");
     eventually("the widgets monitor fails to list", || widgets.phase.load(Ordering::SeqCst) == phase::FAILING).await;
-    assert!(!monitors::is_synced(shared));
+    assert!(!collector.monitors_synced());
     h.clear_faults();
-    eventually("every monitor has synced", || monitors::is_synced(shared)).await;
+    eventually("every monitor has synced", || collector.monitors_synced()).await;
 }
 
 /// C.3 row 49: a started collector, once dropped, leaves no task behind: its monitors stop and
@@ -283,9 +283,9 @@ async fn test_garbage_collector_sync() {
 async fn test_graph_builder_leak_run() {
     let server = kubegc::apiserver::ApiServer::new();
     let gc = GarbageCollector::start(server.client(), Config { workers: 1, ..Config::default() });
-    eventually("the monitors have synced", || monitors::is_synced(gc.shared())).await;
-    let pods = monitor_status(gc.shared(), "", "pods");
-    let state = Arc::downgrade(gc.shared());
+    eventually("the monitors have synced", || gc.collector().monitors_synced()).await;
+    let pods = monitor_status(gc.collector(), "", "pods");
+    let state = Arc::downgrade(gc.collector());
     drop(gc);
     eventually("the pods monitor has stopped", || stopped(&pods)).await;
     eventually("the collector's state is freed", || state.upgrade().is_none()).await;
@@ -296,8 +296,8 @@ async fn test_graph_builder_leak_run() {
 async fn test_graph_builder_leak_shutdown() {
     let h = Harness::new(Config::default()).await;
     h.gc.resync_monitors().await.expect("discovery");
-    let pods = monitor_status(h.gc.shared(), "", "pods");
-    let state = Arc::downgrade(h.gc.shared());
+    let pods = monitor_status(h.gc.collector(), "", "pods");
+    let state = Arc::downgrade(h.gc.collector());
     drop(h);
     eventually("the pods monitor has stopped", || stopped(&pods)).await;
     eventually("the collector's state is freed", || state.upgrade().is_none()).await;
@@ -307,13 +307,13 @@ async fn test_graph_builder_leak_shutdown() {
 #[tokio::test]
 async fn test_graph_builder_sync_monitors_leak() {
     let h = Harness::new(Config::default()).await;
-    let shared = h.gc.shared();
-    let (pods, configmaps) = (mapping(shared, "v1", "Pod"), mapping(shared, "v1", "ConfigMap"));
-    monitors::sync_monitors(shared, vec![pods.clone()], |_| false);
-    monitors::sync_monitors(shared, vec![pods.clone(), configmaps], |_| false);
-    let pods_status = monitor_status(shared, "", "pods");
-    let configmaps_status = monitor_status(shared, "", "configmaps");
-    monitors::sync_monitors(shared, vec![pods], |_| false);
+    let collector = h.gc.collector();
+    let (pods, configmaps) = (mapping(collector, "v1", "Pod"), mapping(collector, "v1", "ConfigMap"));
+    collector.sync_monitors(vec![pods.clone()], |_| false);
+    collector.sync_monitors(vec![pods.clone(), configmaps], |_| false);
+    let pods_status = monitor_status(collector, "", "pods");
+    let configmaps_status = monitor_status(collector, "", "configmaps");
+    collector.sync_monitors(vec![pods], |_| false);
     eventually("the configmaps monitor has stopped", || stopped(&configmaps_status)).await;
     assert!(!stopped(&pods_status), "the pods monitor still runs");
 }
@@ -322,15 +322,15 @@ async fn test_graph_builder_sync_monitors_leak() {
 #[tokio::test]
 async fn test_sync_monitors_removes_event_handler_on_resource_removal() {
     let h = Harness::new(Config::default()).await;
-    let shared = h.gc.shared();
+    let collector = h.gc.collector();
     let mut statuses = Vec::new();
     for _ in 0..3 {
         serve_widgets(&h).await;
         h.gc.resync_monitors().await.expect("discovery");
-        statuses.push(monitor_status(shared, "example.com", "widgets"));
+        statuses.push(monitor_status(collector, "example.com", "widgets"));
         stop_serving_widgets(&h).await;
         h.gc.resync_monitors().await.expect("discovery");
-        assert!(!monitored(shared).contains("widgets.example.com"));
+        assert!(!monitored(collector).contains("widgets.example.com"));
     }
     eventually("every widgets monitor has stopped", || statuses.iter().all(stopped)).await;
 }
@@ -339,10 +339,10 @@ async fn test_sync_monitors_removes_event_handler_on_resource_removal() {
 #[tokio::test]
 async fn test_stop_monitors_removes_event_handlers() {
     let h = Harness::new(Config::default()).await;
-    let shared = h.gc.shared().clone();
-    monitors::sync_monitors(&shared, vec![mapping(&shared, "v1", "Pod")], |_| false);
-    let pods = monitor_status(&shared, "", "pods");
+    let collector = h.gc.collector().clone();
+    collector.sync_monitors(vec![mapping(&collector, "v1", "Pod")], |_| false);
+    let pods = monitor_status(&collector, "", "pods");
     drop(h);
-    assert!(monitored(&shared).is_empty());
+    assert!(monitored(&collector).is_empty());
     eventually("the pods monitor has stopped", || stopped(&pods)).await;
 }

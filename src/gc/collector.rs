@@ -1,21 +1,350 @@
-//! The collector: the attemptToDelete and attemptToOrphan workers (catalogue A.5-A.9). The
-//! decision for an item is a pure function of its owners' classification ([`decide`]); the
-//! worker gathers the facts (a live GET of the item and of each owner), decides, and acts.
-//! A decision that reads an object's dependents from the graph is held until the graph is
-//! complete ([`crate::gc::cache_sync`]).
+//! The collector (upstream `GarbageCollector`, `garbagecollector.go`): its state — the graph
+//! builder, the attemptToDelete and attemptToOrphan queues, the monitors and discovery — and its
+//! methods. It applies graph changes and queues the work they create, keeps its monitors in step
+//! with discovery, and runs the attemptToDelete and attemptToOrphan workers' steps (catalogue
+//! A.5-A.9): for each item it gathers the facts (a live GET of the item and of each owner),
+//! decides, and acts. The decision for an item is a pure function of its owners' classification
+//! ([`decide`]). A decision that reads an object's dependents from the graph is held until the
+//! graph is complete ([`crate::gc::cache_sync`]).
+//!
+//! [`crate::gc::GarbageCollector`] runs a collector on its own tasks;
+//! [`crate::gc::ManualCollector`] steps one by hand.
 
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 use kube::api::PropagationPolicy;
+use tokio::sync::{Notify, mpsc, watch};
 
-use crate::gc::Shared;
+use crate::gc::config::Config;
 use crate::gc::events::{GraphEvent, ObjectMeta};
 use crate::gc::graph::{Identity, Node, OwnerRef, WorkItem, item};
+use crate::gc::graph_builder::{Effect, GraphBuilder};
+use crate::gc::metrics::Metrics;
+use crate::gc::monitors::{self, GraphChange, Monitor, Sink, phase, resource_name};
 use crate::gc::mutant::Mutant;
 use crate::gc::operations::{self, is_status};
 use crate::gc::patch;
-use crate::gc::rest_mapper::{Mapping, MappingError};
+use crate::gc::queue::WorkQueue;
+use crate::gc::rest_mapper::{Discovered, DiscoveryError, Mapping, MappingError, RestMapper, discover};
 use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
+
+/// The collector's two kinds of work, each with its queue and workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Verify owners and delete, or strip dangling references (upstream `attemptToDelete`).
+    AttemptToDelete,
+    /// Orphan an owner's dependents (upstream `attemptToOrphan`).
+    AttemptToOrphan,
+}
+
+impl Stage {
+    /// Upstream's name of the stage's queue.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::AttemptToDelete => "attemptToDelete",
+            Stage::AttemptToOrphan => "attemptToOrphan",
+        }
+    }
+}
+
+/// Work held aside until the graph is complete ([`crate::gc::cache_sync`]).
+#[derive(Debug, Default)]
+pub struct Held {
+    /// The held items and the queue each goes back to. A std mutex: never held across an await.
+    items: Mutex<Vec<(Stage, WorkItem)>>,
+}
+
+impl Held {
+    fn lock(&self) -> MutexGuard<'_, Vec<(Stage, WorkItem)>> {
+        self.items.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The held items, oldest first.
+    pub fn items(&self) -> Vec<(Stage, WorkItem)> {
+        self.lock().clone()
+    }
+}
+
+/// The collector's state, shared by its tasks: what upstream calls the `GarbageCollector`.
+pub struct Collector {
+    /// The API client: the collector's only way to the cluster.
+    pub client: kube::Client,
+    /// The configuration.
+    pub config: Config,
+    /// The latest discovery.
+    pub mapper: RwLock<RestMapper>,
+    /// The graph and the absent-owner cache. A std mutex: never held across an await.
+    builder: Mutex<GraphBuilder>,
+    /// The attemptToDelete queue.
+    pub attempt_to_delete: WorkQueue<WorkItem>,
+    /// The attemptToOrphan queue.
+    pub attempt_to_orphan: WorkQueue<WorkItem>,
+    /// The graphChanges queue.
+    graph_tx: mpsc::UnboundedSender<GraphChange>,
+    /// Graph changes sent but not yet applied, and events being recorded.
+    pub(super) in_flight: AtomicUsize,
+    /// Running monitors by `(group, resource)`.
+    pub monitors: Mutex<HashMap<(String, String), Monitor>>,
+    /// How many discovery resyncs have been asked for.
+    pub(super) resync_requested: AtomicU64,
+    /// How many of those the last completed resync answered: one is pending while fewer.
+    pub(super) resync_completed: AtomicU64,
+    /// Woken when a discovery resync is asked for.
+    pub(super) resync_notify: Notify,
+    /// Group versions whose discovery failed in the latest round and that were never discovered
+    /// before, with the failure: what they serve is unknown.
+    pub undiscovered: Mutex<BTreeMap<String, String>>,
+    /// Work that needs a complete graph, held until the graph is complete.
+    pub held: Held,
+    /// Woken when the graph may have become complete.
+    pub(super) sync_notify: Notify,
+    /// Whether the workers have started (after the start's wait for the initial lists).
+    pub(super) workers_started: watch::Sender<bool>,
+    /// Counters.
+    pub metrics: Metrics,
+}
+
+impl Collector {
+    /// A collector's state over `client`; `graph_tx` feeds its graphChanges queue. A `manual`
+    /// collector's retried work is re-queued at once instead of after a back-off, and it asks for
+    /// no discovery of its own (the test steps discovery).
+    pub(super) fn new(client: kube::Client, config: Config, graph_tx: mpsc::UnboundedSender<GraphChange>, manual: bool) -> Arc<Self> {
+        let queue = || if manual { WorkQueue::synchronous() } else { WorkQueue::new(config.backoff) };
+        Arc::new(Collector {
+            client,
+            builder: Mutex::new(GraphBuilder::new(config.absent_cache_capacity)),
+            attempt_to_delete: queue(),
+            attempt_to_orphan: queue(),
+            mapper: RwLock::new(RestMapper::default()),
+            graph_tx,
+            in_flight: AtomicUsize::new(0),
+            monitors: Mutex::new(HashMap::new()),
+            resync_requested: AtomicU64::new(u64::from(!manual)),
+            resync_completed: AtomicU64::new(0),
+            resync_notify: Notify::new(),
+            undiscovered: Mutex::new(BTreeMap::new()),
+            held: Held::default(),
+            sync_notify: Notify::new(),
+            workers_started: watch::Sender::new(false),
+            metrics: Metrics::default(),
+            config,
+        })
+    }
+
+    /// Locks the graph builder.
+    pub fn lock_builder(&self) -> MutexGuard<'_, GraphBuilder> {
+        self.builder.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues a graph event.
+    pub fn send_graph_event(&self, event: GraphEvent) {
+        self.send_graph_change(GraphChange::Event(event));
+    }
+
+    /// Applies one entry of graphChanges; returns the `OwnerRefInvalidNamespace` events to
+    /// record. A [`GraphChange::Listed`] marks its monitor's initial list as in the graph.
+    pub(super) fn apply_graph_change(&self, change: &GraphChange) -> Vec<(Identity, OwnerRef)> {
+        match change {
+            GraphChange::Event(event) => self.apply_graph_event(event),
+            GraphChange::Listed(status) => {
+                status.in_graph.store(true, Ordering::SeqCst);
+                self.sync_changed();
+                Vec::new()
+            }
+        }
+    }
+
+    /// Applies one graph change, queueing the work it creates; returns the
+    /// `OwnerRefInvalidNamespace` events to record as `(dependent, reference)`.
+    pub(super) fn apply_graph_event(&self, event: &GraphEvent) -> Vec<(Identity, OwnerRef)> {
+        let effects = self.lock_builder().process(event);
+        let mut events = Vec::new();
+        for effect in effects {
+            match effect {
+                Effect::AttemptToDelete(w) => self.attempt_to_delete.add(w),
+                Effect::AttemptToDeleteRateLimited(w) => self.attempt_to_delete.add_rate_limited(w),
+                Effect::AttemptToOrphan(w) => self.attempt_to_orphan.add(w),
+                Effect::InvalidNamespaceOwnerRef { dependent, owner } => events.push((dependent, owner)),
+            }
+        }
+        events
+    }
+
+    /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11); a failure is
+    /// only logged, as upstream's recorder drops events it cannot send.
+    pub(super) async fn record_invalid_namespace_event(&self, dependent: &Identity, owner: &OwnerRef) {
+        if self.config.mutant == Some(Mutant::NoInvalidNamespaceEvents) {
+            return;
+        }
+        match operations::record_invalid_namespace_event(&self.client, dependent, owner).await {
+            Ok(()) => self.metrics.events.inc(),
+            Err(e) => tracing::warn!(dependent = %dependent, error = %e, "cannot record OwnerRefInvalidNamespace event"),
+        }
+    }
+
+    /// Whether a discovery resync has been asked for and has not completed.
+    pub(super) fn resync_pending(&self) -> bool {
+        self.resync_completed.load(Ordering::SeqCst) < self.resync_requested.load(Ordering::SeqCst)
+    }
+
+    /// The queue of `stage`.
+    pub(super) fn queue(&self, stage: Stage) -> &WorkQueue<WorkItem> {
+        match stage {
+            Stage::AttemptToDelete => &self.attempt_to_delete,
+            Stage::AttemptToOrphan => &self.attempt_to_orphan,
+        }
+    }
+
+    /// One worker step on an item taken from `stage`'s queue: process, then forget it or
+    /// re-queue it with back-off, and release it.
+    pub(super) async fn work_on(&self, stage: Stage, item: &WorkItem) -> Outcome {
+        let outcome = match stage {
+            Stage::AttemptToDelete => self.process_attempt_to_delete(item).await,
+            Stage::AttemptToOrphan => self.process_attempt_to_orphan(item).await,
+        };
+        let queue = self.queue(stage);
+        match outcome {
+            Outcome::Forget => queue.forget(item),
+            Outcome::Requeue => queue.add_rate_limited(item.clone()),
+            Outcome::Hold => {
+                queue.forget(item);
+                self.hold(stage, item.clone());
+            }
+        }
+        queue.done(item);
+        outcome
+    }
+
+    /// What the graph still lacks, empty when it is complete ([`crate::gc::cache_sync`]):
+    /// `discovery` while a discovery resync is pending, `discovery of <group/version>` for each
+    /// group version that has never been discovered because its discovery fails, and `the initial
+    /// list of <resource>` (with the last failure) for each monitor whose initial list is not in
+    /// the graph yet.
+    pub fn graph_incomplete(&self) -> Vec<String> {
+        let mut missing = Vec::new();
+        if self.resync_pending() {
+            missing.push("discovery".to_string());
+        }
+        let undiscovered = self.undiscovered.lock().unwrap_or_else(|p| p.into_inner());
+        missing.extend(undiscovered.iter().map(|(gv, e)| format!("discovery of {gv} (last attempt: {e})")));
+        drop(undiscovered);
+        let monitors = self.monitors.lock().unwrap_or_else(|p| p.into_inner());
+        let mut lists: Vec<String> = monitors
+            .iter()
+            .filter(|(_, m)| !m.status.in_graph.load(Ordering::SeqCst))
+            .map(|((group, resource), m)| match m.status.last_error() {
+                Some(e) => format!("the initial list of {} (last attempt: {e})", resource_name(group, resource)),
+                None => format!("the initial list of {}", resource_name(group, resource)),
+            })
+            .collect();
+        lists.sort();
+        missing.extend(lists);
+        missing
+    }
+
+    /// Holds `item` of `stage` aside until the graph is complete, or puts it straight back on
+    /// its queue if the graph has become complete meanwhile.
+    fn hold(&self, stage: Stage, item: WorkItem) {
+        let mut held = self.held.lock();
+        if self.graph_incomplete().is_empty() {
+            drop(held);
+            self.queue(stage).add(item);
+        } else if !held.iter().any(|(s, w)| *s == stage && *w == item) {
+            held.push((stage, item));
+        }
+    }
+
+    /// Called whenever the graph may have become complete (a list applied, discovery done,
+    /// the monitors changed): wakes the start's wait and releases the held work if so.
+    pub(super) fn sync_changed(&self) {
+        self.sync_notify.notify_waiters();
+        if !self.graph_incomplete().is_empty() {
+            return;
+        }
+        let released = std::mem::take(&mut *self.held.lock());
+        for (stage, item) in released {
+            self.queue(stage).add(item);
+        }
+    }
+
+    /// One round of the monitors' resync (upstream `Sync`, catalogue A.1): rediscovers resources,
+    /// and starts or stops monitors to match. A round that discovers nothing is skipped and counted
+    /// as a sync error. When some group versions fail discovery, the monitors of those group
+    /// versions are kept, and so are their mappings; the rest of the round goes ahead. Upstream
+    /// keeps only the monitors that have synced; here an unsynced one is kept too, so that the
+    /// resources it lists stay among those the graph waits for ([`crate::gc::cache_sync`]) instead
+    /// of silently dropping out of it. A failed group version never discovered before is recorded
+    /// in [`Collector::undiscovered`]: what it serves is unknown, so the graph is not complete.
+    pub async fn resync_monitors(self: &Arc<Self>) -> Result<(), DiscoveryError> {
+        let Discovered { lists, error } = discover(&self.client).await;
+        let mut mapper = RestMapper::from_lists(&lists);
+        if mapper.deletable().is_empty() {
+            self.metrics.resource_sync_errors.inc();
+            return Err(error.unwrap_or(DiscoveryError::Empty));
+        }
+        let failed = error.as_ref().and_then(DiscoveryError::failed_group_versions).cloned().unwrap_or_default();
+        if let Some(e) = &error {
+            tracing::warn!(error = %e, "discovery partly failed; keeping the monitors of the failed group versions");
+        }
+        let wanted: Vec<Mapping> = mapper
+            .deletable()
+            .iter()
+            .filter(|m| !self.config.ignored.iter().any(|(g, r)| *g == m.resource.group && *r == m.resource.plural))
+            .cloned()
+            .collect();
+        {
+            let mut current = self.mapper.write().unwrap_or_else(|p| p.into_inner());
+            mapper.inherit(&current, &failed);
+            *self.undiscovered.lock().unwrap_or_else(|p| p.into_inner()) =
+                failed.iter().filter(|(gv, _)| !mapper.knows(gv)).map(|(gv, e)| (gv.clone(), e.clone())).collect();
+            *current = mapper;
+        }
+        self.sync_monitors(wanted, |m| failed.contains_key(&m.mapping.resource.api_version));
+        Ok(())
+    }
+
+    /// Makes the running monitors those of `wanted`, plus the existing ones `keep` says to keep
+    /// (upstream `syncMonitors`). A monitor that goes is stopped: its task is aborted and dropped.
+    pub fn sync_monitors(self: &Arc<Self>, wanted: Vec<Mapping>, keep: impl Fn(&Monitor) -> bool) {
+        let wanted: HashMap<(String, String), Mapping> =
+            wanted.into_iter().map(|m| ((m.resource.group.clone(), m.resource.plural.clone()), m)).collect();
+        {
+            let mut monitors = self.monitors.lock().unwrap_or_else(|p| p.into_inner());
+            monitors.retain(|key, m| wanted.get(key).is_some_and(|w| w.resource.version == m.mapping.resource.version) || keep(m));
+            for (key, mapping) in wanted {
+                monitors.entry(key).or_insert_with(|| {
+                    let sink: Weak<Collector> = Arc::downgrade(self);
+                    monitors::start(sink, self.client.clone(), mapping)
+                });
+            }
+        }
+        self.sync_changed();
+    }
+
+    /// Whether there are monitors and every one has listed its resource (upstream `IsSynced`: the
+    /// lists have been handed to the graph builder, not necessarily applied; the collector's own
+    /// gate is stricter, see [`crate::gc::cache_sync`]).
+    pub fn monitors_synced(&self) -> bool {
+        let monitors = self.monitors.lock().unwrap_or_else(|p| p.into_inner());
+        !monitors.is_empty() && monitors.values().all(|m| m.status.phase.load(Ordering::SeqCst) == phase::SYNCED)
+    }
+}
+
+impl Sink for Collector {
+    fn send_graph_change(&self, change: GraphChange) {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        if self.graph_tx.send(change).is_err() {
+            self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    fn request_resync(&self) {
+        self.resync_requested.fetch_add(1, Ordering::SeqCst);
+        self.resync_notify.notify_one();
+    }
+}
 
 /// Why an attempt did not complete.
 #[derive(Debug, thiserror::Error)]
@@ -109,7 +438,7 @@ pub enum Outcome {
     Hold,
 }
 
-impl Shared {
+impl Collector {
     fn mapping(&self, api_version: &str, kind: &str) -> Result<Mapping, MappingError> {
         self.mapper.read().unwrap_or_else(|p| p.into_inner()).mapping(api_version, kind)
     }

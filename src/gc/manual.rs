@@ -7,7 +7,7 @@
 //! applies them; so do the monitors' events, with the marks of their initial lists
 //! ([`GraphChange::Listed`]), which are applied on the way to the next event.
 //!
-//! Everything else is the production code: the same [`Shared`] state, decisions and API calls.
+//! Everything else is the production code: the same [`Collector`], decisions and API calls.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -15,12 +15,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
 
-use crate::gc::cache_sync::GraphChange;
-use crate::gc::collector::Outcome;
+use crate::gc::collector::{Collector, Outcome, Stage};
+use crate::gc::config::Config;
 use crate::gc::events::GraphEvent;
 use crate::gc::graph::{Identity, WorkItem};
+use crate::gc::monitors::GraphChange;
 use crate::gc::rest_mapper::{DiscoveryError, RestMapper, discover};
-use crate::gc::{Config, Shared, Stage, monitors};
 
 /// A queued item as upstream's tests show it: the coordinates and virtual flag of the node copy
 /// that was queued (the graph's node while that copy is current).
@@ -34,7 +34,7 @@ pub struct QueuedNode {
 
 /// Graph changes sent to the collector and not yet applied.
 struct GraphChanges {
-    /// Where [`Shared::send_graph_event`] sends them.
+    /// Where [`Collector::send_graph_event`] sends them.
     rx: mpsc::UnboundedReceiver<GraphChange>,
     /// Received, oldest first.
     pending: VecDeque<GraphChange>,
@@ -52,20 +52,20 @@ impl GraphChanges {
 
 /// A garbage collector that acts only when told to. Dropping it stops its monitors, if any.
 pub struct ManualCollector {
-    shared: Arc<Shared>,
+    collector: Arc<Collector>,
     /// A std mutex: never held across an await.
     graph_changes: Mutex<GraphChanges>,
 }
 
 impl std::fmt::Debug for ManualCollector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ManualCollector").field("config", &self.shared.config).finish()
+        f.debug_struct("ManualCollector").field("config", &self.collector.config).finish()
     }
 }
 
 impl Drop for ManualCollector {
     fn drop(&mut self) {
-        self.shared.monitors.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.collector.monitors.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }
 
@@ -73,27 +73,27 @@ impl ManualCollector {
     /// A collector over `client` with empty graph, queues and REST mapper.
     pub(crate) fn new(client: kube::Client, config: Config) -> Self {
         let (graph_tx, rx) = mpsc::unbounded_channel();
-        let shared = Shared::new(client, config, graph_tx, true);
-        Self { shared, graph_changes: Mutex::new(GraphChanges { rx, pending: VecDeque::new() }) }
+        let collector = Collector::new(client, config, graph_tx, true);
+        Self { collector, graph_changes: Mutex::new(GraphChanges { rx, pending: VecDeque::new() }) }
     }
 
-    /// The shared state: graph and absent-owner cache (`lock_builder`), queues, monitors, metrics.
-    pub fn shared(&self) -> &Arc<Shared> {
-        &self.shared
+    /// The collector: graph and absent-owner cache (`lock_builder`), queues, monitors, metrics.
+    pub fn collector(&self) -> &Arc<Collector> {
+        &self.collector
     }
 
     /// Runs discovery and replaces the REST mapper, starting no monitor (upstream's unit tests
     /// give the collector a static RESTMapper).
     pub async fn refresh_rest_mapper(&self) -> Result<(), DiscoveryError> {
-        let found = discover(&self.shared.client).await;
-        *self.shared.mapper.write().unwrap_or_else(|p| p.into_inner()) = RestMapper::from_lists(&found.lists);
+        let found = discover(&self.collector.client).await;
+        *self.collector.mapper.write().unwrap_or_else(|p| p.into_inner()) = RestMapper::from_lists(&found.lists);
         found.error.map_or(Ok(()), Err)
     }
 
-    /// One round of the monitors' resync ([`monitors::resync`]). The monitors it starts run on
-    /// their own; what they observe waits among the pending graph changes.
+    /// One round of the monitors' resync ([`Collector::resync_monitors`]). The monitors it starts
+    /// run on their own; what they observe waits among the pending graph changes.
     pub async fn resync_monitors(&self) -> Result<(), DiscoveryError> {
-        monitors::resync(&self.shared).await
+        self.collector.resync_monitors().await
     }
 
     fn graph_changes(&self) -> MutexGuard<'_, GraphChanges> {
@@ -103,8 +103,8 @@ impl ManualCollector {
     /// Applies `event` at once (upstream `processEvent`), recording the events it causes before
     /// returning.
     pub async fn process_graph_event(&self, event: &GraphEvent) {
-        for (dependent, owner) in self.shared.apply_graph_event(event) {
-            self.shared.record_invalid_namespace_event(&dependent, &owner).await;
+        for (dependent, owner) in self.collector.apply_graph_event(event) {
+            self.collector.record_invalid_namespace_event(&dependent, &owner).await;
         }
     }
 
@@ -124,7 +124,7 @@ impl ManualCollector {
     /// Puts `event` ahead of the waiting graph changes (upstream `insertEvent`: an informer event
     /// that arrives before a virtual delete event already queued).
     pub fn insert_graph_change(&self, event: GraphEvent) {
-        self.shared.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.collector.in_flight.fetch_add(1, Ordering::SeqCst);
         self.graph_changes().pending().push_front(GraphChange::Event(event));
     }
 
@@ -133,11 +133,11 @@ impl ManualCollector {
     pub async fn process_pending_graph_change(&self) -> Option<GraphEvent> {
         loop {
             let change = self.graph_changes().pending().pop_front()?;
-            let events = self.shared.apply_graph_change(&change);
+            let events = self.collector.apply_graph_change(&change);
             for (dependent, owner) in events {
-                self.shared.record_invalid_namespace_event(&dependent, &owner).await;
+                self.collector.record_invalid_namespace_event(&dependent, &owner).await;
             }
-            self.shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+            self.collector.in_flight.fetch_sub(1, Ordering::SeqCst);
             if let GraphChange::Event(event) = change {
                 return Some(event);
             }
@@ -156,8 +156,8 @@ impl ManualCollector {
     }
 
     async fn process_next(&self, stage: Stage) -> Option<(WorkItem, Outcome)> {
-        let item = self.shared.queue(stage).try_get()?;
-        let outcome = self.shared.work_on(stage, &item).await;
+        let item = self.collector.queue(stage).try_get()?;
+        let outcome = self.collector.work_on(stage, &item).await;
         Some((item, outcome))
     }
 
@@ -172,8 +172,8 @@ impl ManualCollector {
     }
 
     fn describe(&self, stage: Stage) -> Vec<QueuedNode> {
-        let items = self.shared.queue(stage).ready_items();
-        let builder = self.shared.lock_builder();
+        let items = self.collector.queue(stage).ready_items();
+        let builder = self.collector.lock_builder();
         items
             .into_iter()
             .map(|w| match builder.graph.queued_copy(&w) {

@@ -4,9 +4,12 @@
 //! "settled" can be judged. Behind the events of its first list it sends
 //! [`GraphChange::Listed`], so that the collector knows when the graph holds the whole list
 //! (see [`crate::gc::cache_sync`]). A monitor that cannot list keeps retrying on its own with
-//! back-off, logging what it waits for, and never stops the others from listing. The set of
-//! monitors follows discovery: resynced periodically and promptly when a
-//! CustomResourceDefinition changes.
+//! back-off, logging what it waits for, and never stops the others from listing. A monitor of
+//! CustomResourceDefinitions also asks for a discovery resync whenever one changes, so that the
+//! set of monitors, which the collector keeps in step with discovery, follows promptly.
+//!
+//! A monitor knows the collector only as the [`Sink`] it feeds, and holds it weakly: it stops
+//! once the collector is gone.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
@@ -16,13 +19,37 @@ use std::time::Duration;
 use futures::TryStreamExt;
 use kube::api::{Api, DynamicObject, ListParams, WatchEvent, WatchParams};
 
-use crate::gc::Shared;
-use crate::gc::cache_sync::{GraphChange, resource_name};
 use crate::gc::events::{EventType, GraphEvent, ObjectMeta};
 use crate::gc::operations::object_meta;
 use crate::gc::queue::Backoff;
-use crate::gc::rest_mapper::{Discovered, DiscoveryError, Mapping, RestMapper, discover};
+use crate::gc::rest_mapper::Mapping;
 use crate::gc::retry::{Delays, describe};
+
+/// One entry of the graphChanges queue.
+// Nearly every entry is an event; boxing them to shrink the rare list mark would cost an
+// allocation per event.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum GraphChange {
+    /// An observed or virtual event for the graph builder.
+    Event(GraphEvent),
+    /// Every event of a monitor's initial list is ahead of this entry: once it is applied, the
+    /// graph holds the whole list.
+    Listed(Arc<MonitorStatus>),
+}
+
+/// What a monitor needs of the collector it feeds.
+pub trait Sink: Send + Sync {
+    /// Queues an entry of graphChanges.
+    fn send_graph_change(&self, change: GraphChange);
+    /// Asks for a discovery resync soon (a CustomResourceDefinition changed).
+    fn request_resync(&self);
+}
+
+/// A resource as logs and messages name it: `configmaps`, `deployments.apps`.
+pub fn resource_name(group: &str, resource: &str) -> String {
+    if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") }
+}
 
 /// A monitor's progress.
 #[derive(Debug, Default)]
@@ -85,30 +112,29 @@ fn is_crds(mapping: &Mapping) -> bool {
     mapping.resource.group == "apiextensions.k8s.io" && mapping.resource.plural == "customresourcedefinitions"
 }
 
-/// Starts a monitor for `mapping`.
-pub fn start(shared: &Arc<Shared>, mapping: Mapping) -> Monitor {
+/// Starts a monitor for `mapping` that lists and watches through `client` and feeds `sink`.
+pub fn start(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping) -> Monitor {
     let status = Arc::new(MonitorStatus::default());
-    let task = tokio::spawn(run(Arc::downgrade(shared), mapping.clone(), status.clone()));
+    let task = tokio::spawn(run(sink, client, mapping.clone(), status.clone()));
     Monitor { mapping, status, task }
 }
 
 /// Sends one observed change to the graph builder.
-fn emit(shared: &Shared, mapping: &Mapping, event_type: EventType, object: ObjectMeta, old: Option<ObjectMeta>) {
+fn emit(sink: &dyn Sink, mapping: &Mapping, event_type: EventType, object: ObjectMeta, old: Option<ObjectMeta>) {
     if is_crds(mapping) {
-        shared.request_resync();
+        sink.request_resync();
     }
-    shared.send_graph_event(GraphEvent {
+    sink.send_graph_change(GraphChange::Event(GraphEvent {
         event_type,
         virtual_event: false,
         object,
         old,
         api_version: Arc::from(mapping.resource.api_version.as_str()),
         kind: Arc::from(mapping.resource.kind.as_str()),
-    });
+    }));
 }
 
-async fn run(shared: Weak<Shared>, mapping: Mapping, status: Arc<MonitorStatus>) {
-    let Some(client) = shared.upgrade().map(|s| s.client.clone()) else { return };
+async fn run(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping, status: Arc<MonitorStatus>) {
     let api: Api<DynamicObject> = Api::all_with(client, &mapping.resource);
     let name = resource_name(&mapping.resource.group, &mapping.resource.plural);
     let mut known: HashMap<Arc<str>, ObjectMeta> = HashMap::new();
@@ -132,8 +158,8 @@ async fn run(shared: Weak<Shared>, mapping: Mapping, status: Arc<MonitorStatus>)
         };
         list_delays.reset();
         status.set_last_error(None);
-        let Some(strong) = shared.upgrade() else { return };
-        reconcile(&strong, &mapping, &mut known, list.items.iter().map(|i| object_meta(&i.metadata)).collect());
+        let Some(strong) = sink.upgrade() else { return };
+        reconcile(&*strong, &mapping, &mut known, list.items.iter().map(|i| object_meta(&i.metadata)).collect());
         if !listed_once {
             strong.send_graph_change(GraphChange::Listed(status.clone()));
             listed_once = true;
@@ -143,7 +169,7 @@ async fn run(shared: Weak<Shared>, mapping: Mapping, status: Arc<MonitorStatus>)
         status.observed.store(rv_number(&rv), Ordering::SeqCst);
         status.phase.store(phase::SYNCED, Ordering::SeqCst);
         loop {
-            match watch(&api, &shared, &mapping, &status, &mut known, &mut rv, &mut watch_delays).await {
+            match watch(&api, &sink, &mapping, &status, &mut known, &mut rv, &mut watch_delays).await {
                 WatchEnd::Relist => break,
                 WatchEnd::Stopped => return,
                 WatchEnd::Rewatch => {}
@@ -155,19 +181,19 @@ async fn run(shared: Weak<Shared>, mapping: Mapping, status: Arc<MonitorStatus>)
 
 /// Brings `known` in line with a fresh list, emitting adds, updates and the deletions a relist
 /// reveals.
-fn reconcile(shared: &Shared, mapping: &Mapping, known: &mut HashMap<Arc<str>, ObjectMeta>, listed: Vec<ObjectMeta>) {
+fn reconcile(sink: &dyn Sink, mapping: &Mapping, known: &mut HashMap<Arc<str>, ObjectMeta>, listed: Vec<ObjectMeta>) {
     let seen: HashSet<Arc<str>> = listed.iter().map(|m| m.uid.clone()).collect();
     for meta in listed {
         match known.insert(meta.uid.clone(), meta.clone()) {
-            None => emit(shared, mapping, EventType::Add, meta, None),
-            Some(old) if old != meta => emit(shared, mapping, EventType::Update, meta, Some(old)),
+            None => emit(sink, mapping, EventType::Add, meta, None),
+            Some(old) if old != meta => emit(sink, mapping, EventType::Update, meta, Some(old)),
             Some(_) => {}
         }
     }
     let gone: Vec<Arc<str>> = known.keys().filter(|k| !seen.contains(*k)).cloned().collect();
     for uid in gone {
         let old = known.remove(&uid).expect("taken from known");
-        emit(shared, mapping, EventType::Delete, old, None);
+        emit(sink, mapping, EventType::Delete, old, None);
     }
 }
 
@@ -187,7 +213,7 @@ enum WatchEnd {
 /// received resets the back-off between failed watches.
 async fn watch(
     api: &Api<DynamicObject>,
-    shared: &Weak<Shared>,
+    sink: &Weak<dyn Sink>,
     mapping: &Mapping,
     status: &MonitorStatus,
     known: &mut HashMap<Arc<str>, ObjectMeta>,
@@ -212,22 +238,22 @@ async fn watch(
                 return WatchEnd::Failed;
             }
         };
-        let Some(shared) = shared.upgrade() else { return WatchEnd::Stopped };
+        let Some(sink) = sink.upgrade() else { return WatchEnd::Stopped };
         delays.reset();
         match event {
             WatchEvent::Added(o) | WatchEvent::Modified(o) => {
                 let meta = object_meta(&o.metadata);
                 *rv = meta.resource_version.clone();
                 match known.insert(meta.uid.clone(), meta.clone()) {
-                    None => emit(&shared, mapping, EventType::Add, meta, None),
-                    Some(old) => emit(&shared, mapping, EventType::Update, meta, Some(old)),
+                    None => emit(&*sink, mapping, EventType::Add, meta, None),
+                    Some(old) => emit(&*sink, mapping, EventType::Update, meta, Some(old)),
                 }
             }
             WatchEvent::Deleted(o) => {
                 let meta = object_meta(&o.metadata);
                 *rv = meta.resource_version.clone();
                 known.remove(&meta.uid);
-                emit(&shared, mapping, EventType::Delete, meta, None);
+                emit(&*sink, mapping, EventType::Delete, meta, None);
             }
             WatchEvent::Bookmark(b) => *rv = b.metadata.resource_version,
             WatchEvent::Error(e) if e.code == 410 => return WatchEnd::Relist,
@@ -238,63 +264,4 @@ async fn watch(
         }
         status.observed.store(rv_number(rv), Ordering::SeqCst);
     }
-}
-
-/// One round of the monitors' resync (upstream `Sync`, catalogue A.1): rediscovers resources,
-/// and starts or stops monitors to match. A round that discovers nothing is skipped and counted
-/// as a sync error. When some group versions fail discovery, the monitors of those group versions
-/// are kept, and so are their mappings; the rest of the round goes ahead. Upstream keeps only the
-/// monitors that have synced; here an unsynced one is kept too, so that the resources it lists
-/// stay among those the graph waits for ([`crate::gc::cache_sync`]) instead of silently dropping
-/// out of it. A failed group version never discovered before is recorded in
-/// [`Shared::undiscovered`]: what it serves is unknown, so the graph is not complete.
-pub async fn resync(shared: &Arc<Shared>) -> Result<(), DiscoveryError> {
-    let Discovered { lists, error } = discover(&shared.client).await;
-    let mut mapper = RestMapper::from_lists(&lists);
-    if mapper.deletable().is_empty() {
-        shared.metrics.resource_sync_errors.inc();
-        return Err(error.unwrap_or(DiscoveryError::Empty));
-    }
-    let failed = error.as_ref().and_then(DiscoveryError::failed_group_versions).cloned().unwrap_or_default();
-    if let Some(e) = &error {
-        tracing::warn!(error = %e, "discovery partly failed; keeping the monitors of the failed group versions");
-    }
-    let wanted: Vec<Mapping> = mapper
-        .deletable()
-        .iter()
-        .filter(|m| !shared.config.ignored.iter().any(|(g, r)| *g == m.resource.group && *r == m.resource.plural))
-        .cloned()
-        .collect();
-    {
-        let mut current = shared.mapper.write().unwrap_or_else(|p| p.into_inner());
-        mapper.inherit(&current, &failed);
-        *shared.undiscovered.lock().unwrap_or_else(|p| p.into_inner()) =
-            failed.iter().filter(|(gv, _)| !mapper.knows(gv)).map(|(gv, e)| (gv.clone(), e.clone())).collect();
-        *current = mapper;
-    }
-    sync_monitors(shared, wanted, |m| failed.contains_key(&m.mapping.resource.api_version));
-    Ok(())
-}
-
-/// Makes the running monitors those of `wanted`, plus the existing ones `keep` says to keep
-/// (upstream `syncMonitors`). A monitor that goes is stopped: its task is aborted and dropped.
-pub fn sync_monitors(shared: &Arc<Shared>, wanted: Vec<Mapping>, keep: impl Fn(&Monitor) -> bool) {
-    let wanted: HashMap<(String, String), Mapping> =
-        wanted.into_iter().map(|m| ((m.resource.group.clone(), m.resource.plural.clone()), m)).collect();
-    {
-        let mut monitors = shared.monitors.lock().unwrap_or_else(|p| p.into_inner());
-        monitors.retain(|key, m| wanted.get(key).is_some_and(|w| w.resource.version == m.mapping.resource.version) || keep(m));
-        for (key, mapping) in wanted {
-            monitors.entry(key).or_insert_with(|| start(shared, mapping));
-        }
-    }
-    shared.sync_changed();
-}
-
-/// Whether there are monitors and every one has listed its resource (upstream `IsSynced`: the
-/// lists have been handed to the graph builder, not necessarily applied; the collector's own
-/// gate is stricter, see [`crate::gc::cache_sync`]).
-pub fn is_synced(shared: &Shared) -> bool {
-    let monitors = shared.monitors.lock().unwrap_or_else(|p| p.into_inner());
-    !monitors.is_empty() && monitors.values().all(|m| m.status.phase.load(Ordering::SeqCst) == phase::SYNCED)
 }

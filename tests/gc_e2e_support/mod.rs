@@ -210,7 +210,7 @@ impl Env {
 
     /// The phase of the collector's monitor for `kind` ([`phase`]), if it has one.
     pub fn monitor_phase(&self, kind: Kind) -> Option<u8> {
-        let monitors = self.gc().shared().monitors.lock().unwrap_or_else(|p| p.into_inner());
+        let monitors = self.gc().collector().monitors.lock().unwrap_or_else(|p| p.into_inner());
         monitors.get(&(kind.group().to_string(), kind.plural.to_string())).map(|m| m.status.phase.load(std::sync::atomic::Ordering::SeqCst))
     }
 
@@ -224,7 +224,7 @@ impl Env {
 
     /// Whether the collector's graph has an observed (not virtual) node for `uid`.
     pub fn observed(&self, uid: &str) -> bool {
-        self.gc().shared().lock_builder().graph.get(uid).is_some_and(|n| n.is_observed())
+        self.gc().collector().lock_builder().graph.get(uid).is_some_and(|n| n.is_observed())
     }
 
     /// Creates a namespace.

@@ -147,7 +147,7 @@ impl Harness {
         assert_eq!(changes, expected.pending_graph_changes, "{step}: pending graph changes");
         assert_eq!(self.gc.pending_attempt_to_delete(), expected.pending_attempt_to_delete, "{step}: attemptToDelete");
         assert_eq!(self.gc.pending_attempt_to_orphan(), expected.pending_attempt_to_orphan, "{step}: attemptToOrphan");
-        let mut absent = self.gc.shared().lock_builder().absent_owners.entries();
+        let mut absent = self.gc.collector().lock_builder().absent_owners.entries();
         absent.sort();
         let mut want = expected.absent_owner_cache;
         want.sort();
@@ -155,7 +155,7 @@ impl Harness {
     }
 
     fn assert_graph(&self, step: &str, expected: &[ExpectedNode]) {
-        let builder = self.gc.shared().lock_builder();
+        let builder = self.gc.collector().lock_builder();
         let graph = &builder.graph;
         assert_eq!(
             graph.len(),
