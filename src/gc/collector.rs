@@ -2,10 +2,10 @@
 //! builder, the attemptToDelete and attemptToOrphan queues, the monitors and discovery — and its
 //! methods. It applies graph changes and queues the work they create, keeps its monitors in step
 //! with discovery, and runs the attemptToDelete and attemptToOrphan workers' steps (catalogue
-//! A.5-A.9): for each item it gathers the facts (a live GET of the item and of each owner),
-//! decides, and acts. The decision for an item is a pure function of its owners' classification
-//! ([`decide`]). A decision that reads an object's dependents from the graph is held until the
-//! graph is complete ([`crate::gc::cache_sync`]).
+//! A.5-A.9): for each item it gathers the facts (a live GET of the item and of each owner), lets
+//! the pure rules of [`crate::gc::decision`] decide, and acts on the decision. A decision that
+//! reads an object's dependents from the graph is held until the graph is complete
+//! ([`crate::gc::cache_sync`]).
 //!
 //! [`crate::gc::GarbageCollector`] runs a collector on its own tasks;
 //! [`crate::gc::ManualCollector`] steps one by hand.
@@ -18,12 +18,16 @@ use kube::api::PropagationPolicy;
 use tokio::sync::{Notify, mpsc, watch};
 
 use crate::gc::config::Config;
+use crate::gc::decision::{
+    Decision, ForegroundStep, Identified, Known, KnownOwner, Orphaning, OwnerState, decide, foreground_step, known_before_lookup,
+    live_owner_state,
+};
 use crate::gc::events::{GraphEvent, ObjectMeta};
-use crate::gc::graph::{Identity, Node, OwnerRef, WorkItem, item};
+use crate::gc::graph::{Identity, Node, OwnerRef, WorkItem};
 use crate::gc::graph_builder::{Effect, GraphBuilder};
 use crate::gc::metrics::Metrics;
 use crate::gc::monitors::{self, GraphChange, Monitor, Sink, phase, resource_name};
-use crate::gc::mutant::Mutant;
+use crate::gc::mutant::Mutable;
 use crate::gc::operations::{self, is_status};
 use crate::gc::patch;
 use crate::gc::queue::WorkQueue;
@@ -65,6 +69,39 @@ impl Held {
     pub fn items(&self) -> Vec<(Stage, WorkItem)> {
         self.lock().clone()
     }
+}
+
+/// Why an attempt did not complete.
+#[derive(Debug, thiserror::Error)]
+pub enum AttemptError {
+    /// The item was absent; a virtual delete event was queued (forget the item).
+    #[error("item is absent; a virtual delete event was queued")]
+    EnqueuedVirtualDelete,
+    /// A cluster-scoped item refers to a namespaced owner, or a namespaced virtual owner has
+    /// no namespace: never collected, never retried (forget the item).
+    #[error("cluster-scoped object refers to a namespaced owner")]
+    NamespacedOwnerOfClusterScoped,
+    /// The reference's kind is not served (retry with back-off).
+    #[error(transparent)]
+    Mapping(#[from] MappingError),
+    /// An API call failed (retry with back-off).
+    #[error("{0}")]
+    Api(#[from] kube::Error),
+    /// The decision needs the item's dependents and the graph lacks these lists (hold the item
+    /// until the graph is complete).
+    #[error("the graph is not complete: waiting for {}", .0.join("; "))]
+    GraphIncomplete(Vec<String>),
+}
+
+/// What the worker does with a queue item after an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done with it.
+    Forget,
+    /// Try again after a back-off.
+    Requeue,
+    /// Put it aside until the graph is complete.
+    Hold,
 }
 
 /// The collector's state, shared by its tasks: what upstream calls the `GarbageCollector`.
@@ -138,6 +175,15 @@ impl Collector {
         self.builder.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// `decision` as the configured mutant makes it, unchanged without one: the one place where a
+    /// mutant reaches the collector ([`crate::gc::mutant`]).
+    fn mutated<D: Mutable>(&self, decision: D) -> D {
+        match self.config.mutant {
+            Some(mutant) => decision.mutated(mutant),
+            None => decision,
+        }
+    }
+
     /// Queues a graph event.
     pub fn send_graph_event(&self, event: GraphEvent) {
         self.send_graph_change(GraphChange::Event(event));
@@ -159,7 +205,7 @@ impl Collector {
     /// Applies one graph change, queueing the work it creates; returns the
     /// `OwnerRefInvalidNamespace` events to record as `(dependent, reference)`.
     pub(super) fn apply_graph_event(&self, event: &GraphEvent) -> Vec<(Identity, OwnerRef)> {
-        let effects = self.lock_builder().process(event);
+        let effects = self.mutated(self.lock_builder().process(event));
         let mut events = Vec::new();
         for effect in effects {
             match effect {
@@ -175,9 +221,6 @@ impl Collector {
     /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11); a failure is
     /// only logged, as upstream's recorder drops events it cannot send.
     pub(super) async fn record_invalid_namespace_event(&self, dependent: &Identity, owner: &OwnerRef) {
-        if self.config.mutant == Some(Mutant::NoInvalidNamespaceEvents) {
-            return;
-        }
         match operations::record_invalid_namespace_event(&self.client, dependent, owner).await {
             Ok(()) => self.metrics.events.inc(),
             Err(e) => tracing::warn!(dependent = %dependent, error = %e, "cannot record OwnerRefInvalidNamespace event"),
@@ -346,98 +389,7 @@ impl Sink for Collector {
     }
 }
 
-/// Why an attempt did not complete.
-#[derive(Debug, thiserror::Error)]
-pub enum AttemptError {
-    /// The item was absent; a virtual delete event was queued (forget the item).
-    #[error("item is absent; a virtual delete event was queued")]
-    EnqueuedVirtualDelete,
-    /// A cluster-scoped item refers to a namespaced owner, or a namespaced virtual owner has
-    /// no namespace: never collected, never retried (forget the item).
-    #[error("cluster-scoped object refers to a namespaced owner")]
-    NamespacedOwnerOfClusterScoped,
-    /// The reference's kind is not served (retry with back-off).
-    #[error(transparent)]
-    Mapping(#[from] MappingError),
-    /// An API call failed (retry with back-off).
-    #[error("{0}")]
-    Api(#[from] kube::Error),
-    /// The decision needs the item's dependents and the graph lacks these lists (hold the item
-    /// until the graph is complete).
-    #[error("the graph is not complete: waiting for {}", .0.join("; "))]
-    GraphIncomplete(Vec<String>),
-}
-
-/// How an owner reference resolved.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OwnerState {
-    /// The owner exists and is not waiting for its dependents.
-    Solid,
-    /// The owner does not exist (or exists with another UID).
-    Dangling,
-    /// The owner is being deleted in the foreground.
-    WaitingForDependentsDeletion,
-}
-
-/// What to do with an item whose owners have been classified (A.5).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Decision {
-    /// Leave it alone.
-    Nothing,
-    /// Remove the references to these owners (dangling or waiting) and keep the item.
-    RemoveOwnerRefs(Vec<Arc<str>>),
-    /// Delete it in the foreground, first making its blocking references non-blocking when
-    /// a dependent of it is itself deleting its dependents (a possible cycle).
-    DeleteForeground {
-        /// Send the unblock patch first.
-        unblock: bool,
-    },
-    /// Delete it with the policy its own finalizers imply.
-    Delete(PropagationPolicy),
-}
-
-/// Decides an item's fate from its classified owners (upstream `attemptToDeleteItem`).
-pub fn decide(
-    owners: &[(OwnerRef, OwnerState)],
-    has_dependents: bool,
-    a_dependent_deletes_dependents: bool,
-    finalizers: &[String],
-) -> Decision {
-    let with = |s: OwnerState| owners.iter().filter(move |(_, st)| *st == s).map(|(r, _)| r.uid.clone());
-    let solid = with(OwnerState::Solid).count();
-    let mut remove: Vec<Arc<str>> = with(OwnerState::Dangling).collect();
-    let waiting: Vec<Arc<str>> = with(OwnerState::WaitingForDependentsDeletion).collect();
-    if solid > 0 {
-        if remove.is_empty() && waiting.is_empty() {
-            return Decision::Nothing;
-        }
-        remove.extend(waiting);
-        return Decision::RemoveOwnerRefs(remove);
-    }
-    if !waiting.is_empty() && has_dependents {
-        return Decision::DeleteForeground { unblock: a_dependent_deletes_dependents };
-    }
-    let policy = if finalizers.iter().any(|f| f == FINALIZER_ORPHAN) {
-        PropagationPolicy::Orphan
-    } else if finalizers.iter().any(|f| f == FINALIZER_FOREGROUND) {
-        PropagationPolicy::Foreground
-    } else {
-        PropagationPolicy::Background
-    };
-    Decision::Delete(policy)
-}
-
-/// What the worker does with a queue item after an attempt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Done with it.
-    Forget,
-    /// Try again after a back-off.
-    Requeue,
-    /// Put it aside until the graph is complete.
-    Hold,
-}
-
+// The attemptToDelete and attemptToOrphan workers' steps (A.5-A.9).
 impl Collector {
     fn mapping(&self, api_version: &str, kind: &str) -> Result<Mapping, MappingError> {
         self.mapper.read().unwrap_or_else(|p| p.into_inner()).mapping(api_version, kind)
@@ -501,10 +453,9 @@ impl Collector {
             return Ok(());
         }
         let identity = &node.identity;
-        let (mapping, latest) = self.get_object(identity).await?;
-        let latest = match latest {
-            Some(l) if l.uid == identity.uid || self.config.mutant == Some(Mutant::OwnerByNameOnly) => l,
-            _ => return Err(self.enqueue_virtual_delete(identity)),
+        let (mapping, found) = self.get_object(identity).await?;
+        let Some(latest) = self.mutated(Identified::new(found, &identity.uid)).object() else {
+            return Err(self.enqueue_virtual_delete(identity));
         };
         if node.deleting_dependents {
             self.require_complete_graph()?;
@@ -528,11 +479,10 @@ impl Collector {
             let deps = current.map(|n| n.dependents.clone()).unwrap_or_default();
             (!deps.is_empty(), deps.iter().any(|d| builder.graph.get(d).is_some_and(|d| d.deleting_dependents)))
         };
-        let decision = decide(&classified, has_dependents, a_dependent_deletes_dependents, &latest.finalizers);
-        match self.mutate(decision, &classified) {
+        match self.mutated(decide(&classified, has_dependents, a_dependent_deletes_dependents, &latest.finalizers)) {
             Decision::Nothing => Ok(()),
-            Decision::RemoveOwnerRefs(uids) => {
-                let uids: Vec<&str> = uids.iter().map(|u| &**u).collect();
+            Decision::RemoveOwnerRefs { dangling, waiting } => {
+                let uids: Vec<&str> = dangling.iter().chain(&waiting).map(|u| &**u).collect();
                 let smp = patch::delete_owner_refs_strategic(&identity.uid, &uids);
                 let merge = patch::delete_owner_refs_merge(&latest.resource_version, &latest.owners, &uids);
                 self.patch_with_fallback(&mapping, identity, smp, merge).await
@@ -549,53 +499,30 @@ impl Collector {
         }
     }
 
-    /// A decision as the configured mutant (if any) would make it.
-    fn mutate(&self, decision: Decision, owners: &[(OwnerRef, OwnerState)]) -> Decision {
-        match (self.config.mutant, decision) {
-            (Some(Mutant::DeleteDespiteSolidOwner), Decision::RemoveOwnerRefs(_))
-                if owners.iter().any(|(_, s)| *s == OwnerState::Dangling) =>
-            {
-                Decision::Delete(PropagationPolicy::Background)
-            }
-            (Some(Mutant::NeverBreakCycles), Decision::DeleteForeground { .. }) => Decision::DeleteForeground { unblock: false },
-            (Some(Mutant::KeepDanglingDependents), Decision::Delete(_)) => Decision::Nothing,
-            (_, decision) => decision,
-        }
-    }
-
-    /// Upstream `isDangling` plus the solid/waiting split (A.6).
+    /// Upstream `isDangling` plus the solid/waiting split (A.6): from the absent-owner cache, or
+    /// from a GET of the owner in the item's namespace.
     async fn classify(&self, r: &OwnerRef, item: &Node) -> Result<OwnerState, AttemptError> {
-        if self.config.mutant == Some(Mutant::IgnoreCrossNamespaceRule) {
-            let elsewhere =
-                |o: &Node| o.is_observed() && !o.identity.namespace.is_empty() && o.identity.namespace != item.identity.namespace;
-            if self.lock_builder().graph.get(&r.uid).is_some_and(elsewhere) {
-                return Ok(OwnerState::Solid);
-            }
-        }
+        let mapping = self.mapping(&r.api_version, &r.kind);
         let mut key = Identity::from_ref(r, &Arc::from(""));
-        {
+        let known = {
             let mut builder = self.lock_builder();
-            if builder.absent_owners.has(&key) || builder.absent_owners.has(&key.in_namespace(item.identity.namespace.clone())) {
-                return Ok(OwnerState::Dangling);
-            }
-        }
-        let mapping = match self.mapping(&r.api_version, &r.kind) {
-            Err(_) if self.config.mutant == Some(Mutant::CollectUnresolvableOwners) => return Ok(OwnerState::Dangling),
-            mapping => mapping?,
+            let cached = builder.absent_owners.has(&key) || builder.absent_owners.has(&key.in_namespace(item.identity.namespace.clone()));
+            let known = known_before_lookup(cached, mapping, item.identity.namespace.is_empty());
+            self.mutated(KnownOwner { owner: r, dependent: &item.identity, graph: &builder.graph, known }).known
+        };
+        let mapping = match known {
+            Known::State(state) => return Ok(state),
+            Known::Unserved(e) => return Err(e.into()),
+            Known::NamespacedOwnerOfClusterScoped => return Err(AttemptError::NamespacedOwnerOfClusterScoped),
+            Known::Ask(mapping) => mapping,
         };
         if mapping.namespaced {
             key.namespace = item.identity.namespace.clone();
         }
-        if item.identity.namespace.is_empty() && mapping.namespaced {
-            return Err(AttemptError::NamespacedOwnerOfClusterScoped);
-        }
-        let owner = operations::get(&self.client, &mapping, &item.identity.namespace, &r.name).await?;
-        match owner {
-            Some(o) if o.uid == r.uid || self.config.mutant == Some(Mutant::OwnerByNameOnly) => {
-                let waiting = o.being_deleted && o.finalizers.iter().any(|f| f == FINALIZER_FOREGROUND);
-                Ok(if waiting { OwnerState::WaitingForDependentsDeletion } else { OwnerState::Solid })
-            }
-            _ => {
+        let found = operations::get(&self.client, &mapping, &item.identity.namespace, &r.name).await?;
+        match self.mutated(Identified::new(found, &r.uid)).object() {
+            Some(owner) => Ok(live_owner_state(&owner)),
+            None => {
                 self.lock_builder().absent_owners.add(key);
                 Ok(OwnerState::Dangling)
             }
@@ -605,17 +532,16 @@ impl Collector {
     /// A.7: a foreground owner loses its `foregroundDeletion` finalizer once no blocking
     /// dependent is left in the graph; until then its blocking dependents are queued.
     async fn process_deleting_dependents(&self, node: &Node) -> Result<(), AttemptError> {
-        let mut blocking: Vec<Node> = self.lock_builder().graph.blocking_dependents(&node.identity.uid).into_iter().cloned().collect();
-        if self.config.mutant == Some(Mutant::IgnoreBlockOwnerDeletion) {
-            blocking.clear();
+        let step = foreground_step(&self.lock_builder().graph.blocking_dependents(&node.identity.uid));
+        match self.mutated(step) {
+            ForegroundStep::Finish => self.remove_finalizer(&node.identity, FINALIZER_FOREGROUND).await,
+            ForegroundStep::Wait(dependents) => {
+                for dependent in dependents {
+                    self.attempt_to_delete.add(dependent);
+                }
+                Ok(())
+            }
         }
-        if blocking.is_empty() {
-            return self.remove_finalizer(&node.identity, FINALIZER_FOREGROUND).await;
-        }
-        for dependent in blocking.iter().filter(|d| !d.deleting_dependents) {
-            self.attempt_to_delete.add(item(dependent));
-        }
-        Ok(())
     }
 
     /// DELETE with the UID and resourceVersion preconditions; on a conflict, retry without
@@ -700,12 +626,8 @@ impl Collector {
             tracing::debug!(owner = %owner.identity, error = %e, "attemptToOrphan held");
             return Outcome::Hold;
         }
-        let dependents: Vec<Identity> = {
-            let builder = self.lock_builder();
-            crate::gc::graph::sorted(&owner.dependents).iter().filter_map(|d| builder.graph.get(d)).map(|d| d.identity.clone()).collect()
-        };
-        let dependents = if self.config.mutant == Some(Mutant::NeverOrphan) { vec![] } else { dependents };
-        if let Err(e) = self.orphan_dependents(&owner.identity.uid, &dependents).await {
+        let orphaning = self.mutated(Orphaning::of(&owner, &self.lock_builder().graph));
+        if let Err(e) = self.orphan_dependents(&owner.identity.uid, &orphaning.dependents).await {
             tracing::debug!(owner = %owner.identity, error = %e, "orphaning dependents failed; retrying");
             self.metrics.retries.inc();
             return Outcome::Requeue;
@@ -748,44 +670,5 @@ impl Collector {
             }
             Err(e) => Err(e.into()),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn r(uid: &str) -> OwnerRef {
-        OwnerRef {
-            api_version: "v1".into(),
-            kind: "ConfigMap".into(),
-            name: uid.into(),
-            uid: uid.into(),
-            controller: None,
-            block_owner_deletion: None,
-        }
-    }
-
-    #[test]
-    fn a_solid_owner_keeps_the_item_and_sheds_dangling_and_waiting_refs() {
-        let owners = [(r("a"), OwnerState::Solid), (r("b"), OwnerState::Dangling), (r("c"), OwnerState::WaitingForDependentsDeletion)];
-        assert_eq!(decide(&owners, false, false, &[]), Decision::RemoveOwnerRefs(vec!["b".into(), "c".into()]));
-        assert_eq!(decide(&owners[..1], true, true, &[]), Decision::Nothing);
-    }
-
-    #[test]
-    fn waiting_owner_and_dependents_means_foreground_deletion() {
-        let owners = [(r("a"), OwnerState::WaitingForDependentsDeletion), (r("b"), OwnerState::Dangling)];
-        assert_eq!(decide(&owners, true, false, &[]), Decision::DeleteForeground { unblock: false });
-        assert_eq!(decide(&owners, true, true, &[]), Decision::DeleteForeground { unblock: true });
-        assert_eq!(decide(&owners, false, false, &[]), Decision::Delete(PropagationPolicy::Background));
-    }
-
-    #[test]
-    fn all_dangling_deletes_with_the_policy_of_the_items_own_finalizers() {
-        let owners = [(r("a"), OwnerState::Dangling)];
-        assert_eq!(decide(&owners, false, false, &["orphan".into()]), Decision::Delete(PropagationPolicy::Orphan));
-        assert_eq!(decide(&owners, false, false, &["foregroundDeletion".into()]), Decision::Delete(PropagationPolicy::Foreground));
-        assert_eq!(decide(&owners, false, false, &["x/y".into()]), Decision::Delete(PropagationPolicy::Background));
     }
 }

@@ -24,6 +24,7 @@ pub mod absent_cache;
 pub mod cache_sync;
 pub mod collector;
 pub mod config;
+pub mod decision;
 pub mod dot;
 pub mod events;
 pub mod graph;
