@@ -28,7 +28,7 @@ use crate::gc::graph_builder::{Effect, GraphBuilder};
 use crate::gc::metrics::Metrics;
 use crate::gc::monitors::{self, GraphChange, Monitor, Sink, phase, resource_name};
 use crate::gc::mutant::Mutable;
-use crate::gc::operations::{self, is_status};
+use crate::gc::operations::{self, Deletion};
 use crate::gc::patch;
 use crate::gc::queue::WorkQueue;
 use crate::gc::rest_mapper::{Discovered, DiscoveryError, Mapping, MappingError, RestMapper, discover};
@@ -485,13 +485,13 @@ impl Collector {
                 let uids: Vec<&str> = dangling.iter().chain(&waiting).map(|u| &**u).collect();
                 let smp = patch::delete_owner_refs_strategic(&identity.uid, &uids);
                 let merge = patch::delete_owner_refs_merge(&latest.resource_version, &latest.owners, &uids);
-                self.patch_with_fallback(&mapping, identity, smp, merge).await
+                Ok(operations::patch_with_fallback(&self.client, &mapping, identity, smp, merge).await?)
             }
             Decision::DeleteForeground { unblock } => {
                 if unblock {
                     let smp = patch::unblock_owner_refs_strategic(&identity.uid, &node.owners);
                     let merge = patch::unblock_owner_refs_merge(&latest.resource_version, &node.owners);
-                    self.patch_with_fallback(&mapping, identity, smp, merge).await?;
+                    operations::patch_with_fallback(&self.client, &mapping, identity, smp, merge).await?;
                 }
                 self.delete_object(&mapping, identity, &latest, PropagationPolicy::Foreground).await
             }
@@ -544,8 +544,8 @@ impl Collector {
         }
     }
 
-    /// DELETE with the UID and resourceVersion preconditions; on a conflict, retry without
-    /// the resourceVersion if only unrelated fields changed (PR #132632, A.9).
+    /// Deletes the item as [`operations::delete_object`] does; an item found gone is deleted
+    /// from the graph by a virtual delete event.
     async fn delete_object(
         &self,
         mapping: &Mapping,
@@ -553,69 +553,19 @@ impl Collector {
         latest: &ObjectMeta,
         policy: PropagationPolicy,
     ) -> Result<(), AttemptError> {
-        let rv = Some(latest.resource_version.as_str()).filter(|rv| !rv.is_empty());
-        let mut result = operations::delete(&self.client, mapping, identity, rv, policy.clone()).await;
-        if let Err(e) = &result
-            && is_status(e, 409)
-            && rv.is_some()
-        {
-            match operations::get(&self.client, mapping, &identity.namespace, &identity.name).await? {
-                None => return Err(self.enqueue_virtual_delete(identity)),
-                Some(live)
-                    if live.uid == identity.uid && live.resource_version != latest.resource_version && live.owners == latest.owners =>
-                {
-                    result = operations::delete(&self.client, mapping, identity, None, policy).await;
-                }
-                Some(_) => {}
-            }
-        }
-        match result {
-            Ok(()) => {
+        match operations::delete_object(&self.client, mapping, identity, latest, policy).await? {
+            Deletion::Deleted => {
                 self.metrics.deletions.inc();
                 Ok(())
             }
-            Err(e) if is_status(&e, 404) => Err(self.enqueue_virtual_delete(identity)),
-            Err(e) => Err(e.into()),
+            Deletion::Absent => Err(self.enqueue_virtual_delete(identity)),
         }
     }
 
-    /// Strategic merge patch, or the JSON merge patch when the server answers 415.
-    async fn patch_with_fallback(
-        &self,
-        mapping: &Mapping,
-        identity: &Identity,
-        smp: serde_json::Value,
-        merge: serde_json::Value,
-    ) -> Result<(), AttemptError> {
-        match operations::patch(&self.client, mapping, identity, smp, true).await {
-            Err(e) if is_status(&e, 415) => Ok(operations::patch(&self.client, mapping, identity, merge, false).await?),
-            other => Ok(other?),
-        }
-    }
-
-    /// Removes `finalizer` with a resourceVersion-conditional JSON merge patch, retrying
-    /// conflicts a few times (A.7). A missing object or finalizer is success.
-    pub(crate) async fn remove_finalizer(&self, identity: &Identity, finalizer: &str) -> Result<(), AttemptError> {
+    /// Removes `finalizer` from the object, as [`operations::remove_finalizer`] does.
+    async fn remove_finalizer(&self, identity: &Identity, finalizer: &str) -> Result<(), AttemptError> {
         let mapping = self.mapping(&identity.api_version, &identity.kind)?;
-        let mut delay = std::time::Duration::from_millis(10);
-        for attempt in 0..5 {
-            let Some(current) = operations::get(&self.client, &mapping, &identity.namespace, &identity.name).await? else { return Ok(()) };
-            if current.uid != identity.uid || !current.finalizers.iter().any(|f| f == finalizer) {
-                return Ok(());
-            }
-            let remaining: Vec<String> = current.finalizers.iter().filter(|f| *f != finalizer).cloned().collect();
-            let body = patch::set_finalizers_merge(&current.resource_version, &remaining);
-            match operations::patch(&self.client, &mapping, identity, body, false).await {
-                Ok(()) => return Ok(()),
-                Err(e) if is_status(&e, 404) => return Ok(()),
-                Err(e) if is_status(&e, 409) && attempt < 4 => {
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(())
+        Ok(operations::remove_finalizer(&self.client, &mapping, identity, finalizer).await?)
     }
 
     /// One attemptToOrphan step (A.8): strip the owner from every dependent in the graph,
@@ -654,21 +604,6 @@ impl Collector {
 
     async fn orphan_dependent(&self, dependent: &Identity, owner_uid: &str) -> Result<(), AttemptError> {
         let mapping = self.mapping(&dependent.api_version, &dependent.kind)?;
-        let smp = patch::delete_owner_refs_strategic(&dependent.uid, &[owner_uid]);
-        match operations::patch(&self.client, &mapping, dependent, smp, true).await {
-            Ok(()) => Ok(()),
-            Err(e) if is_status(&e, 404) => Ok(()),
-            Err(e) if is_status(&e, 415) => {
-                let Some(current) = operations::get(&self.client, &mapping, &dependent.namespace, &dependent.name).await? else {
-                    return Ok(());
-                };
-                let merge = patch::delete_owner_refs_merge(&current.resource_version, &current.owners, &[owner_uid]);
-                match operations::patch(&self.client, &mapping, dependent, merge, false).await {
-                    Err(e) if is_status(&e, 404) => Ok(()),
-                    other => Ok(other?),
-                }
-            }
-            Err(e) => Err(e.into()),
-        }
+        Ok(operations::remove_owner_ref(&self.client, &mapping, dependent, owner_uid).await?)
     }
 }

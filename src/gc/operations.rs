@@ -1,6 +1,8 @@
-//! The collector's API calls (upstream `operations.go`): metadata-only GET, PATCH and DELETE
-//! through a `kube::Client`, and the `OwnerRefInvalidNamespace` event. Nothing here decides
-//! anything.
+//! The collector's API calls (upstream `operations.go`, and the patch fallback of `patch.go`):
+//! metadata-only GET, PATCH and DELETE through a `kube::Client`, with the retries and fallbacks
+//! a single change needs (a DELETE retried after an unrelated conflict, a finalizer removal
+//! retried on conflicts, a JSON merge patch where strategic merge is refused), and the
+//! `OwnerRefInvalidNamespace` event. Nothing here decides what to change.
 
 use std::sync::Arc;
 
@@ -10,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::gc::events::ObjectMeta;
 use crate::gc::graph::{Identity, OwnerRef};
+use crate::gc::patch::{delete_owner_refs_merge, delete_owner_refs_strategic, set_finalizers_merge};
 use crate::gc::rest_mapper::Mapping;
 
 /// The component name the collector's events carry, as kube-controller-manager's.
@@ -98,6 +101,103 @@ pub async fn patch(client: &kube::Client, mapping: &Mapping, identity: &Identity
     let api = api(client, mapping, &identity.namespace);
     let patch = if strategic { Patch::Strategic(body) } else { Patch::Merge(body) };
     api.patch_metadata(&segment(&identity.name), &PatchParams::default(), &patch).await.map(|_| ())
+}
+
+/// What [`delete_object`] came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deletion {
+    /// The server accepted the DELETE.
+    Deleted,
+    /// The object is gone, or its name belongs to another object now.
+    Absent,
+}
+
+/// DELETE with the UID and resourceVersion (of `latest`) preconditions; on a conflict, retried
+/// without the resourceVersion if only unrelated fields changed (PR #132632, A.9).
+pub async fn delete_object(
+    client: &kube::Client,
+    mapping: &Mapping,
+    identity: &Identity,
+    latest: &ObjectMeta,
+    policy: PropagationPolicy,
+) -> Result<Deletion, kube::Error> {
+    let rv = Some(latest.resource_version.as_str()).filter(|rv| !rv.is_empty());
+    let mut result = delete(client, mapping, identity, rv, policy.clone()).await;
+    if let Err(e) = &result
+        && is_status(e, 409)
+        && rv.is_some()
+    {
+        match get(client, mapping, &identity.namespace, &identity.name).await? {
+            None => return Ok(Deletion::Absent),
+            Some(live) if live.uid == identity.uid && live.resource_version != latest.resource_version && live.owners == latest.owners => {
+                result = delete(client, mapping, identity, None, policy).await;
+            }
+            Some(_) => {}
+        }
+    }
+    match result {
+        Ok(()) => Ok(Deletion::Deleted),
+        Err(e) if is_status(&e, 404) => Ok(Deletion::Absent),
+        Err(e) => Err(e),
+    }
+}
+
+/// Strategic merge patch, or the JSON merge patch when the server answers 415 (upstream
+/// `GarbageCollector.patch`).
+pub async fn patch_with_fallback(
+    client: &kube::Client,
+    mapping: &Mapping,
+    identity: &Identity,
+    smp: Value,
+    merge: Value,
+) -> Result<(), kube::Error> {
+    match patch(client, mapping, identity, smp, true).await {
+        Err(e) if is_status(&e, 415) => patch(client, mapping, identity, merge, false).await,
+        other => other,
+    }
+}
+
+/// Removes the reference to `owner_uid` from `dependent` (upstream `orphanDependents`, for one
+/// dependent): a dependent that is gone is left alone.
+pub async fn remove_owner_ref(client: &kube::Client, mapping: &Mapping, dependent: &Identity, owner_uid: &str) -> Result<(), kube::Error> {
+    let smp = delete_owner_refs_strategic(&dependent.uid, &[owner_uid]);
+    match patch(client, mapping, dependent, smp, true).await {
+        Ok(()) => Ok(()),
+        Err(e) if is_status(&e, 404) => Ok(()),
+        Err(e) if is_status(&e, 415) => {
+            let Some(current) = get(client, mapping, &dependent.namespace, &dependent.name).await? else { return Ok(()) };
+            let merge = delete_owner_refs_merge(&current.resource_version, &current.owners, &[owner_uid]);
+            match patch(client, mapping, dependent, merge, false).await {
+                Err(e) if is_status(&e, 404) => Ok(()),
+                other => other,
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes `finalizer` with a resourceVersion-conditional JSON merge patch, retrying
+/// conflicts a few times (A.7). A missing object or finalizer is success.
+pub async fn remove_finalizer(client: &kube::Client, mapping: &Mapping, identity: &Identity, finalizer: &str) -> Result<(), kube::Error> {
+    let mut delay = std::time::Duration::from_millis(10);
+    for attempt in 0..5 {
+        let Some(current) = get(client, mapping, &identity.namespace, &identity.name).await? else { return Ok(()) };
+        if current.uid != identity.uid || !current.finalizers.iter().any(|f| f == finalizer) {
+            return Ok(());
+        }
+        let remaining: Vec<String> = current.finalizers.iter().filter(|f| *f != finalizer).cloned().collect();
+        let body = set_finalizers_merge(&current.resource_version, &remaining);
+        match patch(client, mapping, identity, body, false).await {
+            Ok(()) => return Ok(()),
+            Err(e) if is_status(&e, 404) => return Ok(()),
+            Err(e) if is_status(&e, 409) && attempt < 4 => {
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11). The event lands
