@@ -11,9 +11,9 @@
 //! The reference collector mirrors that start, and is stricter in two ways, both for safety:
 //!
 //! - A monitor counts as synced once its initial list has been **applied to the graph** (the
-//!   monitor sends [`GraphChange::Listed`] behind the list's events), not merely queued for the
-//!   graph builder: upstream's `HasSynced` leaves a window in which a worker can read a graph
-//!   still missing part of a list.
+//!   monitor sends [`GraphChange::Listed`](crate::gc::monitors::GraphChange::Listed) behind the
+//!   list's events), not merely queued for the graph builder: upstream's `HasSynced` leaves a
+//!   window in which a worker can read a graph still missing part of a list.
 //! - Decisions that read an object's **dependents** from the graph wait, whatever the time, until
 //!   the graph is complete (no discovery resync pending and every monitor's initial list
 //!   applied): orphaning (the dependents to strip), finishing a foreground deletion (the blocking

@@ -7,18 +7,26 @@
 //! - [`events`]: what the graph is built from: object metadata and what happened to it
 //!   (`graph_builder.go`'s `event`).
 //! - [`graph_builder`]: events → graph → work (`graph_builder.go`, catalogue A.3-A.4).
-//! - [`collector`]: the attemptToDelete and attemptToOrphan workers and their decisions
+//! - [`collector`]: the collector's state and methods: graph changes, queues, monitors kept in
+//!   step with discovery, and the attemptToDelete and attemptToOrphan workers' steps
 //!   (`garbagecollector.go`, A.5-A.9).
+//! - [`decision`]: the rules the workers decide by, as pure functions (`garbagecollector.go`'s
+//!   `attemptToDeleteItem`, `isDangling` and the like).
 //! - [`operations`], [`patch`]: API calls and patch bodies (`operations.go`, `patch.go`).
-//! - [`monitors`], [`rest_mapper`]: discovery and metadata list+watch per resource.
+//! - [`monitors`], [`rest_mapper`]: metadata list+watch per resource, and discovery.
 //! - [`cache_sync`]: acting only on a graph built from complete initial lists (upstream's
 //!   "wait for cache sync", made strict).
 //! - [`retry`]: back-off delays and which API failures are worth waiting out.
 //! - [`queue`]: de-duplicating, rate-limited work queues.
 //! - [`absent_cache`]: owners verified absent.
 //! - [`dot`], [`metrics`]: the graph as DOT and counters.
-//! - [`mutant`]: deliberately broken rules, for judging specifications.
+//! - [`config`]: how the collector runs.
+//! - [`mutant`]: deliberately broken rules, for judging specifications, and the one seam where
+//!   they change the rules' decisions.
 //! - [`manual`]: the collector stepped by hand, as upstream's unit tests drive it.
+//!
+//! This module runs a collector on its own tasks ([`GarbageCollector`], upstream `Run`). No
+//! module here imports from it, and none imports from another in a cycle.
 
 pub mod absent_cache;
 pub mod cache_sync;
