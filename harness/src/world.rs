@@ -230,22 +230,4 @@ impl KubeWorld {
         }
         out
     }
-
-    /// Polls `check` until it returns `Ok(true)` or the backend's timeout passes.
-    pub async fn eventually<F, Fut>(&self, what: &str, mut check: F) -> StepResult
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Result<bool, String>>,
-    {
-        let deadline = tokio::time::Instant::now() + self.backend().eventually_timeout();
-        loop {
-            if check().await? {
-                return Ok(());
-            }
-            if tokio::time::Instant::now() > deadline {
-                return Err(format!("timed out waiting for {what}"));
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
 }
