@@ -11,10 +11,9 @@ use cucumber::tag::Ext as _;
 use cucumber::writer::Stats as _;
 use cucumber::{World, WriterExt, writer};
 use futures::FutureExt;
-use kube::api::{Api, DeleteParams};
 
 use crate::backend::Backend;
-use crate::world::KubeWorld;
+use crate::world::api::KubeWorld;
 
 /// What to run and how.
 #[derive(Clone, Debug)]
@@ -63,26 +62,6 @@ fn name_pattern(name: &str) -> regex::Regex {
     pattern.push_str(&regex::escape(&name[last..]));
     pattern.push('$');
     regex::Regex::new(&pattern).expect("escaped pattern")
-}
-
-/// Deletes what a scenario made: its namespaces and custom resource definitions (first turning
-/// off any conversion webhook that does not run, without which their objects could not go).
-async fn cleanup(world: &mut KubeWorld) {
-    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> = Api::all(world.client());
-    for kind in std::mem::take(&mut world.conversion_webhooks) {
-        if let Some((resource, _)) = world.custom_kinds.get(&kind) {
-            let patch = serde_json::json!({"spec": {"conversion": crate::steps::changes::no_webhook()}});
-            let _ =
-                crds.patch(&format!("{}.{}", resource.plural, resource.group), &Default::default(), &kube::api::Patch::Merge(&patch)).await;
-        }
-    }
-    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(world.client());
-    for ns in [world.namespace.take(), world.other_namespace.take()].into_iter().flatten() {
-        let _ = namespaces.delete(&ns, &DeleteParams::background()).await;
-    }
-    for (resource, _) in world.custom_kinds.values() {
-        let _ = crds.delete(&format!("{}.{}", resource.plural, resource.group), &DeleteParams::background()).await;
-    }
 }
 
 /// The feature files at `path`: the file itself, or a directory's `*.feature` files in name
@@ -139,7 +118,7 @@ pub async fn run_to(backend: Arc<dyn Backend>, options: RunOptions, console: Box
         .after(|_, _, _, _, world| {
             async move {
                 if let Some(world) = world {
-                    cleanup(world).await;
+                    crate::world::cleanup::cleanup(world).await;
                 }
             }
             .boxed_local()

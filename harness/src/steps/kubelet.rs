@@ -28,7 +28,7 @@ use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, Utc};
 use kubegc::kubelet::{Node, pods::PodState};
 
-use crate::world::KubeWorld;
+use crate::world::api::KubeWorld;
 
 /// The environment variable selecting a mutant of the kubelet model.
 pub const MUTANT_ENV: &str = "KUBEGC_KUBELET_MUTANT";

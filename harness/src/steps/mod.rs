@@ -1,15 +1,12 @@
 //! Step definitions, by topic: creating objects, deleting and changing them, and asserting
-//! what the cluster looks like afterwards.
+//! what the cluster looks like afterwards. No step module uses another: what they share is in
+//! [`support`] or on the world.
 
 pub mod assertions;
 pub mod changes;
 pub mod kubelet;
 pub mod objects;
-
-/// A comma-separated list in a step (`"a, b"`), trimmed; empty for `""`.
-pub fn list(s: &str) -> Vec<String> {
-    s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()
-}
+pub mod support;
 
 /// The step definition sources, read at build time so that the step reference is generated
 /// from the definitions themselves and cannot drift from them.

@@ -14,7 +14,8 @@ use kubegc::kubelet::time::{DateTime, Utc};
 
 use super::parse::{duration, instant};
 use super::{NodeState, Outcome, state};
-use crate::world::{KubeWorld, StepResult};
+use crate::world::StepResult;
+use crate::world::api::KubeWorld;
 
 /// Runs `action` and records its outcome: its error, and the images the runtime no longer lists.
 fn record(st: &mut NodeState, name: &'static str, action: impl FnOnce(&mut NodeState) -> Result<Option<i64>, String>) -> StepResult {

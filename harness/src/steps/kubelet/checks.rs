@@ -13,7 +13,8 @@ use kubegc::kubelet::runtime::RuntimeCall;
 
 use super::parse::{cell, instant, names, number, rows, show, size, yes};
 use super::state;
-use crate::world::{KubeWorld, StepResult};
+use crate::world::StepResult;
+use crate::world::api::KubeWorld;
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();

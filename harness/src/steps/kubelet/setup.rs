@@ -13,7 +13,8 @@ use kubegc::kubelet::runtime::{Container, ContainerState, Image, Sandbox, Sandbo
 
 use super::parse::{cell, duration, instant, limit, names, number, rows, size, yes};
 use super::{NodeState, state};
-use crate::world::{KubeWorld, StepResult};
+use crate::world::StepResult;
+use crate::world::api::KubeWorld;
 
 fn role(name: &str) -> FsRole {
     match name {
