@@ -1,6 +1,7 @@
-//! Step definitions, by topic: creating objects, deleting and changing them, and asserting
-//! what the cluster looks like afterwards. No step module uses another: what they share is in
-//! [`support`] or on the world.
+//! Step definitions, by kind of scenario and topic. On an API server: creating objects,
+//! deleting and changing them, and asserting what the cluster looks like afterwards; on the
+//! reference kubelet model: [`kubelet`]. No step module uses another: what they share is in
+//! [`support`] (and, for kubelet steps, [`kubelet::parse`]) or on their world.
 
 pub mod assertions;
 pub mod changes;

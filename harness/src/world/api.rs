@@ -60,8 +60,6 @@ pub struct KubeWorld {
     pub settled: bool,
     /// The backend's client, made once: making one builds the fake API server's router.
     client: std::sync::OnceLock<kube::Client>,
-    /// The fake node of a `@kubelet` scenario (the reference kubelet model), created on first use.
-    pub node: Option<crate::steps::kubelet::NodeState>,
     /// Discovery, refreshed when a kind is not found (a CRD may have just been created).
     discovery: Option<Arc<Discovery>>,
 }

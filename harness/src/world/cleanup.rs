@@ -9,7 +9,7 @@ use super::api::KubeWorld;
 
 /// Deletes the scenario's namespaces and custom resource definitions (first turning off any
 /// conversion webhook that does not run, without which their objects could not go).
-pub(crate) async fn cleanup(world: &mut KubeWorld) {
+pub(super) async fn cleanup(world: &mut KubeWorld) {
     let crds: Api<CustomResourceDefinition> = Api::all(world.client());
     for kind in std::mem::take(&mut world.conversion_webhooks) {
         if let Some((resource, _)) = world.custom_kinds.get(&kind) {
