@@ -3,7 +3,8 @@
 //! # Layout
 //! - [`world`]: the worlds scenarios run in, one per kind of scenario: on an API server (its
 //!   backend, namespaces and objects), or on the reference kubelet model (a fake node).
-//! - [`steps`]: step definitions, by kind of scenario and topic, and what they share.
+//! - [`steps`]: step definitions, by kind of scenario and topic; what they share; and the step
+//!   reference (`kubegc steps`), read from the registered definitions.
 //! - [`backend`]: where scenarios run (the in-process fake, or any cluster by kubeconfig).
 //! - [`runner`]: runs feature files on a backend with cucumber, each kind of scenario in its
 //!   own world, into one report.
