@@ -41,11 +41,6 @@ impl Clock {
             *now += by;
         }
     }
-
-    /// Whether this clock is virtual.
-    pub fn is_virtual(&self) -> bool {
-        self.virtual_now.is_some()
-    }
 }
 
 /// Formats an instant as Kubernetes does in `metav1.Time` (RFC 3339, whole seconds, `Z`).

@@ -1,10 +1,13 @@
 //! The kubegc conformance harness: Gherkin scenarios turned into verdicts against a backend.
 //!
 //! # Layout
-//! - [`world`]: one scenario's state (its backend, namespace and objects).
-//! - [`steps`]: step definitions, by topic.
+//! - [`world`]: the worlds scenarios run in, one per kind of scenario: on an API server (its
+//!   backend, namespaces and objects), or on the reference kubelet model (a fake node).
+//! - [`steps`]: step definitions, by kind of scenario and topic; what they share; and the step
+//!   reference (`kubegc steps`), read from the registered definitions.
 //! - [`backend`]: where scenarios run (the in-process fake, or any cluster by kubeconfig).
-//! - [`runner`]: runs feature files on a backend with cucumber.
+//! - [`runner`]: runs feature files on a backend with cucumber, each kind of scenario in its
+//!   own world, into one report.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
 //! - [`restarts`]: the reference collector killed and restarted cold around deletions, judged

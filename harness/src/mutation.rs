@@ -4,7 +4,7 @@
 //! mutant no scenario notices is a rule the specification does not pin down; a scenario no
 //! mutant makes fail is one whose breakage nothing here demonstrates (it may still guard a rule
 //! no mutant breaks). The kubelet model has its own mutants, selected per process (see
-//! [`crate::steps::kubelet`]).
+//! [`crate::world::kubelet`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

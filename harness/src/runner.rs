@@ -1,20 +1,26 @@
-//! Runs feature files against a backend with cucumber: each scenario gets a fresh world bound
-//! to the backend and its own namespace (deleted afterwards); scenarios the backend cannot run
-//! are left out and listed. Results go to a console writer and, when asked, a JUnit report.
+//! Runs feature files against a backend with cucumber. Each kind of scenario has a world of its
+//! own ([`crate::world`]): the files are parsed once, and each kind's scenarios run in a
+//! cucumber run of their own, one kind after the other, into one console report (ending in one
+//! summary) and one JUnit report. Each scenario gets a fresh world, bound to the backend;
+//! scenarios the backend cannot run are left out and listed.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use cucumber::gherkin::Feature;
 use cucumber::gherkin::tagexpr::TagOperation;
 use cucumber::tag::Ext as _;
-use cucumber::writer::Stats as _;
-use cucumber::{World, WriterExt, writer};
-use futures::FutureExt;
-use kube::api::{Api, DeleteParams};
+use cucumber::{Event, Parser, Writer, WriterExt, event, parser, writer};
+use futures::{FutureExt, StreamExt, stream};
 
 use crate::backend::Backend;
-use crate::world::KubeWorld;
+use crate::world::Scenario;
+use crate::world::api::KubeWorld;
+use crate::world::kubelet::KubeletWorld;
 
 /// What to run and how.
 #[derive(Clone, Debug)]
@@ -65,26 +71,6 @@ fn name_pattern(name: &str) -> regex::Regex {
     regex::Regex::new(&pattern).expect("escaped pattern")
 }
 
-/// Deletes what a scenario made: its namespaces and custom resource definitions (first turning
-/// off any conversion webhook that does not run, without which their objects could not go).
-async fn cleanup(world: &mut KubeWorld) {
-    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> = Api::all(world.client());
-    for kind in std::mem::take(&mut world.conversion_webhooks) {
-        if let Some((resource, _)) = world.custom_kinds.get(&kind) {
-            let patch = serde_json::json!({"spec": {"conversion": crate::steps::changes::no_webhook()}});
-            let _ =
-                crds.patch(&format!("{}.{}", resource.plural, resource.group), &Default::default(), &kube::api::Patch::Merge(&patch)).await;
-        }
-    }
-    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(world.client());
-    for ns in [world.namespace.take(), world.other_namespace.take()].into_iter().flatten() {
-        let _ = namespaces.delete(&ns, &DeleteParams::background()).await;
-    }
-    for (resource, _) in world.custom_kinds.values() {
-        let _ = crds.delete(&format!("{}.{}", resource.plural, resource.group), &DeleteParams::background()).await;
-    }
-}
-
 /// The feature files at `path`: the file itself, or a directory's `*.feature` files in name
 /// order.
 pub fn feature_files(path: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
@@ -99,81 +85,215 @@ pub fn feature_files(path: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// One directory holding every requested feature file (copied), so that one cucumber run — and
-/// one JUnit report — covers them all.
-fn gather(features: &[PathBuf]) -> std::io::Result<(PathBuf, Option<tempfile::TempDir>)> {
-    if let [single] = features {
-        return Ok((single.clone(), None));
+/// The features of `paths`, parsed as cucumber parses them (a directory's `*.feature` files in
+/// name order); a file that does not parse is an error in the list, for a run to report.
+async fn parse(paths: &[PathBuf]) -> Vec<parser::Result<Feature>> {
+    let mut features = Vec::new();
+    for path in paths {
+        features.extend(parser::Basic::new().parse(path, parser::basic::Cli::default()).collect::<Vec<_>>().await);
     }
-    let dir = tempfile::tempdir()?;
-    let mut n = 0;
-    for path in features {
-        for file in feature_files(path)? {
-            n += 1;
-            let name = format!("{n:04}-{}", file.file_name().and_then(|f| f.to_str()).unwrap_or("x.feature"));
-            std::fs::copy(&file, dir.path().join(name))?;
+    features
+}
+
+/// The features with scenarios of world `W`'s kind, and with `errors` also the files that did
+/// not parse.
+fn of_kind<W: Scenario>(features: &[parser::Result<Feature>], errors: bool) -> Vec<parser::Result<Feature>> {
+    let has_kind = |feature: &Feature| {
+        let mut scenarios = feature.scenarios.iter().chain(feature.rules.iter().flat_map(|r| &r.scenarios));
+        scenarios.any(|scenario| W::runs(&tags_of(feature, scenario)))
+    };
+    features.iter().filter(|f| f.as_ref().map_or(errors, has_kind)).cloned().collect()
+}
+
+/// A cucumber parser handing over features parsed already, so that each run gets its kind's.
+struct Parsed;
+
+impl Parser<Vec<parser::Result<Feature>>> for Parsed {
+    type Cli = cucumber::cli::Empty;
+    type Output = stream::Iter<std::vec::IntoIter<parser::Result<Feature>>>;
+
+    fn parse(self, features: Vec<parser::Result<Feature>>, _: Self::Cli) -> Self::Output {
+        stream::iter(features)
+    }
+}
+
+/// The console report: one summarized [`writer::Basic`] writer that the run of each kind of
+/// scenario feeds in turn. The runs' `Finished` events are held back, so that one summary,
+/// counting every kind, ends the report ([`Console::finish`]).
+#[derive(Clone)]
+struct Console(Rc<futures::lock::Mutex<Summarized>>);
+
+/// Cucumber's plain console writer, ending in a summary.
+type Summarized = writer::Summarize<writer::Basic<Box<dyn Write>>>;
+
+impl Console {
+    fn new(out: Box<dyn Write>, color: bool) -> Self {
+        let coloring = if color { writer::Coloring::Auto } else { writer::Coloring::Never };
+        Self(Rc::new(futures::lock::Mutex::new(writer::Basic::raw(out, coloring, 0).summarized())))
+    }
+
+    /// Whether a step failed or a feature file did not parse so far.
+    async fn failed(&self) -> bool {
+        // The statistics are the same whichever kind's world is named: they count events.
+        let summary = self.0.lock().await;
+        writer::Stats::<KubeWorld>::execution_has_failed(&*summary) || writer::Stats::<KubeWorld>::parsing_errors(&*summary) > 0
+    }
+
+    /// Ends the report with the summary of every run.
+    async fn finish(&self) {
+        // `Finished` carries no world: any kind's will do.
+        let finished: Event<event::Cucumber<KubeWorld>> = Event::new(event::Cucumber::Finished);
+        self.0.lock().await.handle_event(Ok(finished), &writer::basic::Cli::default()).await;
+    }
+}
+
+impl<W: cucumber::World + std::fmt::Debug> Writer<W> for Console {
+    type Cli = writer::basic::Cli;
+
+    async fn handle_event(&mut self, event: parser::Result<Event<event::Cucumber<W>>>, cli: &Self::Cli) {
+        if !matches!(event.as_deref(), Ok(event::Cucumber::Finished)) {
+            self.0.lock().await.handle_event(event, cli).await;
         }
     }
-    Ok((dir.path().to_path_buf(), Some(dir)))
+}
+
+/// A `Write` into memory, kept after the writer owning it is gone (for a run's JUnit report).
+#[derive(Clone, Default)]
+struct Buffer(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One JUnit report holding the test suites of the runs' reports, numbered anew in order.
+fn merged_junit(reports: &[String]) -> String {
+    let suites: String = reports
+        .iter()
+        .filter_map(|r| r.split_once("<testsuites>").and_then(|(_, rest)| rest.rsplit_once("</testsuites>")).map(|(suites, _)| suites))
+        .collect();
+    let mut pieces = suites.split("<testsuite id=\"");
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?><testsuites>");
+    out.push_str(pieces.next().unwrap_or_default());
+    for (id, piece) in pieces.enumerate() {
+        let rest = piece.split_once('"').map_or(piece, |(_, rest)| rest);
+        out.push_str(&format!("<testsuite id=\"{id}\"{rest}"));
+    }
+    out.push_str("</testsuites>");
+    out
+}
+
+/// What the runs of every kind of scenario share.
+struct Runs<'a> {
+    backend: &'a Arc<dyn Backend>,
+    options: &'a RunOptions,
+    console: Console,
+    /// Scenarios run so far.
+    ran: Arc<AtomicUsize>,
+}
+
+impl Runs<'_> {
+    /// Runs the scenarios of world `W`'s kind among `features`; returns the run's JUnit report.
+    async fn run<W: Scenario>(&self, features: Vec<parser::Result<Feature>>) -> String {
+        let options = self.options;
+        let junit = Buffer::default();
+        let (for_world, backend) = (self.backend.clone(), self.backend.clone());
+        let tags = options.tags.clone();
+        let names: Option<Vec<regex::Regex>> = options.names.as_ref().map(|names| names.iter().map(|n| name_pattern(n)).collect());
+        let counter = self.ran.clone();
+        // The default parser's input type is replaced at once, by that of the features parsed here.
+        let cucumber = W::cucumber::<PathBuf>()
+            .with_parser(Parsed)
+            .max_concurrent_scenarios(options.concurrency.max(1))
+            .before(move |_, _, _, world| {
+                world.bind(&for_world);
+                async {}.boxed_local()
+            })
+            .after(|_, _, _, _, world| {
+                async move {
+                    if let Some(world) = world {
+                        world.cleanup().await;
+                    }
+                }
+                .boxed_local()
+            })
+            .with_writer(self.console.clone().tee::<W, _>(writer::JUnit::for_tee(junit.clone(), 0)).normalized())
+            .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default());
+        let cucumber = if options.fail_fast { cucumber.fail_fast() } else { cucumber };
+        cucumber
+            .filter_run(features, move |feature, _, scenario| {
+                let t = tags_of(feature, scenario);
+                if !W::runs(&t)
+                    || !tags.as_ref().is_none_or(|expr| expr.eval(t.iter()))
+                    || !names.as_ref().is_none_or(|n| n.iter().any(|re| re.is_match(&scenario.name)))
+                {
+                    return false;
+                }
+                match backend.can_run(&t) {
+                    Ok(()) => {
+                        counter.fetch_add(1, Ordering::Relaxed);
+                        true
+                    }
+                    Err(why) => {
+                        println!("skipped on {}: {} ({why})", backend.name(), scenario.name);
+                        false
+                    }
+                }
+            })
+            .await;
+        String::from_utf8_lossy(&junit.0.borrow()).into_owned()
+    }
 }
 
 /// Runs the features on `backend`, writing the console report to `console`.
 pub async fn run_to(backend: Arc<dyn Backend>, options: RunOptions, console: Box<dyn Write>) -> std::io::Result<Outcome> {
-    let (path, _keep) = gather(&options.features)?;
-    let junit: Box<dyn Write> = match &options.junit {
-        Some(p) => Box::new(std::fs::File::create(p)?),
-        None => Box::new(std::io::sink()),
-    };
-    let coloring = if options.color { writer::Coloring::Auto } else { writer::Coloring::Never };
-    let for_world = backend.clone();
-    let tags = options.tags.clone();
-    let names: Option<Vec<regex::Regex>> = options.names.as_ref().map(|names| names.iter().map(|n| name_pattern(n)).collect());
-    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counter = ran.clone();
-    let cucumber = KubeWorld::cucumber()
-        .max_concurrent_scenarios(options.concurrency.max(1))
-        .before(move |_, _, _, world| {
-            world.backend = Some(for_world.clone());
-            async {}.boxed_local()
-        })
-        .after(|_, _, _, _, world| {
-            async move {
-                if let Some(world) = world {
-                    cleanup(world).await;
-                }
-            }
-            .boxed_local()
-        })
-        .with_writer(
-            writer::Basic::raw(console, coloring, 0).summarized().tee::<KubeWorld, _>(writer::JUnit::for_tee(junit, 0)).normalized(),
-        )
-        .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default());
-    let cucumber = if options.fail_fast { cucumber.fail_fast() } else { cucumber };
-    let result = cucumber
-        .filter_run(path, move |feature, _, scenario| {
-            let t = tags_of(feature, scenario);
-            if !tags.as_ref().is_none_or(|expr| expr.eval(t.iter()))
-                || !names.as_ref().is_none_or(|n| n.iter().any(|re| re.is_match(&scenario.name)))
-            {
-                return false;
-            }
-            match backend.can_run(&t) {
-                Ok(()) => {
-                    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    true
-                }
-                Err(why) => {
-                    println!("skipped on {}: {} ({why})", backend.name(), scenario.name);
-                    false
-                }
-            }
-        })
-        .await;
-    let failed = result.execution_has_failed() || result.parsing_errors() > 0;
-    Ok(Outcome { failed, scenarios: ran.load(std::sync::atomic::Ordering::Relaxed) })
+    let features = parse(&options.features).await;
+    let kubelet = of_kind::<KubeletWorld>(&features, false);
+    let runs = Runs { backend: &backend, options: &options, console: Console::new(console, options.color), ran: Arc::default() };
+    // Scenarios on an API server run first, and report the files that did not parse; with no
+    // kubelet scenario either, their run is still the one that reports nothing ran.
+    let api = of_kind::<KubeWorld>(&features, true);
+    let mut reports = Vec::new();
+    if !api.is_empty() || kubelet.is_empty() {
+        reports.push(runs.run::<KubeWorld>(api).await);
+    }
+    // With --fail-fast, a failure among the scenarios on an API server ends the run there.
+    let stopped = options.fail_fast && runs.console.failed().await;
+    if !stopped && !kubelet.is_empty() {
+        reports.push(runs.run::<KubeletWorld>(kubelet).await);
+    }
+    runs.console.finish().await;
+    if let Some(path) = &options.junit {
+        std::fs::write(path, merged_junit(&reports))?;
+    }
+    Ok(Outcome { failed: runs.console.failed().await, scenarios: runs.ran.load(Ordering::Relaxed) })
 }
 
 /// Runs the features on `backend`, reporting to stdout.
 pub async fn run(backend: Arc<dyn Backend>, options: RunOptions) -> std::io::Result<Outcome> {
     run_to(backend, options, Box::new(std::io::stdout())).await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn merged_junit_numbers_the_suites_of_every_run_in_order() {
+        let head = r#"<?xml version="1.0" encoding="utf-8"?>"#;
+        let api = format!(r#"{head}<testsuites><testsuite id="0" name="a"><testcase name="x"/></testsuite></testsuites>"#);
+        let kubelet =
+            format!(r#"{head}<testsuites><testsuite id="0" name="b"></testsuite><testsuite id="1" name="c"></testsuite></testsuites>"#);
+        let empty = format!("{head}<testsuites/>");
+        assert_eq!(
+            super::merged_junit(&[api, empty, kubelet]),
+            format!(
+                r#"{head}<testsuites><testsuite id="0" name="a"><testcase name="x"/></testsuite><testsuite id="1" name="b"></testsuite><testsuite id="2" name="c"></testsuite></testsuites>"#
+            )
+        );
+    }
 }

@@ -25,7 +25,7 @@ fn run(mutant: Option<Mutant>, dir: &Path) -> Verdicts {
     let out = command
         .current_dir(&root)
         .env("CI", "true")
-        .env(kubegc_harness::steps::kubelet::MUTANT_ENV, mutant.map_or("", Mutant::name))
+        .env(kubegc_harness::world::kubelet::MUTANT_ENV, mutant.map_or("", Mutant::name))
         .output()
         .expect("kubegc runs");
     let xml =

@@ -258,11 +258,6 @@ impl FieldSelector {
         Ok(Self { reqs })
     }
 
-    /// Whether the selector names exactly one object (`metadata.name=x`), as `kubectl wait` does.
-    pub fn single_name(&self) -> Option<&str> {
-        self.reqs.iter().find(|r| r.equal && r.field == "metadata.name").map(|r| r.value.as_str())
-    }
-
     /// Whether the stored object satisfies every requirement.
     pub fn matches(&self, object: &Value) -> bool {
         self.reqs.iter().all(|r| (field_value(object, &r.field) == r.value) == r.equal)

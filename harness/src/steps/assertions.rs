@@ -13,13 +13,12 @@ use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::core::DynamicObject;
 use serde_json::Value;
 
-use crate::steps::changes::glob;
-use crate::steps::list;
-use crate::steps::objects::{object_api, resolve_uids};
-use crate::world::{KubeWorld, StepResult};
+use super::support::{glob, list};
+use crate::world::StepResult;
+use crate::world::api::KubeWorld;
 
 async fn fetch(world: &mut KubeWorld, kind: &str, name: &str) -> Result<Option<DynamicObject>, String> {
-    let api = object_api(world, kind, name).await?;
+    let api = world.object_api(kind, name).await?;
     lookup(&api, name).await.map_err(|e| format!("cannot get {kind} {name:?}: {e}"))
 }
 
@@ -39,28 +38,6 @@ async fn settled(world: &mut KubeWorld) -> StepResult {
         world.settled = true;
     }
     Ok(())
-}
-
-/// Polls `check` until it returns `Ok(true)` or the backend's timeout passes, first every 2 ms
-/// and then less often (up to every 20 ms): most changes a scenario waits for take a few
-/// milliseconds on the fake backend.
-pub(crate) async fn poll<F, Fut>(world: &KubeWorld, what: &str, mut check: F) -> StepResult
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<bool, String>>,
-{
-    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
-    let mut pause = std::time::Duration::from_millis(2);
-    loop {
-        if check().await? {
-            return Ok(());
-        }
-        if tokio::time::Instant::now() > deadline {
-            return Err(format!("timed out waiting for {what}"));
-        }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(std::time::Duration::from_millis(20));
-    }
 }
 
 /// Turns a failed check into a failure message that explains the scenario's state.
@@ -100,13 +77,14 @@ async fn gone(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
 }
 
 async fn gone_check(world: &mut KubeWorld, kind: String, name: String) -> StepResult {
-    let api = object_api(world, &kind, &name).await?;
-    poll(world, &format!("{kind} {name:?} to be gone"), || {
-        let api = api.clone();
-        let name = name.clone();
-        async move { lookup(&api, &name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
-    })
-    .await
+    let api = world.object_api(&kind, &name).await?;
+    world
+        .poll(&format!("{kind} {name:?} to be gone"), || {
+            let api = api.clone();
+            let name = name.clone();
+            async move { lookup(&api, &name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
+        })
+        .await
 }
 
 /// `Then ConfigMap "child" still exists` (checked once the collector has settled), not being
@@ -275,7 +253,7 @@ async fn field_check(world: &mut KubeWorld, kind: String, name: String, path: St
     settled(world).await?;
     let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
     let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
-    let (have, want) = (show(at(&o, &path)), resolve_uids(world, &value)?);
+    let (have, want) = (show(at(&o, &path)), world.resolve_uids(&value)?);
     if have != want {
         return Err(format!("{kind} {name:?} has {path} = {have:?}, expected {want:?}"));
     }
@@ -294,11 +272,12 @@ async fn namespace_object(world: &mut KubeWorld) -> Result<Option<k8s_openapi::a
 async fn namespace_gone(world: &mut KubeWorld) -> StepResult {
     let ns = world.namespace().await?;
     let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(world.client());
-    let result = poll(world, "the namespace to be gone", || {
-        let (api, ns) = (api.clone(), ns.clone());
-        async move { api.get_opt(&ns).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
-    })
-    .await;
+    let result = world
+        .poll("the namespace to be gone", || {
+            let (api, ns) = (api.clone(), ns.clone());
+            async move { api.get_opt(&ns).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
+        })
+        .await;
     explained(world, result).await
 }
 
@@ -339,7 +318,7 @@ async fn event_recorded(world: &mut KubeWorld, reason: String, kind: String, nam
 async fn event_recorded_check(world: &mut KubeWorld, reason: String, kind: String, name: String) -> StepResult {
     let (events, selector) = events_for(world, &kind, &name).await?;
     let selector = format!("reason={reason},{selector}");
-    poll(world, &format!("an event {reason} for {kind} {name:?}"), || {
+    world.poll(&format!("an event {reason} for {kind} {name:?}"), || {
         let (events, selector) = (events.clone(), selector.clone());
         async move { events.list(&ListParams::default().fields(&selector)).await.map(|l| !l.items.is_empty()).map_err(|e| e.to_string()) }
     })
@@ -361,21 +340,22 @@ async fn event_with_check(world: &mut KubeWorld, kind: String, name: String, ste
     let mut wanted = Vec::new();
     for row in &table.rows {
         let [path, value] = row.as_slice() else { return Err(format!("a row {row:?} is not field | value")) };
-        wanted.push((path.clone(), resolve_uids(world, value)?));
+        wanted.push((path.clone(), world.resolve_uids(value)?));
     }
     let (events, selector) = events_for(world, &kind, &name).await?;
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
-    let result = poll(world, &format!("an event for {kind} {name:?} with {wanted:?}"), || {
-        let (events, selector, wanted, seen) = (events.clone(), selector.clone(), wanted.clone(), seen.clone());
-        async move {
-            let listed = events.list(&ListParams::default().fields(&selector)).await.map_err(|e| e.to_string())?;
-            let listed: Vec<Value> = listed.items.iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
-            let found = listed.iter().any(|e| wanted.iter().all(|(path, value)| show(at(e, path)) == *value));
-            *seen.lock().unwrap_or_else(|p| p.into_inner()) = listed;
-            Ok(found)
-        }
-    })
-    .await;
+    let result = world
+        .poll(&format!("an event for {kind} {name:?} with {wanted:?}"), || {
+            let (events, selector, wanted, seen) = (events.clone(), selector.clone(), wanted.clone(), seen.clone());
+            async move {
+                let listed = events.list(&ListParams::default().fields(&selector)).await.map_err(|e| e.to_string())?;
+                let listed: Vec<Value> = listed.items.iter().filter_map(|e| serde_json::to_value(e).ok()).collect();
+                let found = listed.iter().any(|e| wanted.iter().all(|(path, value)| show(at(e, path)) == *value));
+                *seen.lock().unwrap_or_else(|p| p.into_inner()) = listed;
+                Ok(found)
+            }
+        })
+        .await;
     result.map_err(|e| {
         let seen = seen.lock().unwrap_or_else(|p| p.into_inner());
         let shown: Vec<String> =
@@ -422,7 +402,7 @@ async fn request_failed_check(world: &mut KubeWorld, code: u16, reason: String) 
 #[then(regex = r#"^the failure says "(.*)"$"#)]
 async fn failure_says(world: &mut KubeWorld, text: String) -> StepResult {
     let text = text.replace("\\\"", "\"");
-    let result = match (&world.last_error, resolve_uids(world, &text)) {
+    let result = match (&world.last_error, world.resolve_uids(&text)) {
         (_, Err(e)) => Err(e),
         (Some(e), Ok(text)) if e.message.contains(&text) => Ok(()),
         (Some(e), Ok(text)) => Err(format!("the failure says {:?}, not {text:?}", e.message)),
@@ -500,7 +480,7 @@ async fn delete_removed_check(world: &mut KubeWorld) -> StepResult {
 /// answer, at a dotted path (`unset` for an absent field; `${Kind/name}` for a uid).
 #[then(regex = r#"^the response has "([^"]+)" set to "([^"]*)"$"#)]
 async fn response_field(world: &mut KubeWorld, path: String, value: String) -> StepResult {
-    let result = match (&world.last_response, resolve_uids(world, &value)) {
+    let result = match (&world.last_response, world.resolve_uids(&value)) {
         (_, Err(e)) => Err(e),
         (Some((_, body)), Ok(want)) if show(at(body, &path)) == want => Ok(()),
         (Some((_, body)), Ok(want)) => Err(format!("the response has {path} = {:?}, expected {want:?}: {body}", show(at(body, &path)))),
@@ -559,14 +539,15 @@ async fn all_gone(world: &mut KubeWorld, kind: String, pattern: String) -> StepR
         Ok(a) => a,
         Err(e) => return explained(world, Err(e)).await,
     };
-    let result = poll(world, &format!("every {kind} named {pattern:?} to be gone"), || {
-        let (api, pattern) = (api.clone(), pattern.clone());
-        async move {
-            let listed = api.list_metadata(&ListParams::default()).await.map_err(|e| e.to_string())?;
-            Ok(!listed.items.iter().any(|o| glob(&pattern, o.metadata.name.as_deref().unwrap_or(""))))
-        }
-    })
-    .await;
+    let result = world
+        .poll(&format!("every {kind} named {pattern:?} to be gone"), || {
+            let (api, pattern) = (api.clone(), pattern.clone());
+            async move {
+                let listed = api.list_metadata(&ListParams::default()).await.map_err(|e| e.to_string())?;
+                Ok(!listed.items.iter().any(|o| glob(&pattern, o.metadata.name.as_deref().unwrap_or(""))))
+            }
+        })
+        .await;
     explained(world, result).await
 }
 

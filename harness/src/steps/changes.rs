@@ -12,9 +12,10 @@ use kube::api::{ApiResource, Patch, PatchParams};
 use kube::core::Status;
 use serde_json::{Value, json};
 
-use crate::steps::list;
-use crate::steps::objects::{manifest_with, object_api, resolve_uids, try_create};
-use crate::world::{KubeWorld, StepResult};
+use super::support::{Crd, glob, list, manifest_with, try_create};
+use crate::world::StepResult;
+use crate::world::api::KubeWorld;
+use crate::world::cleanup::no_webhook;
 
 /// Sends `method url` with an optional JSON body; returns the status code and the body.
 async fn send(client: &kube::Client, method: http::Method, url: &str, body: Option<String>) -> Result<(u16, Value), String> {
@@ -46,7 +47,7 @@ fn record(world: &mut KubeWorld, (code, body): (u16, Value)) {
 
 /// DELETE `kind/name` with `body` (none: no body at all) and `query` (e.g. `?dryRun=All`).
 async fn delete(world: &mut KubeWorld, kind: &str, name: &str, body: Option<String>, query: &str) -> StepResult {
-    let api = object_api(world, kind, name).await?;
+    let api = world.object_api(kind, name).await?;
     let url = format!("{}/{name}{query}", api.resource_url());
     let outcome =
         send(&world.client(), http::Method::DELETE, &url, body).await.map_err(|e| format!("cannot delete {kind} {name:?}: {e}"))?;
@@ -65,11 +66,11 @@ async fn delete(world: &mut KubeWorld, kind: &str, name: &str, body: Option<Stri
 async fn options(world: &mut KubeWorld, kind: &str, name: &str, text: &str) -> Result<String, String> {
     let mut text = text.to_string();
     if text.contains("${resourceVersion}") {
-        let api = object_api(world, kind, name).await?;
+        let api = world.object_api(kind, name).await?;
         let current = api.get_metadata(name).await.map_err(|e| format!("cannot read {kind} {name:?}: {e}"))?;
         text = text.replace("${resourceVersion}", &current.metadata.resource_version.unwrap_or_default());
     }
-    let text = resolve_uids(world, &text)?;
+    let text = world.resolve_uids(&text)?;
     serde_json::from_str::<Value>(&text).map_err(|e| format!("bad DeleteOptions {text:?}: {e}"))?;
     Ok(text)
 }
@@ -199,14 +200,6 @@ async fn conversion_none(world: &mut KubeWorld, kind: String) -> StepResult {
     Ok(())
 }
 
-/// A CRD's `spec.conversion` without a webhook, as a merge patch writes it (dropping any
-/// webhook settings, which only the `Webhook` strategy may have).
-pub(crate) fn no_webhook() -> Value {
-    json!({"strategy": "None", "webhook": null})
-}
-
-type Crd = k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-
 /// Sets the conversion of the scenario's custom kind (and, when given, its storage version)
 /// with one merge patch of its definition, then waits until it is in force.
 async fn change_definition(world: &mut KubeWorld, kind: &str, storage: Option<&str>, conversion: Value) -> StepResult {
@@ -250,19 +243,20 @@ async fn conversion_in_force(world: &mut KubeWorld, resource: &ApiResource, name
     .to_string();
     let client = world.client();
     let what = format!("{} to convert {}", resource.kind, if webhook { "through the webhook" } else { "without a webhook" });
-    crate::steps::assertions::poll(world, &what, || {
-        let (client, url, probe) = (client.clone(), url.clone(), probe.clone());
-        async move {
-            let (code, body) = send(&client, http::Method::POST, &url, Some(probe)).await?;
-            let refused = code >= 500 && body["message"].as_str().is_some_and(|m| m.starts_with("conversion webhook for"));
-            match code {
-                _ if refused => Ok(webhook),
-                200..=299 => Ok(!webhook),
-                _ => Err(format!("a dry-run create at {other} failed with {code}: {body}")),
+    world
+        .poll(&what, || {
+            let (client, url, probe) = (client.clone(), url.clone(), probe.clone());
+            async move {
+                let (code, body) = send(&client, http::Method::POST, &url, Some(probe)).await?;
+                let refused = code >= 500 && body["message"].as_str().is_some_and(|m| m.starts_with("conversion webhook for"));
+                match code {
+                    _ if refused => Ok(webhook),
+                    200..=299 => Ok(!webhook),
+                    _ => Err(format!("a dry-run create at {other} failed with {code}: {body}")),
+                }
             }
-        }
-    })
-    .await
+        })
+        .await
 }
 
 /// `When all ConfigMaps are deleted as a collection` (optionally ` with options '{...}'`,
@@ -273,7 +267,7 @@ async fn collection_deleted(world: &mut KubeWorld, kind: String, selector: Strin
     if !selector.is_empty() {
         url = format!("{url}?labelSelector={}", form_urlencoded::byte_serialize(selector.as_bytes()).collect::<String>());
     }
-    let body = if opts.is_empty() { "{}".to_string() } else { resolve_uids(world, &opts)? };
+    let body = if opts.is_empty() { "{}".to_string() } else { world.resolve_uids(&opts)? };
     let outcome = send(&world.client(), http::Method::DELETE, &url, Some(body)).await?;
     record(world, outcome);
     Ok(())
@@ -298,19 +292,6 @@ async fn collection_deleted_twice(world: &mut KubeWorld, kind: String) -> StepRe
     Ok(())
 }
 
-/// Whether `name` matches `pattern`, in which `*` stands for any text.
-pub(crate) fn glob(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((head, tail)) => {
-            name.starts_with(head) && {
-                let rest = &name[head.len()..];
-                (0..=rest.len()).any(|i| rest.is_char_boundary(i) && glob(tail, &rest[i..]))
-            }
-        }
-    }
-}
-
 /// `When these deletions happen at once:` with a table of `kind | names | options`: every
 /// object of the kind whose name matches the `names` pattern (`*` for any text) is deleted, all
 /// rows' deletions concurrently; `options` is a JSON DeleteOptions, `none` for no body. The
@@ -325,7 +306,7 @@ async fn deletions_at_once(world: &mut KubeWorld, step: &Step) -> StepResult {
         let (kind, pattern, opts) = (col(row, "kind"), col(row, "names"), col(row, "options"));
         let (api, _, _) = world.api(&kind).await?;
         let listed = api.list_metadata(&Default::default()).await.map_err(|e| format!("cannot list {kind}s: {e}"))?;
-        let body = if opts.trim() == "none" || opts.trim().is_empty() { None } else { Some(resolve_uids(world, &opts)?) };
+        let body = if opts.trim() == "none" || opts.trim().is_empty() { None } else { Some(world.resolve_uids(&opts)?) };
         for item in listed.items {
             let name = item.metadata.name.unwrap_or_default();
             if glob(&pattern, &name) {
@@ -359,7 +340,7 @@ async fn created(world: &mut KubeWorld, kind: String, name: String, finalizers: 
 #[when(regex = r#"^an? ((?-u:\w)+) named "([^"]+)" is created with owner references:$"#)]
 async fn created_with_owners(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with a JSON list of owner references")?;
-    let refs: Vec<Value> = serde_json::from_str(&resolve_uids(world, text)?).map_err(|e| format!("bad owner references: {e}"))?;
+    let refs: Vec<Value> = serde_json::from_str(&world.resolve_uids(text)?).map_err(|e| format!("bad owner references: {e}"))?;
     let body = manifest_with(world, &kind, &name, refs, vec![]).await?;
     try_create(world, &kind, &name, body).await
 }
@@ -368,7 +349,7 @@ async fn created_with_owners(world: &mut KubeWorld, kind: String, name: String, 
 /// conditional on the resourceVersion read just before).
 #[when(regex = r#"^the finalizer "([^"]+)" is removed from ((?-u:\w)+) "([^"]+)"$"#)]
 async fn remove_finalizer(world: &mut KubeWorld, finalizer: String, kind: String, name: String) -> StepResult {
-    let api = object_api(world, &kind, &name).await?;
+    let api = world.object_api(&kind, &name).await?;
     let current = api.get(&name).await.map_err(|e| e.to_string())?;
     let remaining: Vec<String> = current.metadata.finalizers.unwrap_or_default().into_iter().filter(|f| *f != finalizer).collect();
     world.settled = false;
@@ -383,8 +364,8 @@ async fn remove_finalizer(world: &mut KubeWorld, finalizer: String, kind: String
 #[when(regex = r#"^((?-u:\w)+) "([^"]+)" is patched with an? (merge|strategic|JSON) patch:$"#)]
 async fn patched(world: &mut KubeWorld, kind: String, name: String, patch_type: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with the patch")?;
-    let body: Value = serde_json::from_str(&resolve_uids(world, text)?).map_err(|e| format!("bad patch: {e}"))?;
-    let api = object_api(world, &kind, &name).await?;
+    let body: Value = serde_json::from_str(&world.resolve_uids(text)?).map_err(|e| format!("bad patch: {e}"))?;
+    let api = world.object_api(&kind, &name).await?;
     world.settled = false;
     let result = match patch_type.as_str() {
         "merge" => api.patch(&name, &PatchParams::default(), &Patch::Merge(body)).await,
@@ -414,16 +395,4 @@ async fn patched(world: &mut KubeWorld, kind: String, name: String, patch_type: 
 async fn a_second(_world: &mut KubeWorld) -> StepResult {
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn glob_matches_stars() {
-        assert!(super::glob("c1-*", "c1-3-2"));
-        assert!(!super::glob("c1-*", "c10-3"));
-        assert!(super::glob("*-2", "c1-3-2"));
-        assert!(super::glob("exact", "exact"));
-        assert!(!super::glob("exact", "exactly"));
-    }
 }

@@ -13,112 +13,13 @@ use cucumber::{given, when};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::steps::list;
-use crate::world::{Created, KubeWorld, StepResult};
-
-/// A minimal valid manifest for `kind` (workloads with zero replicas, pods that stop at once),
-/// so that a real cluster's controllers add nothing to the scenario.
-fn manifest(kind: &str, resource: &ApiResource, name: &str) -> Value {
-    let template = json!({"metadata": {"labels": {"kubegc.io/object": name}},
-        "spec": {"terminationGracePeriodSeconds": 0, "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}});
-    let selector = json!({"matchLabels": {"kubegc.io/object": name}});
-    let mut m = json!({"apiVersion": resource.api_version, "kind": kind, "metadata": {"name": name}});
-    match (resource.group.as_str(), kind) {
-        ("", "Pod") => m["spec"] = template["spec"].clone(),
-        ("", "ReplicationController") => {
-            m["spec"] = json!({"replicas": 0, "selector": {"kubegc.io/object": name}, "template": template});
-        }
-        ("", "Service") => m["spec"] = json!({"ports": [{"port": 80}]}),
-        ("", "PersistentVolume") => {
-            m["spec"] = json!({"capacity": {"storage": "1Mi"}, "accessModes": ["ReadWriteOnce"],
-                "persistentVolumeReclaimPolicy": "Retain", "hostPath": {"path": "/tmp/kubegc"}})
-        }
-        ("", "PersistentVolumeClaim") => {
-            m["spec"] = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}}})
-        }
-        ("", "Event") => {
-            m["involvedObject"] = json!({"kind": "ConfigMap", "name": name, "apiVersion": "v1"});
-            m["reason"] = json!("KubegcExample");
-            m["message"] = json!("an event made by a kubegc scenario");
-            m["type"] = json!("Normal");
-        }
-        ("apps", "ReplicaSet" | "Deployment" | "StatefulSet") => {
-            m["spec"] = json!({"replicas": 0, "selector": selector, "template": template});
-        }
-        ("apps", "DaemonSet") => m["spec"] = json!({"selector": selector, "template": template}),
-        ("apps", "ControllerRevision") => {
-            m["revision"] = json!(1);
-            m["data"] = json!({"kubegc.io/object": name});
-        }
-        ("batch", "Job") => {
-            m["spec"] =
-                json!({"suspend": true, "template": {"spec": {"restartPolicy": "Never", "containers": template["spec"]["containers"]}}})
-        }
-        ("batch", "CronJob") => {
-            m["spec"] = json!({"schedule": "0 0 1 1 *", "suspend": true, "jobTemplate": {"spec": {"template": {"spec": {
-                "restartPolicy": "Never", "containers": template["spec"]["containers"]}}}}})
-        }
-        ("rbac.authorization.k8s.io", "ClusterRole" | "Role") => m["rules"] = json!([]),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding" | "RoleBinding") => {
-            m["roleRef"] = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"});
-            m["subjects"] = json!([{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]);
-        }
-        _ => {}
-    }
-    m
-}
-
-/// Creates `body` (a manifest of `kind/name`) in the scenario namespace, the other one when
-/// `other_namespace`, or cluster-wide for cluster-scoped kinds, and remembers its uid.
-async fn create_body(world: &mut KubeWorld, kind: &str, name: &str, body: Value, other_namespace: bool) -> Result<(), kube::Error> {
-    let (api, resource, namespace) = match target(world, kind, other_namespace).await {
-        Ok(t) => t,
-        Err(e) => return Err(kube::Error::Service(e.into())),
-    };
-    let mut body = body;
-    if kind == "Event" && body["involvedObject"].is_object() {
-        // The API server wants an Event's involved object in the Event's own namespace.
-        body["involvedObject"]["namespace"] = json!(namespace);
-    }
-    let object: DynamicObject = serde_json::from_value(body).map_err(kube::Error::SerdeError)?;
-    world.settled = false;
-    let created = api.create(&PostParams::default(), &object).await?;
-    let uid = created.metadata.uid.clone().unwrap_or_default();
-    world.objects.insert((kind.to_string(), name.to_string()), Created { resource, namespace, uid });
-    world.last_response = Some((201, serde_json::to_value(&created).unwrap_or_default()));
-    Ok(())
-}
-
-/// The API, resource and namespace an object of `kind` is created in.
-async fn target(world: &mut KubeWorld, kind: &str, other_namespace: bool) -> Result<(Api<DynamicObject>, ApiResource, String), String> {
-    if other_namespace {
-        let (resource, namespaced) = world.resource(kind).await?;
-        if !namespaced {
-            return Err(format!("{kind} is cluster-scoped: it cannot be in another namespace"));
-        }
-        let ns = world.other_namespace().await?;
-        Ok((Api::namespaced_with(world.client(), &ns, &resource), resource, ns))
-    } else {
-        world.api(kind).await
-    }
-}
-
-/// The manifest of `kind/name` with the given owner references and finalizers.
-async fn body_for(world: &mut KubeWorld, kind: &str, name: &str, owners: Vec<Value>, finalizers: Vec<String>) -> Result<Value, String> {
-    let (resource, _) = world.resource(kind).await?;
-    let mut body = manifest(kind, &resource, name);
-    if !owners.is_empty() {
-        body["metadata"]["ownerReferences"] = json!(owners);
-    }
-    if !finalizers.is_empty() {
-        body["metadata"]["finalizers"] = json!(finalizers);
-    }
-    Ok(body)
-}
+use super::support::{Crd, create_body, list, manifest_with};
+use crate::world::StepResult;
+use crate::world::api::{Created, KubeWorld};
 
 /// Creates `kind/name` with the given owner references and finalizers, in the scenario
 /// namespace (or the other one when `other_namespace`).
-pub async fn create_in(
+async fn create_in(
     world: &mut KubeWorld,
     kind: &str,
     name: &str,
@@ -126,89 +27,13 @@ pub async fn create_in(
     finalizers: Vec<String>,
     other_namespace: bool,
 ) -> StepResult {
-    let body = body_for(world, kind, name, owners, finalizers).await?;
+    let body = manifest_with(world, kind, name, owners, finalizers).await?;
     create_body(world, kind, name, body, other_namespace).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))
 }
 
 /// Creates `kind/name` in the scenario namespace.
-pub async fn create(world: &mut KubeWorld, kind: &str, name: &str, owners: Vec<Value>, finalizers: Vec<String>) -> StepResult {
+async fn create(world: &mut KubeWorld, kind: &str, name: &str, owners: Vec<Value>, finalizers: Vec<String>) -> StepResult {
     create_in(world, kind, name, owners, finalizers, false).await
-}
-
-/// Creates `kind/name` from `body`, recording a refusal as the last error instead of failing
-/// (for `When ... is created` steps whose outcome the scenario checks).
-pub(crate) async fn try_create(world: &mut KubeWorld, kind: &str, name: &str, body: Value) -> StepResult {
-    match create_body(world, kind, name, body, false).await {
-        Ok(()) => {
-            world.last_error = None;
-            Ok(())
-        }
-        Err(kube::Error::Api(e)) => {
-            world.last_error = Some(*e);
-            world.last_response = None;
-            Ok(())
-        }
-        Err(e) => Err(format!("cannot create {kind} {name:?}: {e}")),
-    }
-}
-
-/// The manifest of `kind/name` with raw owner references and finalizers (for `When` steps).
-pub(crate) async fn manifest_with(
-    world: &mut KubeWorld,
-    kind: &str,
-    name: &str,
-    owners: Vec<Value>,
-    finalizers: Vec<String>,
-) -> Result<Value, String> {
-    body_for(world, kind, name, owners, finalizers).await
-}
-
-/// Replaces, in `text`, `${Kind/name}` with the uid of that object (created earlier, or a
-/// missing owner of that name), `${namespace}` and `${other namespace}` with the scenario's
-/// namespaces.
-pub(crate) fn resolve_uids(world: &KubeWorld, text: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        let end = rest[start..].find('}').ok_or("unterminated ${...}")? + start;
-        let inner = &rest[start + 2..end];
-        out.push_str(&rest[..start]);
-        match inner {
-            "namespace" => out.push_str(world.namespace.as_deref().ok_or("the scenario has no namespace yet")?),
-            "other namespace" => out.push_str(world.other_namespace.as_deref().ok_or("the scenario has no other namespace yet")?),
-            _ => {
-                let (kind, name) = inner.split_once('/').ok_or(format!("{:?} is not ${{Kind/name}}", &rest[start..=end]))?;
-                out.push_str(&uid_of(world, kind, name)?);
-            }
-        }
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-/// The uid of `kind/name`: an object the scenario created, or else a missing owner's made-up uid.
-pub(crate) fn uid_of(world: &KubeWorld, kind: &str, name: &str) -> Result<String, String> {
-    match world.created(kind, name) {
-        Ok(c) => Ok(c.uid.clone()),
-        Err(e) => world.missing_owners.get(name).cloned().ok_or(e),
-    }
-}
-
-/// The API through which `kind/name` is reached: where the scenario created it (its namespace,
-/// possibly the other one), else the scenario namespace (or cluster-wide).
-pub(crate) async fn object_api(world: &mut KubeWorld, kind: &str, name: &str) -> Result<Api<DynamicObject>, String> {
-    if let Ok(c) = world.created(kind, name)
-        && kind != "CustomResourceDefinition"
-    {
-        let c = c.clone();
-        return Ok(if c.namespace.is_empty() {
-            Api::all_with(world.client(), &c.resource)
-        } else {
-            Api::namespaced_with(world.client(), &c.namespace, &c.resource)
-        });
-    }
-    Ok(world.api(kind).await?.0)
 }
 
 /// A made-up uid for the missing owner `name` (the same one each time the name is used).
@@ -254,7 +79,7 @@ async fn owner_refs(world: &mut KubeWorld, spec: &str) -> Result<Vec<Value>, Str
                 json!({"apiVersion": "v1", "kind": "Namespace", "name": ns, "uid": got.metadata.uid})
             }
             1 => json!({"apiVersion": c(1), "kind": c(2), "name": c(3), "uid": missing_uid(world, &c(3))}),
-            2 => json!({"apiVersion": c(1), "kind": c(2), "name": c(3), "uid": uid_of(world, &c(4), &c(5))?}),
+            2 => json!({"apiVersion": c(1), "kind": c(2), "name": c(3), "uid": world.uid_of(&c(4), &c(5))?}),
             3 => {
                 let created = world.created(&c(1), &c(2))?;
                 let group = created.resource.group.clone();
@@ -285,7 +110,7 @@ async fn from_fixture(world: &mut KubeWorld, path: String) -> StepResult {
         if value.is_null() {
             continue;
         }
-        let value: Value = serde_json::from_str(&resolve_uids(world, &value.to_string())?).map_err(|e| e.to_string())?;
+        let value: Value = serde_json::from_str(&world.resolve_uids(&value.to_string())?).map_err(|e| e.to_string())?;
         let kind = value["kind"].as_str().ok_or(format!("{path}: a document has no kind"))?.to_string();
         let name = value["metadata"]["name"].as_str().ok_or(format!("{path}: a {kind} has no name"))?.to_string();
         create_body(world, &kind, &name, value, false).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))?;
@@ -319,8 +144,6 @@ fn definition(kind: &str, group: &str, cluster: bool, versions: &[String]) -> Va
     })
 }
 
-type Crd = k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-
 /// Creates the definition and waits until its resource is served.
 async fn define(world: &mut KubeWorld, kind: &str, group: &str, cluster: bool, versions: &[String]) -> StepResult {
     let crd: Crd = serde_json::from_value(definition(kind, group, cluster, versions)).map_err(|e| e.to_string())?;
@@ -342,11 +165,12 @@ async fn define(world: &mut KubeWorld, kind: &str, group: &str, cluster: bool, v
         Created { resource: ApiResource::erase::<Crd>(&()), namespace: String::new(), uid: created.metadata.uid.unwrap_or_default() },
     );
     let dynamic: Api<DynamicObject> = Api::all_with(world.client(), &resource);
-    crate::steps::assertions::poll(world, &format!("the custom resource {name} to be served"), || {
-        let dynamic = dynamic.clone();
-        async move { Ok(dynamic.list(&Default::default()).await.is_ok()) }
-    })
-    .await?;
+    world
+        .poll(&format!("the custom resource {name} to be served"), || {
+            let dynamic = dynamic.clone();
+            async move { Ok(dynamic.list(&Default::default()).await.is_ok()) }
+        })
+        .await?;
     // A collector starts watching a new kind at its next discovery resync; until then it
     // knows nothing of the kind's objects.
     tokio::time::sleep(world.backend().new_kind_delay()).await;
@@ -370,11 +194,12 @@ async fn custom_kind_again(world: &mut KubeWorld, kind: String) -> StepResult {
     let (resource, namespaced) = world.custom_kinds.get(&kind).cloned().ok_or(format!("the scenario defined no custom kind {kind}"))?;
     let api: Api<Crd> = Api::all(world.client());
     let name = format!("{}.{}", resource.plural, resource.group);
-    crate::steps::assertions::poll(world, &format!("the old definition {name} to be gone"), || {
-        let (api, name) = (api.clone(), name.clone());
-        async move { api.get_opt(&name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
-    })
-    .await?;
+    world
+        .poll(&format!("the old definition {name} to be gone"), || {
+            let (api, name) = (api.clone(), name.clone());
+            async move { api.get_opt(&name).await.map(|o| o.is_none()).map_err(|e| e.to_string()) }
+        })
+        .await?;
     define(world, &kind, &resource.group, !namespaced, std::slice::from_ref(&resource.version)).await
 }
 
@@ -408,7 +233,7 @@ async fn owned(world: &mut KubeWorld, kind: String, name: String, other: String,
 #[given(regex = r#"^an? ((?-u:\w)+) named "([^"]+)" with (?:finalizers? "([^"]*)" and )?owner references:$"#)]
 async fn with_raw_owners(world: &mut KubeWorld, kind: String, name: String, finalizers: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with a JSON list of owner references")?;
-    let refs: Vec<Value> = serde_json::from_str(&resolve_uids(world, text)?).map_err(|e| format!("bad owner references: {e}"))?;
+    let refs: Vec<Value> = serde_json::from_str(&world.resolve_uids(text)?).map_err(|e| format!("bad owner references: {e}"))?;
     create(world, &kind, &name, refs, list(&finalizers)).await
 }
 
@@ -416,7 +241,7 @@ async fn with_raw_owners(world: &mut KubeWorld, kind: String, name: String, fina
 /// period, so that deleting it is graceful (optionally ` with finalizers "x/y"`).
 #[given(regex = r#"^a Pod named "([^"]+)" running on a node(?: with finalizers? "([^"]*)")?$"#)]
 async fn running_pod(world: &mut KubeWorld, name: String, finalizers: String) -> StepResult {
-    let mut body = body_for(world, "Pod", &name, vec![], list(&finalizers)).await?;
+    let mut body = manifest_with(world, "Pod", &name, vec![], list(&finalizers)).await?;
     body["spec"]["nodeName"] = json!("kubegc-node");
     body["spec"]["terminationGracePeriodSeconds"] = json!(30);
     create_body(world, "Pod", &name, body, false).await.map_err(|e| format!("cannot create Pod {name:?}: {e}"))

@@ -13,14 +13,18 @@ use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, Utc};
 
 use super::parse::{duration, instant};
-use super::{NodeState, Outcome, state};
-use crate::world::{KubeWorld, StepResult};
+use crate::world::StepResult;
+use crate::world::kubelet::{KubeletWorld, Outcome};
 
 /// Runs `action` and records its outcome: its error, and the images the runtime no longer lists.
-fn record(st: &mut NodeState, name: &'static str, action: impl FnOnce(&mut NodeState) -> Result<Option<i64>, String>) -> StepResult {
-    let before: Vec<Image> = st.node.runtime.images.clone();
-    let result = action(st);
-    let mut after = st.node.runtime.images.clone();
+fn record(
+    world: &mut KubeletWorld,
+    name: &'static str,
+    action: impl FnOnce(&mut KubeletWorld) -> Result<Option<i64>, String>,
+) -> StepResult {
+    let before: Vec<Image> = world.node.runtime.images.clone();
+    let result = action(world);
+    let mut after = world.node.runtime.images.clone();
     let mut removed = Vec::new();
     for image in before {
         match after.iter().position(|i| *i == image) {
@@ -34,18 +38,18 @@ fn record(st: &mut NodeState, name: &'static str, action: impl FnOnce(&mut NodeS
         Ok(freed) => (None, freed),
         Err(e) => (Some(e), None),
     };
-    st.outcome = Outcome { action: name, error, removed_images: removed, freed };
+    world.outcome = Outcome { action: name, error, removed_images: removed, freed };
     Ok(())
 }
 
 /// Moves the clock to `at` (if given and later), for kubelet-level actions.
-fn at(st: &NodeState, at: &str) -> StepResult {
+fn at(world: &KubeletWorld, at: &str) -> StepResult {
     if !at.is_empty() {
-        let t = instant(at, &st.node)?;
-        if t < st.node.now() {
-            return Err(format!("{at} is in the past: the clock reads {}", super::parse::show(st.node.now(), &st.node)));
+        let t = instant(at, &world.node)?;
+        if t < world.node.now() {
+            return Err(format!("{at} is in the past: the clock reads {}", super::parse::show(world.node.now(), &world.node)));
         }
-        move_clock_to(&st.node, t);
+        move_clock_to(&world.node, t);
     }
     Ok(())
 }
@@ -53,25 +57,25 @@ fn at(st: &NodeState, at: &str) -> StepResult {
 /// `When images are detected at the zero time` (`detectImages(t)`).
 #[given(regex = r"^images (?:are|were) detected at (.+)$")]
 #[when(regex = r"^images (?:are|were) detected at (.+)$")]
-fn detect(world: &mut KubeWorld, time: String) -> StepResult {
-    let st = state(world)?;
-    let t = instant(&time, &st.node)?;
-    record(st, "detection", |st| st.with_images(|node, images| images.detect_images(node, t).map(|_| None).map_err(|e| e.to_string())))
+fn detect(world: &mut KubeletWorld, time: String) -> StepResult {
+    let t = instant(&time, &world.node)?;
+    record(world, "detection", |world| {
+        world.with_images(|node, images| images.detect_images(node, t).map(|_| None).map_err(|e| e.to_string()))
+    })
 }
 
 /// `When the image manager starts` (its first detection pass, now).
 #[when(regex = r"^the image manager starts$")]
-fn image_manager_starts(world: &mut KubeWorld) -> StepResult {
+fn image_manager_starts(world: &mut KubeletWorld) -> StepResult {
     detect(world, "now".into())
 }
 
 /// `When the candidates for deletion are listed at 10:00` (`imagesInEvictionOrder(t)`).
 #[when(regex = r"^the candidates for deletion are listed at (.+)$")]
-fn list_candidates(world: &mut KubeWorld, time: String) -> StepResult {
-    let st = state(world)?;
-    let t = instant(&time, &st.node)?;
-    record(st, "listing candidates", |st| {
-        st.candidates = st.with_images(|node, images| images.images_in_eviction_order(node, t).map_err(|e| e.to_string()))?;
+fn list_candidates(world: &mut KubeletWorld, time: String) -> StepResult {
+    let t = instant(&time, &world.node)?;
+    record(world, "listing candidates", |world| {
+        world.candidates = world.with_images(|node, images| images.images_in_eviction_order(node, t).map_err(|e| e.to_string()))?;
         Ok(None)
     })
 }
@@ -79,12 +83,11 @@ fn list_candidates(world: &mut KubeWorld, time: String) -> StepResult {
 /// `When the image manager frees 4096 bytes at 10:00` (`imagesInEvictionOrder(t)` then
 /// `freeSpace(bytes, t)`).
 #[when(regex = r"^the image manager frees (.+) at (.+)$")]
-fn free_space(world: &mut KubeWorld, bytes: String, time: String) -> StepResult {
-    let st = state(world)?;
-    let t = instant(&time, &st.node)?;
+fn free_space(world: &mut KubeletWorld, bytes: String, time: String) -> StepResult {
+    let t = instant(&time, &world.node)?;
     let bytes = super::parse::size(&bytes)?;
-    record(st, "freeing space", |st| {
-        st.with_images(|node, images| {
+    record(world, "freeing space", |world| {
+        world.with_images(|node, images| {
             let candidates = images.images_in_eviction_order(node, t).map_err(|e| e.to_string())?;
             let result = images.free_space(node, bytes, t, &candidates);
             result.error.map_or(Ok(Some(result.freed)), |e| Err(e.to_string()))
@@ -95,15 +98,14 @@ fn free_space(world: &mut KubeWorld, bytes: String, time: String) -> StepResult 
 /// `When images unused for longer than the maximum age are freed at 10:01, the GC loop having
 /// begun at 10:00` (`imagesInEvictionOrder(t)` then `freeOldImages(t, beganGC)`).
 #[when(regex = r"^images unused for longer than the maximum age are freed at (.+), the GC loop having begun at (.+)$")]
-fn free_old(world: &mut KubeWorld, time: String, began: String) -> StepResult {
-    let st = state(world)?;
-    let (t, began) = (instant(&time, &st.node)?, instant(&began, &st.node)?);
-    record(st, "freeing old images", |st| {
-        let (left, error) = st.with_images(|node, images| {
+fn free_old(world: &mut KubeletWorld, time: String, began: String) -> StepResult {
+    let (t, began) = (instant(&time, &world.node)?, instant(&began, &world.node)?);
+    record(world, "freeing old images", |world| {
+        let (left, error) = world.with_images(|node, images| {
             let listed = images.images_in_eviction_order(node, t).map_err(|e| e.to_string())?;
             Ok(images.free_old_images(node, listed, t, began))
         })?;
-        st.candidates = left;
+        world.candidates = left;
         error.map_or(Ok(None), |e| Err(e.to_string()))
     })
 }
@@ -111,13 +113,12 @@ fn free_old(world: &mut KubeWorld, time: String, began: String) -> StepResult {
 /// `When image garbage collection runs` (or `runs at 10:05`): one pass of the kubelet's image
 /// GC loop, with its failure events.
 #[when(regex = r"^image garbage collection runs(?: at (.+))?$")]
-fn image_gc_runs(world: &mut KubeWorld, time: String) -> StepResult {
-    let st = state(world)?;
-    at(st, &time)?;
-    record(st, "image garbage collection", |st| {
-        st.images()?;
-        st.loops();
-        let NodeState { node, images, loops, .. } = st;
+fn image_gc_runs(world: &mut KubeletWorld, time: String) -> StepResult {
+    at(world, &time)?;
+    record(world, "image garbage collection", |world| {
+        world.images()?;
+        world.loops();
+        let KubeletWorld { node, images, loops, .. } = world;
         let (images, loops) = (images.as_mut().ok_or("no image GC")?, loops.as_mut().ok_or("no loops")?);
         match loops.run_image_gc(node, images) {
             None => Ok(None),
@@ -128,33 +129,31 @@ fn image_gc_runs(world: &mut KubeWorld, time: String) -> StepResult {
 
 /// `When unused images are deleted` (`DeleteUnusedImages`, as the eviction manager calls it).
 #[when(regex = r"^unused images are deleted(?: at (.+))?$")]
-fn delete_unused(world: &mut KubeWorld, time: String) -> StepResult {
-    let st = state(world)?;
-    at(st, &time)?;
-    record(st, "deleting unused images", |st| {
-        st.with_images(|node, images| images.delete_unused_images(node).map(|()| None).map_err(|e| e.to_string()))
+fn delete_unused(world: &mut KubeletWorld, time: String) -> StepResult {
+    at(world, &time)?;
+    record(world, "deleting unused images", |world| {
+        world.with_images(|node, images| images.delete_unused_images(node).map(|()| None).map_err(|e| e.to_string()))
     })
 }
 
 /// `When 1m passes` (the virtual clock moves; nothing runs).
 #[when(regex = r"^(\S+) pass(?:es)?$")]
-fn passes(world: &mut KubeWorld, by: String) -> StepResult {
-    let st = state(world)?;
+fn passes(world: &mut KubeletWorld, by: String) -> StepResult {
     let by = duration(&by)?;
-    let to = kubegc::kubelet::time::add(st.node.now(), by).ok_or("past the end of time")?;
-    move_clock_to(&st.node, to);
+    let to = kubegc::kubelet::time::add(world.node.now(), by).ok_or("past the end of time")?;
+    move_clock_to(&world.node, to);
     Ok(())
 }
 
-fn run_until(st: &mut NodeState, end: DateTime<Utc>) -> StepResult {
-    if end < st.node.now() {
+fn run_until(world: &mut KubeletWorld, end: DateTime<Utc>) -> StepResult {
+    if end < world.node.now() {
         return Err("the kubelet cannot run backwards in time".into());
     }
-    let containers = st.containers()?;
-    record(st, "the kubelet's loops", |st| {
-        st.images()?;
-        st.loops();
-        let NodeState { node, images, loops, .. } = st;
+    let containers = world.containers()?;
+    record(world, "the kubelet's loops", |world| {
+        world.images()?;
+        world.loops();
+        let KubeletWorld { node, images, loops, .. } = world;
         let (images, loops) = (images.as_mut().ok_or("no image GC")?, loops.as_mut().ok_or("no loops")?);
         loops.run_until(end, node, images, &containers)?;
         Ok(None)
@@ -164,123 +163,112 @@ fn run_until(st: &mut NodeState, end: DateTime<Utc>) -> StepResult {
 /// `When the kubelet runs until 11:05`: its GC loops (detection, container GC every minute,
 /// image GC every five minutes) run on the virtual clock.
 #[when(regex = r"^the kubelet runs until (.+)$")]
-fn runs_until(world: &mut KubeWorld, time: String) -> StepResult {
-    let st = state(world)?;
-    let end = instant(&time, &st.node)?;
-    run_until(st, end)
+fn runs_until(world: &mut KubeletWorld, time: String) -> StepResult {
+    let end = instant(&time, &world.node)?;
+    run_until(world, end)
 }
 
 /// `When the kubelet runs for 30m`.
 #[when(regex = r"^the kubelet runs for (\S+)$")]
-fn runs_for(world: &mut KubeWorld, by: String) -> StepResult {
-    let st = state(world)?;
-    let end = kubegc::kubelet::time::add(st.node.now(), duration(&by)?).ok_or("past the end of time")?;
-    run_until(st, end)
+fn runs_for(world: &mut KubeletWorld, by: String) -> StepResult {
+    let end = kubegc::kubelet::time::add(world.node.now(), duration(&by)?).ok_or("past the end of time")?;
+    run_until(world, end)
 }
 
 /// `When the kubelet restarts`: image records are lost, the GC loops start again now.
 #[when(regex = r"^the kubelet restarts$")]
-fn restarts(world: &mut KubeWorld) -> StepResult {
-    let st = state(world)?;
-    st.images = Some(ImageGcManager::new(st.config.image_gc_policy(), &st.node)?);
-    st.started = st.node.now();
-    st.loops = None;
+fn restarts(world: &mut KubeletWorld) -> StepResult {
+    world.images = Some(ImageGcManager::new(world.config.image_gc_policy(), &world.node)?);
+    world.started = world.node.now();
+    world.loops = None;
     Ok(())
 }
 
 /// `When container garbage collection runs`: one pass of the kubelet's container GC loop.
 #[when(regex = r"^container garbage collection runs$")]
-fn container_gc_runs(world: &mut KubeWorld) -> StepResult {
-    let st = state(world)?;
-    let containers = st.containers()?;
-    record(st, "container garbage collection", |st| {
-        st.loops();
-        let NodeState { node, loops, .. } = st;
+fn container_gc_runs(world: &mut KubeletWorld) -> StepResult {
+    let containers = world.containers()?;
+    record(world, "container garbage collection", |world| {
+        world.loops();
+        let KubeletWorld { node, loops, .. } = world;
         loops.as_mut().ok_or("no loops")?.run_container_gc(node, &containers).map(|()| None)
     })
 }
 
 /// `When the kubelet deletes all unused containers` (`DeleteAllUnusedContainers`).
 #[when(regex = r"^the kubelet deletes all unused containers$")]
-fn delete_all_unused_containers(world: &mut KubeWorld) -> StepResult {
-    let st = state(world)?;
-    let containers = st.containers()?;
-    record(st, "container garbage collection", |st| containers.delete_all_unused_containers(&mut st.node).map(|()| None))
+fn delete_all_unused_containers(world: &mut KubeletWorld) -> StepResult {
+    let containers = world.containers()?;
+    record(world, "container garbage collection", |world| containers.delete_all_unused_containers(&mut world.node).map(|()| None))
 }
 
 fn gc_step(
-    world: &mut KubeWorld,
+    world: &mut KubeletWorld,
     step: impl FnOnce(&mut kubegc::kubelet::Node, &ContainerGcPolicy, bool) -> Result<(), String>,
     including_terminated: bool,
 ) -> StepResult {
-    let st = state(world)?;
-    let policy = *st.containers()?.policy();
-    record(st, "container garbage collection", |st| step(&mut st.node, &policy, including_terminated).map(|()| None))
+    let policy = *world.containers()?.policy();
+    record(world, "container garbage collection", |world| step(&mut world.node, &policy, including_terminated).map(|()| None))
 }
 
 /// `When dead containers are evicted` (`evictContainers`; `including terminated pods` is the
 /// eviction path's `evictNonDeletedPods`).
 #[when(regex = r"^dead containers are evicted( including terminated pods)?$")]
-fn evict_containers(world: &mut KubeWorld, terminated: String) -> StepResult {
+fn evict_containers(world: &mut KubeletWorld, terminated: String) -> StepResult {
     gc_step(world, |node, policy, t| dead::evict_containers(node, policy, node.sources_ready, t), !terminated.is_empty())
 }
 
 /// `When pod sandboxes are evicted` (`evictSandboxes`).
 #[when(regex = r"^pod sandboxes are evicted( including terminated pods)?$")]
-fn evict_sandboxes(world: &mut KubeWorld, terminated: String) -> StepResult {
+fn evict_sandboxes(world: &mut KubeletWorld, terminated: String) -> StepResult {
     gc_step(world, |node, _, t| sandboxes::evict_sandboxes(node, t), !terminated.is_empty())
 }
 
 /// `When pod log directories are evicted` (`evictPodLogsDirectories`).
 #[when(regex = r"^pod log directories are evicted$")]
-fn evict_logs(world: &mut KubeWorld) -> StepResult {
+fn evict_logs(world: &mut KubeletWorld) -> StepResult {
     gc_step(world, |node, _, _| logs::evict_pod_logs_directories(node, node.sources_ready), false)
 }
 
 /// `When the image GC manager is created with thresholds high 2% low 1%` (`NewImageGCManager`).
 #[when(regex = r"^the image GC manager is created with thresholds high (-?\d+)% low (-?\d+)%$")]
-fn create_image_manager(world: &mut KubeWorld, high: String, low: String) -> StepResult {
-    let st = state(world)?;
+fn create_image_manager(world: &mut KubeletWorld, high: String, low: String) -> StepResult {
     let (high, low) = (super::parse::number(&high)?, super::parse::number(&low)?);
     let policy = kubegc::kubelet::images::ImageGcPolicy { high_threshold_percent: high, low_threshold_percent: low, ..Default::default() };
-    st.validation = Some(ImageGcManager::new(policy, &st.node).map(|_| ()));
+    world.validation = Some(ImageGcManager::new(policy, &world.node).map(|_| ()));
     Ok(())
 }
 
 /// `When container GC is created with a minimum age of -1s` (`NewContainerGC`).
 #[when(regex = r"^container GC is created with a minimum age of (\S+)$")]
-fn create_container_gc(world: &mut KubeWorld, min_age: String) -> StepResult {
-    let st = state(world)?;
+fn create_container_gc(world: &mut KubeletWorld, min_age: String) -> StepResult {
     let policy = ContainerGcPolicy { min_age: duration(&min_age)?, ..ContainerGcPolicy::default() };
-    st.validation = Some(ContainerGc::new(policy, &st.node).map(|_| ()));
+    world.validation = Some(ContainerGc::new(policy, &world.node).map(|_| ()));
     Ok(())
 }
 
 /// `When the kubelet configuration is validated`.
 #[when(regex = r"^the kubelet configuration is validated$")]
-fn validate_config(world: &mut KubeWorld) -> StepResult {
-    let st = state(world)?;
-    st.validation = Some(st.config.validate(&st.node.gates, st.node.mutant));
+fn validate_config(world: &mut KubeletWorld) -> StepResult {
+    world.validation = Some(world.config.validate(&world.node.gates, world.node.mutant));
     Ok(())
 }
 
 /// `When the configuration file is loaded` (defaulting).
 #[when(regex = r"^the configuration file is loaded$")]
-fn load_file(world: &mut KubeWorld) -> StepResult {
-    let st = state(world)?;
-    st.config = defaulted(&st.config_file, st.node.mutant);
+fn load_file(world: &mut KubeletWorld) -> StepResult {
+    world.config = defaulted(&world.config_file, world.node.mutant);
     Ok(())
 }
 
 /// `When the eviction manager synchronizes` (one pass, now).
 #[when(regex = r"^the eviction manager synchronizes$")]
-fn synchronize(world: &mut KubeWorld) -> StepResult {
-    let st = state(world)?;
-    st.eviction()?;
-    st.images()?;
-    let containers = st.containers()?;
-    record(st, "eviction", |st| {
-        let NodeState { node, images, eviction, last_sync, .. } = st;
+fn synchronize(world: &mut KubeletWorld) -> StepResult {
+    world.eviction()?;
+    world.images()?;
+    let containers = world.containers()?;
+    record(world, "eviction", |world| {
+        let KubeletWorld { node, images, eviction, last_sync, .. } = world;
         let (images, eviction) = (images.as_mut().ok_or("no image GC")?, eviction.as_mut().ok_or("no eviction manager")?);
         *last_sync = Some(eviction.synchronize(node, images, &containers));
         Ok(None)

@@ -1,5 +1,6 @@
-//! One scenario's state: its backend, its namespace, the objects it created (so that steps
-//! name objects and the world supplies their uids), and the last failed request.
+//! The world of scenarios on an API server: its backend, its namespaces, the objects it
+//! created (so that steps name objects and the world supplies their uids), and the last
+//! answers; and what steps look up through it (resources, objects' APIs, uids) or wait for.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use kube::core::Status;
 use kube::discovery::{Discovery, Scope};
 use serde_json::{Value, json};
 
+use super::StepResult;
 use crate::backend::Backend;
 
 /// What the world remembers of an object it created.
@@ -23,7 +25,7 @@ pub struct Created {
     pub uid: String,
 }
 
-/// The scenario's state.
+/// The world of a scenario on an API server.
 #[derive(cucumber::World, Default)]
 pub struct KubeWorld {
     /// Where the scenario runs (set by the runner before the first step).
@@ -58,8 +60,6 @@ pub struct KubeWorld {
     pub settled: bool,
     /// The backend's client, made once: making one builds the fake API server's router.
     client: std::sync::OnceLock<kube::Client>,
-    /// The fake node of a `@kubelet` scenario (the reference kubelet model), created on first use.
-    pub node: Option<crate::steps::kubelet::NodeState>,
     /// Discovery, refreshed when a kind is not found (a CRD may have just been created).
     discovery: Option<Arc<Discovery>>,
 }
@@ -69,9 +69,6 @@ impl std::fmt::Debug for KubeWorld {
         f.debug_struct("KubeWorld").field("namespace", &self.namespace).field("objects", &self.objects.keys().collect::<Vec<_>>()).finish()
     }
 }
-
-/// The result type of steps: a failure message explains what went wrong.
-pub type StepResult = Result<(), String>;
 
 impl KubeWorld {
     /// The backend.
@@ -177,67 +174,65 @@ impl KubeWorld {
         Ok(json!({"apiVersion": c.resource.api_version, "kind": kind, "name": name, "uid": c.uid, "blockOwnerDeletion": block}))
     }
 
-    /// `failure`, followed by what a person needs to see why: the scenario's objects with their
-    /// owners, finalizers and deletionTimestamp, recent events, and what the collector is doing.
-    pub async fn explain(&mut self, failure: String) -> String {
-        let mut out = format!("{failure}\n  objects of this scenario:");
-        let mut names: Vec<(String, String)> = self.objects.keys().cloned().collect();
-        names.sort();
-        for (kind, name) in names {
-            let c = self.objects[&(kind.clone(), name.clone())].clone();
-            let api: Api<DynamicObject> = if c.namespace.is_empty() {
+    /// The uid of `kind/name`: an object the scenario created, or else a missing owner's
+    /// made-up uid.
+    pub fn uid_of(&self, kind: &str, name: &str) -> Result<String, String> {
+        match self.created(kind, name) {
+            Ok(c) => Ok(c.uid.clone()),
+            Err(e) => self.missing_owners.get(name).cloned().ok_or(e),
+        }
+    }
+
+    /// `text` with `${Kind/name}` replaced by the uid of that object (created earlier, or a
+    /// missing owner of that name), `${namespace}` and `${other namespace}` by the scenario's
+    /// namespaces.
+    pub fn resolve_uids(&self, text: &str) -> Result<String, String> {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            let end = rest[start..].find('}').ok_or("unterminated ${...}")? + start;
+            let inner = &rest[start + 2..end];
+            out.push_str(&rest[..start]);
+            match inner {
+                "namespace" => out.push_str(self.namespace.as_deref().ok_or("the scenario has no namespace yet")?),
+                "other namespace" => out.push_str(self.other_namespace.as_deref().ok_or("the scenario has no other namespace yet")?),
+                _ => {
+                    let (kind, name) = inner.split_once('/').ok_or(format!("{:?} is not ${{Kind/name}}", &rest[start..=end]))?;
+                    out.push_str(&self.uid_of(kind, name)?);
+                }
+            }
+            rest = &rest[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    /// The API through which `kind/name` is reached: where the scenario created it (its
+    /// namespace, possibly the other one), else the scenario namespace (or cluster-wide).
+    pub async fn object_api(&mut self, kind: &str, name: &str) -> Result<Api<DynamicObject>, String> {
+        if let Ok(c) = self.created(kind, name)
+            && kind != "CustomResourceDefinition"
+        {
+            let c = c.clone();
+            return Ok(if c.namespace.is_empty() {
                 Api::all_with(self.client(), &c.resource)
             } else {
                 Api::namespaced_with(self.client(), &c.namespace, &c.resource)
-            };
-            let line = match api.get_opt(&name).await {
-                Ok(Some(o)) => {
-                    let owners: Vec<String> = o
-                        .metadata
-                        .owner_references
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|r| format!("{}/{}{}", r.kind, r.name, if r.block_owner_deletion == Some(true) { " (blocking)" } else { "" }))
-                        .collect();
-                    let deleting = o.metadata.deletion_timestamp.map(|t| format!(", deletionTimestamp {}", t.0)).unwrap_or_default();
-                    format!("owners {owners:?}, finalizers {:?}{deleting}", o.metadata.finalizers.unwrap_or_default())
-                }
-                Ok(None) => "gone".into(),
-                Err(e) => format!("cannot read: {e}"),
-            };
-            out.push_str(&format!("\n    {kind} {name:?}: {line}"));
+            });
         }
-        if let Some(ns) = self.namespace.clone() {
-            let events: Api<k8s_openapi::api::core::v1::Event> = Api::namespaced(self.client(), &ns);
-            if let Ok(list) = events.list(&Default::default()).await {
-                out.push_str("\n  events:");
-                for e in list.items.iter().rev().take(10) {
-                    let o = &e.involved_object;
-                    out.push_str(&format!(
-                        "\n    {} {} {}/{}: {}",
-                        e.type_.as_deref().unwrap_or(""),
-                        e.reason.as_deref().unwrap_or(""),
-                        o.kind.as_deref().unwrap_or(""),
-                        o.name.as_deref().unwrap_or(""),
-                        e.message.as_deref().unwrap_or("")
-                    ));
-                }
-            }
-        }
-        let diagnostics = self.backend().diagnostics();
-        if !diagnostics.is_empty() {
-            out.push_str(&format!("\n  {diagnostics}"));
-        }
-        out
+        Ok(self.api(kind).await?.0)
     }
 
-    /// Polls `check` until it returns `Ok(true)` or the backend's timeout passes.
-    pub async fn eventually<F, Fut>(&self, what: &str, mut check: F) -> StepResult
+    /// Polls `check` until it returns `Ok(true)` or the backend's timeout passes, first every
+    /// 2 ms and then less often (up to every 20 ms): most changes a scenario waits for take a
+    /// few milliseconds on the fake backend.
+    pub async fn poll<F, Fut>(&self, what: &str, mut check: F) -> StepResult
     where
         F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Result<bool, String>>,
+        Fut: Future<Output = Result<bool, String>>,
     {
         let deadline = tokio::time::Instant::now() + self.backend().eventually_timeout();
+        let mut pause = Duration::from_millis(2);
         loop {
             if check().await? {
                 return Ok(());
@@ -245,7 +240,8 @@ impl KubeWorld {
             if tokio::time::Instant::now() > deadline {
                 return Err(format!("timed out waiting for {what}"));
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(20));
         }
     }
 }

@@ -1,0 +1,165 @@
+//! What the steps on an API server share: reading lists and name patterns in steps, and
+//! making objects (minimal manifests, created where the scenario wants them, their uids
+//! remembered).
+
+use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use serde_json::{Value, json};
+
+use crate::world::StepResult;
+use crate::world::api::{Created, KubeWorld};
+
+/// A custom resource definition.
+pub type Crd = k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+/// A comma-separated list in a step (`"a, b"`), trimmed; empty for `""`.
+pub fn list(s: &str) -> Vec<String> {
+    s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()
+}
+
+/// Whether `name` matches `pattern`, in which `*` stands for any text.
+pub fn glob(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, tail)) => {
+            name.starts_with(head) && {
+                let rest = &name[head.len()..];
+                (0..=rest.len()).any(|i| rest.is_char_boundary(i) && glob(tail, &rest[i..]))
+            }
+        }
+    }
+}
+
+/// A minimal valid manifest for `kind` (workloads with zero replicas, pods that stop at once),
+/// so that a real cluster's controllers add nothing to the scenario.
+fn manifest(kind: &str, resource: &ApiResource, name: &str) -> Value {
+    let template = json!({"metadata": {"labels": {"kubegc.io/object": name}},
+        "spec": {"terminationGracePeriodSeconds": 0, "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}});
+    let selector = json!({"matchLabels": {"kubegc.io/object": name}});
+    let mut m = json!({"apiVersion": resource.api_version, "kind": kind, "metadata": {"name": name}});
+    match (resource.group.as_str(), kind) {
+        ("", "Pod") => m["spec"] = template["spec"].clone(),
+        ("", "ReplicationController") => {
+            m["spec"] = json!({"replicas": 0, "selector": {"kubegc.io/object": name}, "template": template});
+        }
+        ("", "Service") => m["spec"] = json!({"ports": [{"port": 80}]}),
+        ("", "PersistentVolume") => {
+            m["spec"] = json!({"capacity": {"storage": "1Mi"}, "accessModes": ["ReadWriteOnce"],
+                "persistentVolumeReclaimPolicy": "Retain", "hostPath": {"path": "/tmp/kubegc"}})
+        }
+        ("", "PersistentVolumeClaim") => {
+            m["spec"] = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}}})
+        }
+        ("", "Event") => {
+            m["involvedObject"] = json!({"kind": "ConfigMap", "name": name, "apiVersion": "v1"});
+            m["reason"] = json!("KubegcExample");
+            m["message"] = json!("an event made by a kubegc scenario");
+            m["type"] = json!("Normal");
+        }
+        ("apps", "ReplicaSet" | "Deployment" | "StatefulSet") => {
+            m["spec"] = json!({"replicas": 0, "selector": selector, "template": template});
+        }
+        ("apps", "DaemonSet") => m["spec"] = json!({"selector": selector, "template": template}),
+        ("apps", "ControllerRevision") => {
+            m["revision"] = json!(1);
+            m["data"] = json!({"kubegc.io/object": name});
+        }
+        ("batch", "Job") => {
+            m["spec"] =
+                json!({"suspend": true, "template": {"spec": {"restartPolicy": "Never", "containers": template["spec"]["containers"]}}})
+        }
+        ("batch", "CronJob") => {
+            m["spec"] = json!({"schedule": "0 0 1 1 *", "suspend": true, "jobTemplate": {"spec": {"template": {"spec": {
+                "restartPolicy": "Never", "containers": template["spec"]["containers"]}}}}})
+        }
+        ("rbac.authorization.k8s.io", "ClusterRole" | "Role") => m["rules"] = json!([]),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding" | "RoleBinding") => {
+            m["roleRef"] = json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"});
+            m["subjects"] = json!([{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]);
+        }
+        _ => {}
+    }
+    m
+}
+
+/// Creates `body` (a manifest of `kind/name`) in the scenario namespace, the other one when
+/// `other_namespace`, or cluster-wide for cluster-scoped kinds, and remembers its uid.
+pub async fn create_body(world: &mut KubeWorld, kind: &str, name: &str, body: Value, other_namespace: bool) -> Result<(), kube::Error> {
+    let (api, resource, namespace) = match target(world, kind, other_namespace).await {
+        Ok(t) => t,
+        Err(e) => return Err(kube::Error::Service(e.into())),
+    };
+    let mut body = body;
+    if kind == "Event" && body["involvedObject"].is_object() {
+        // The API server wants an Event's involved object in the Event's own namespace.
+        body["involvedObject"]["namespace"] = json!(namespace);
+    }
+    let object: DynamicObject = serde_json::from_value(body).map_err(kube::Error::SerdeError)?;
+    world.settled = false;
+    let created = api.create(&PostParams::default(), &object).await?;
+    let uid = created.metadata.uid.clone().unwrap_or_default();
+    world.objects.insert((kind.to_string(), name.to_string()), Created { resource, namespace, uid });
+    world.last_response = Some((201, serde_json::to_value(&created).unwrap_or_default()));
+    Ok(())
+}
+
+/// The API, resource and namespace an object of `kind` is created in.
+async fn target(world: &mut KubeWorld, kind: &str, other_namespace: bool) -> Result<(Api<DynamicObject>, ApiResource, String), String> {
+    if other_namespace {
+        let (resource, namespaced) = world.resource(kind).await?;
+        if !namespaced {
+            return Err(format!("{kind} is cluster-scoped: it cannot be in another namespace"));
+        }
+        let ns = world.other_namespace().await?;
+        Ok((Api::namespaced_with(world.client(), &ns, &resource), resource, ns))
+    } else {
+        world.api(kind).await
+    }
+}
+
+/// The manifest of `kind/name` with the given owner references and finalizers.
+pub async fn manifest_with(
+    world: &mut KubeWorld,
+    kind: &str,
+    name: &str,
+    owners: Vec<Value>,
+    finalizers: Vec<String>,
+) -> Result<Value, String> {
+    let (resource, _) = world.resource(kind).await?;
+    let mut body = manifest(kind, &resource, name);
+    if !owners.is_empty() {
+        body["metadata"]["ownerReferences"] = json!(owners);
+    }
+    if !finalizers.is_empty() {
+        body["metadata"]["finalizers"] = json!(finalizers);
+    }
+    Ok(body)
+}
+
+/// Creates `kind/name` from `body`, recording a refusal as the last error instead of failing
+/// (for `When ... is created` steps whose outcome the scenario checks).
+pub async fn try_create(world: &mut KubeWorld, kind: &str, name: &str, body: Value) -> StepResult {
+    match create_body(world, kind, name, body, false).await {
+        Ok(()) => {
+            world.last_error = None;
+            Ok(())
+        }
+        Err(kube::Error::Api(e)) => {
+            world.last_error = Some(*e);
+            world.last_response = None;
+            Ok(())
+        }
+        Err(e) => Err(format!("cannot create {kind} {name:?}: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn glob_matches_stars() {
+        assert!(super::glob("c1-*", "c1-3-2"));
+        assert!(!super::glob("c1-*", "c10-3"));
+        assert!(super::glob("*-2", "c1-3-2"));
+        assert!(super::glob("exact", "exact"));
+        assert!(!super::glob("exact", "exactly"));
+    }
+}

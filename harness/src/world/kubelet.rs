@@ -1,0 +1,162 @@
+//! The world of `@kubelet` scenarios: a fake node ([`kubegc::kubelet::Node`]) on a virtual
+//! clock, driven by the reference kubelet model. Nothing here talks to an API server.
+//!
+//! The environment variable [`MUTANT_ENV`] runs every scenario against a deliberately wrong
+//! model (see [`kubegc::kubelet::mutant`]); the mutation test uses it.
+
+use kubegc::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
+use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy};
+use kubegc::kubelet::eviction::manager::SyncOutcome;
+use kubegc::kubelet::eviction::{EvictionConfig, EvictionManager, PodUsage, Threshold};
+use kubegc::kubelet::images::ImageGcManager;
+use kubegc::kubelet::images::order::EvictionInfo;
+use kubegc::kubelet::loops::GcLoops;
+use kubegc::kubelet::mutant::Mutant;
+use kubegc::kubelet::runtime::Image;
+use kubegc::kubelet::time::{DateTime, Utc};
+use kubegc::kubelet::{Node, pods::PodState};
+
+/// The environment variable selecting a mutant of the kubelet model.
+pub const MUTANT_ENV: &str = "KUBEGC_KUBELET_MUTANT";
+
+/// What the last action did, for the checks that follow it.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// What it was (`image garbage collection`, `deleting unused images`, ...).
+    pub action: &'static str,
+    /// Its error text, if it failed.
+    pub error: Option<String>,
+    /// Images the runtime no longer lists afterwards.
+    pub removed_images: Vec<Image>,
+    /// Bytes it reports freed (`freeSpace`'s result), when it reports any.
+    pub freed: Option<i64>,
+}
+
+/// The world of a `@kubelet` scenario: the fake node, the configuration the scenario gave, and
+/// the components of the model, created on first use from that configuration.
+#[derive(Debug, cucumber::World)]
+#[world(init = Self::new)]
+pub struct KubeletWorld {
+    /// The fake node.
+    pub node: Node,
+    /// When the scenario (and the kubelet's GC loops) started.
+    pub started: DateTime<Utc>,
+    /// The kubelet configuration (image GC thresholds and ages, eviction settings).
+    pub config: KubeletConfiguration,
+    /// A configuration file, for defaulting scenarios.
+    pub config_file: KubeletConfigFile,
+    /// The container GC policy.
+    pub container_policy: ContainerGcPolicy,
+    /// Image GC, once used.
+    pub images: Option<ImageGcManager>,
+    /// Container GC, once used.
+    pub containers: Option<ContainerGc>,
+    /// The GC loops, once used.
+    pub loops: Option<GcLoops>,
+    /// Explicit eviction thresholds (instead of the configuration's `evictionHard`).
+    pub eviction_thresholds: Option<Vec<Threshold>>,
+    /// `evictionMaxPodGracePeriod` for the eviction manager.
+    pub max_pod_grace_period_seconds: i64,
+    /// The eviction manager, once used.
+    pub eviction: Option<EvictionManager>,
+    /// Pods as the scenario declared them for eviction (to recreate them).
+    pub declared_pods: Vec<PodUsage>,
+    /// The last action's outcome.
+    pub outcome: Outcome,
+    /// Candidates left by the last candidate listing or age-based pass.
+    pub candidates: Vec<EvictionInfo>,
+    /// The result of the last validation.
+    pub validation: Option<Result<(), String>>,
+    /// The last eviction pass.
+    pub last_sync: Option<SyncOutcome>,
+}
+
+impl KubeletWorld {
+    /// A node at 10:00 on 1 January 2025 with the kubelet's defaults, running the mutant named
+    /// by [`MUTANT_ENV`] if any.
+    pub fn new() -> anyhow::Result<Self> {
+        let mut node = Node::at_ten();
+        if let Ok(name) = std::env::var(MUTANT_ENV)
+            && !name.is_empty()
+        {
+            node.mutant = Some(name.parse::<Mutant>().map_err(anyhow::Error::msg)?);
+        }
+        let started = node.now();
+        Ok(Self {
+            node,
+            started,
+            config: KubeletConfiguration::default(),
+            config_file: KubeletConfigFile::default(),
+            container_policy: kubegc::kubelet::config::ContainerGcFlags::default().policy(),
+            images: None,
+            containers: None,
+            loops: None,
+            eviction_thresholds: None,
+            max_pod_grace_period_seconds: 0,
+            eviction: None,
+            declared_pods: Vec::new(),
+            outcome: Outcome::default(),
+            candidates: Vec::new(),
+            validation: None,
+            last_sync: None,
+        })
+    }
+
+    /// Image GC, created from the configuration on first use.
+    pub fn images(&mut self) -> Result<&mut ImageGcManager, String> {
+        if self.images.is_none() {
+            self.images = Some(ImageGcManager::new(self.config.image_gc_policy(), &self.node)?);
+        }
+        self.images.as_mut().ok_or_else(|| "image GC is missing".to_string())
+    }
+
+    /// Runs `f` on the node and image GC (created on first use).
+    pub fn with_images<T>(&mut self, f: impl FnOnce(&mut Node, &mut ImageGcManager) -> Result<T, String>) -> Result<T, String> {
+        self.images()?;
+        let images = self.images.as_mut().ok_or("image GC is missing")?;
+        f(&mut self.node, images)
+    }
+
+    /// Container GC, created from the policy on first use.
+    pub fn containers(&mut self) -> Result<ContainerGc, String> {
+        if self.containers.is_none() {
+            self.containers = Some(ContainerGc::new(self.container_policy, &self.node)?);
+        }
+        self.containers.clone().ok_or_else(|| "container GC is missing".to_string())
+    }
+
+    /// The GC loops, started at the scenario's start on first use.
+    pub fn loops(&mut self) -> &mut GcLoops {
+        let (config, started, mutant) = (&self.config, self.started, self.node.mutant);
+        self.loops.get_or_insert_with(|| GcLoops::start(config, started, mutant))
+    }
+
+    /// The eviction manager, created on first use.
+    pub fn eviction(&mut self) -> Result<&mut EvictionManager, String> {
+        if self.eviction.is_none() {
+            let mut config = EvictionConfig::from_kubelet(&self.config, self.node.mutant)?;
+            if let Some(thresholds) = &self.eviction_thresholds {
+                config.thresholds = thresholds.clone();
+            }
+            config.max_pod_grace_period_seconds = self.max_pod_grace_period_seconds;
+            let mut manager = EvictionManager::new(config, &self.node)?;
+            manager.active_pods = self.declared_pods.clone();
+            self.eviction = Some(manager);
+        }
+        self.eviction.as_mut().ok_or_else(|| "the eviction manager is missing".to_string())
+    }
+
+    /// Fails when a component built from the configuration already exists: changing the
+    /// configuration afterwards would not reach it.
+    pub fn before_first_use(&self, what: &str) -> Result<(), String> {
+        if self.images.is_some() || self.containers.is_some() || self.loops.is_some() || self.eviction.is_some() {
+            return Err(format!("{what} must be set before the kubelet's garbage collection first runs"));
+        }
+        Ok(())
+    }
+
+    /// Marks pod `uid` as known and running, unless the pod workers already know it.
+    pub fn know_pod(&mut self, uid: &str) {
+        self.node.pods.states.entry(uid.to_string()).or_insert(PodState::Running);
+    }
+}

@@ -1,0 +1,68 @@
+//! The worlds scenarios run in, one per kind of scenario (as the cucumber book advises): each
+//! kind registers its own steps and keeps only the state those steps need.
+//!
+//! - [`api`]: [`KubeWorld`], for scenarios on an API server (the fake one or a cluster): the
+//!   backend, the scenario's namespaces, the objects it created, the last answers.
+//! - [`kubelet`]: [`KubeletWorld`], for `@kubelet` scenarios: a fake node run by the reference
+//!   kubelet model.
+//! - [`explain`]: why a check on an API server failed, for its failure message.
+//! - [`cleanup`]: deleting what a scenario made on an API server.
+//!
+//! [`Scenario`] says which world runs which scenarios, and what the runner asks of each.
+//!
+//! [`KubeWorld`]: api::KubeWorld
+//! [`KubeletWorld`]: kubelet::KubeletWorld
+
+pub mod api;
+pub mod cleanup;
+pub mod explain;
+pub mod kubelet;
+
+use std::sync::Arc;
+
+use api::KubeWorld;
+use kubelet::KubeletWorld;
+
+use crate::backend::Backend;
+
+/// The result type of steps: a failure message explains what went wrong.
+pub type StepResult = Result<(), String>;
+
+/// What the runner asks of a kind of scenario's world, besides being a cucumber world with
+/// registered steps.
+pub trait Scenario: cucumber::World + cucumber::codegen::WorldInventory + std::fmt::Debug {
+    /// Whether a scenario with these tags (its feature's and its own, without `@`) is of this
+    /// kind.
+    fn runs(tags: &[String]) -> bool;
+
+    /// Readies a new world to run on `backend`, before its first step (by default, nothing).
+    fn bind(&mut self, _backend: &Arc<dyn Backend>) {}
+
+    /// Deletes what the scenario made on the backend, after its last step (by default,
+    /// nothing).
+    fn cleanup(&mut self) -> impl Future<Output = ()> {
+        async {}
+    }
+}
+
+impl Scenario for KubeWorld {
+    /// Every scenario that is not a kubelet one.
+    fn runs(tags: &[String]) -> bool {
+        !KubeletWorld::runs(tags)
+    }
+
+    fn bind(&mut self, backend: &Arc<dyn Backend>) {
+        self.backend = Some(backend.clone());
+    }
+
+    fn cleanup(&mut self) -> impl Future<Output = ()> {
+        cleanup::cleanup(self)
+    }
+}
+
+impl Scenario for KubeletWorld {
+    /// The scenarios tagged `@kubelet`.
+    fn runs(tags: &[String]) -> bool {
+        tags.iter().any(|t| t == "kubelet")
+    }
+}
