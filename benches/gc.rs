@@ -138,7 +138,7 @@ async fn settle(server: &ApiServer, gc: &GarbageCollector, limit: Duration) {
 }
 
 fn count(server: &ApiServer) -> usize {
-    server.shared().lock().store.list("", "configmaps", Some("default"), None).count()
+    server.lock().store.list("", "configmaps", Some("default"), None).count()
 }
 
 fn start() -> (ApiServer, GarbageCollector) {

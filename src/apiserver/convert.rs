@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::apiserver::registry::{Conversion, ResourceInfo};
+use crate::apiserver::catalogue::{Conversion, ResourceInfo};
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// Core v1 Event field → events.k8s.io/v1 Event field.
@@ -80,12 +80,12 @@ pub fn to_storage(resource: &ResourceInfo, version: &str, served: Value) -> ApiR
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apiserver::registry::Registry;
+    use crate::apiserver::catalogue::Catalogue;
     use serde_json::json;
 
     #[test]
     fn events_v1_round_trip_through_core_storage() {
-        let reg = Registry::new();
+        let reg = Catalogue::new();
         let v1 = reg.lookup("events.k8s.io", "v1", "events").unwrap();
         let served = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
             "regarding": {"kind": "Pod", "name": "p"}, "note": "hello", "reason": "R", "reportingController": "c"});

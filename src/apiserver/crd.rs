@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::registry::{Conversion, NameRule, ResourceInfo};
+use crate::apiserver::catalogue::{Conversion, NameRule, ResourceInfo};
 use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::validation::is_dns_subdomain;
 
 /// The finalizer the apiserver puts on a CRD being deleted, until its objects are gone.
@@ -158,4 +159,12 @@ pub fn established_status(crd: &Value, now: &str) -> Value {
         ],
         "storedVersions": storage,
     })
+}
+
+/// Whether `key` is the CustomResourceDefinition that defines the custom `resource`.
+pub fn is_definition_of(key: &ObjectKey, resource: &ResourceInfo) -> bool {
+    resource.custom
+        && key.group == "apiextensions.k8s.io"
+        && key.resource == "customresourcedefinitions"
+        && key.name == format!("{}.{}", resource.plural, resource.group)
 }

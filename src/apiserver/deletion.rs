@@ -8,9 +8,9 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
+use crate::apiserver::catalogue::{DefaultGcPolicy, ResourceInfo};
+use crate::apiserver::http::request::Query;
 use crate::apiserver::mutant::Mutant;
-use crate::apiserver::registry::{DefaultGcPolicy, ResourceInfo};
-use crate::apiserver::request::Query;
 use crate::apiserver::status::{ApiError, ApiResult, FieldError, FieldErrorKind, QualifiedResource};
 use crate::apiserver::validation::string_list;
 use crate::clock::{format_time, parse_time};
@@ -374,7 +374,7 @@ pub fn should_delete_during_update(updated: &Value, mutant: Option<Mutant>) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apiserver::registry::Registry;
+    use crate::apiserver::catalogue::Catalogue;
 
     fn fins(l: &[&str]) -> Vec<String> {
         l.iter().map(|s| s.to_string()).collect()
@@ -390,7 +390,7 @@ mod tests {
 
     #[test]
     fn pending_graceful_pod_is_unchanged() {
-        let reg = Registry::new();
+        let reg = Catalogue::new();
         let pods = reg.lookup("", "v1", "pods").unwrap();
         let pod = json!({"metadata": {"name": "p", "deletionTimestamp": "2030-01-01T00:00:30Z", "deletionGracePeriodSeconds": 30},
             "spec": {"nodeName": "n"}});

@@ -4,7 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::registry::{Registry, ResourceInfo};
+use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
+use crate::apiserver::kinds;
 
 /// The Kubernetes version the fake apiserver reports.
 pub const KUBERNETES_VERSION: (&str, &str) = ("1", "33");
@@ -36,14 +37,14 @@ fn group_entry(name: &str, versions: &[String]) -> Value {
 }
 
 /// `/apis`.
-pub fn groups(registry: &Registry) -> Value {
-    let groups: Vec<Value> = registry.groups().iter().filter(|(g, _)| !g.is_empty()).map(|(g, vs)| group_entry(g, vs)).collect();
+pub fn groups(catalogue: &Catalogue) -> Value {
+    let groups: Vec<Value> = catalogue.groups().iter().filter(|(g, _)| !g.is_empty()).map(|(g, vs)| group_entry(g, vs)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 /// `/apis/{group}`, if the group is served.
-pub fn group(registry: &Registry, name: &str) -> Option<Value> {
-    let groups = registry.groups();
+pub fn group(catalogue: &Catalogue, name: &str) -> Option<Value> {
+    let groups = catalogue.groups();
     let (_, versions) = groups.iter().find(|(g, _)| g == name && !g.is_empty())?;
     let mut entry = group_entry(name, versions);
     entry["kind"] = json!("APIGroup");
@@ -71,15 +72,15 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
     if r.status_subresource {
         out.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
     }
-    if r.group.is_empty() && r.plural == "namespaces" {
-        out.push(json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false, "kind": "Namespace", "verbs": ["update"]}));
+    if kinds::of(&r.group, &r.plural).has_finalize_subresource() {
+        out.push(json!({"name": format!("{}/finalize", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["update"]}));
     }
     out
 }
 
 /// `/api/v1` or `/apis/{group}/{version}`, if served.
-pub fn resources(registry: &Registry, group: &str, version: &str) -> Option<Value> {
-    let list: Vec<Value> = registry.all().filter(|r| r.group == group && r.serves(version)).flat_map(|r| resource_entries(r)).collect();
+pub fn resources(catalogue: &Catalogue, group: &str, version: &str) -> Option<Value> {
+    let list: Vec<Value> = catalogue.all().filter(|r| r.group == group && r.serves(version)).flat_map(|r| resource_entries(r)).collect();
     if list.is_empty() {
         return None;
     }

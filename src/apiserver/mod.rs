@@ -17,40 +17,44 @@
 //! ```
 //!
 //! # Layout
-//! - [`store`]: versioned objects, one global revision, watch history.
-//! - [`registry`]: served kinds, their scope and per-resource rules; [`crd`] adds kinds.
-//! - [`rest`]: the verbs (`create`, `read`, `update`, `delete`, `watch`) and the router.
-//! - [`deletion`]: what a DELETE does (catalogue B.1-B.3), as pure functions.
-//! - [`validation`], [`kinds`], [`schema`]: metadata and per-kind validation, defaulting and
-//!   unknown-field checks.
-//! - [`patch`]: merge, JSON and strategic merge patch.
-//! - [`selectors`], [`request`], [`convert`], [`table`]: request parsing and rendering.
-//! - [`discovery`], [`openapi`]: what kubectl reads before it does anything.
-//! - [`kubeconfig`]: the kubeconfig written for clients of a served instance.
-//! - [`controllers`]: simulated namespace controller, CRD finalizer and node agent.
-//! - [`status`]: `Status` errors.
+//! The request path goes down these layers (see `docs/architecture.md` for one DELETE followed
+//! through them):
+//! - [`http`]: routes, dispatch, body and query decoding, rendering, watch streams. The only
+//!   module that knows HTTP.
+//! - [`storage`]: the generic store's verbs (`create`, `read`, `update`, `delete`) on
+//!   [`storage::Storage`], everything behind the server's one lock; its [`storage::store`]
+//!   keeps versioned objects, one global revision and the watch history.
+//! - [`catalogue`]: the served resources, their scope and per-resource rules; [`crd`] adds
+//!   resources from CustomResourceDefinitions.
+//! - [`kinds`]: what is special about one kind (pods, namespaces, CRDs, claims and volumes,
+//!   events), behind one hook trait.
+//! - Rules, as pure functions: [`deletion`] (what a DELETE does, catalogue B.1-B.3),
+//!   [`validation`] and [`schema`] (metadata, unknown fields), [`patch`], [`selectors`],
+//!   [`convert`] (served and stored versions).
+//! - [`controllers`]: the simulated namespace controller, CRD finalizer, storage-protection
+//!   controllers and node agent.
+//! - [`discovery`], [`openapi`]: what kubectl reads before it does anything; [`protobuf`]: the
+//!   protobuf bodies typed clients send; [`kubeconfig`]: the file written for clients of a
+//!   served instance; [`status`]: `Status` errors.
 //! - [`mutant`]: deliberately broken rules, for judging specifications.
 
+pub mod catalogue;
 pub mod controllers;
 pub mod convert;
 pub mod crd;
 pub mod deletion;
 pub mod discovery;
+pub mod http;
 pub mod kinds;
 pub mod kubeconfig;
 pub mod mutant;
 pub mod openapi;
 pub mod patch;
 pub mod protobuf;
-pub mod registry;
-pub mod request;
-pub mod rest;
 pub mod schema;
 pub mod selectors;
-pub mod state;
 pub mod status;
-pub mod store;
-pub mod table;
+pub mod storage;
 pub mod validation;
 
 use std::net::SocketAddr;
@@ -58,19 +62,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Path, Request, State as AxumState};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use serde_json::Value;
 
-use crate::apiserver::state::State;
 use crate::apiserver::status::ApiError;
+use crate::apiserver::storage::Storage;
 use crate::clock::Clock;
 
 /// A hook that sees every request before it is served and may answer it with an error
 /// instead: the seam for fault injection.
-pub type Interceptor = Arc<dyn Fn(&http::request::Parts) -> Option<ApiError> + Send + Sync>;
+pub type Interceptor = Arc<dyn Fn(&::http::request::Parts) -> Option<ApiError> + Send + Sync>;
 
 /// How the fake apiserver behaves.
 #[derive(Clone)]
@@ -124,28 +123,29 @@ impl std::fmt::Debug for Config {
     }
 }
 
-/// What the handlers share.
-pub struct Shared {
-    /// The state. A std mutex: no lock is held across an await, and every operation under it
+/// The server itself, which every handler shares: its storage behind one lock, and its
+/// configuration. [`ApiServer`] is a cheap handle to it.
+pub struct Server {
+    /// The storage. A std mutex: no lock is held across an await, and every operation under it
     /// is short and synchronous.
-    state: Mutex<State>,
+    storage: Mutex<Storage>,
     /// The configuration.
     pub config: Config,
     /// Clock (also in `config`), kept here for renderers.
     pub clock: Clock,
 }
 
-impl Shared {
-    /// Locks the state.
-    pub fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+impl Server {
+    /// Locks the storage.
+    pub fn lock(&self) -> MutexGuard<'_, Storage> {
+        self.storage.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 /// The fake apiserver. Cheap to clone; clones share state.
 #[derive(Clone)]
 pub struct ApiServer {
-    shared: Arc<Shared>,
+    server: Arc<Server>,
 }
 
 impl Default for ApiServer {
@@ -156,7 +156,7 @@ impl Default for ApiServer {
 
 impl std::fmt::Debug for ApiServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ApiServer").field("config", &self.shared.config).finish()
+        f.debug_struct("ApiServer").field("config", &self.server.config).finish()
     }
 }
 
@@ -169,45 +169,31 @@ impl ApiServer {
 
     /// A server with `config`. Must be called inside a Tokio runtime.
     pub fn with_config(config: Config) -> Self {
-        let mut state = State::new(config.clock.clone(), config.history_limit);
-        state.garbage_collection = config.garbage_collection;
-        state.mutant = config.mutant;
-        let shared = Arc::new(Shared { state: Mutex::new(state), clock: config.clock.clone(), config });
-        let weak = Arc::downgrade(&shared);
+        let mut storage = Storage::new(config.clock.clone(), config.history_limit);
+        storage.garbage_collection = config.garbage_collection;
+        storage.mutant = config.mutant;
+        let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config });
+        let weak = Arc::downgrade(&server);
         tokio::spawn(async move {
             loop {
-                let Some(shared) = weak.upgrade() else { return };
-                let interval = shared.config.controller_interval;
+                let Some(server) = weak.upgrade() else { return };
+                let interval = server.config.controller_interval;
                 {
-                    let mut state = shared.lock();
-                    if !state.awaiting_controllers.is_empty() {
-                        state.run_controllers(shared.config.node_agent);
+                    let mut storage = server.lock();
+                    if !storage.awaiting_controllers.is_empty() {
+                        storage.run_controllers(server.config.node_agent);
                     }
                 }
-                drop(shared);
+                drop(server);
                 tokio::time::sleep(interval).await;
             }
         });
-        Self { shared }
+        Self { server }
     }
 
-    /// The axum router serving the Kubernetes API.
+    /// The axum router serving the Kubernetes API (see [`http`]).
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/version", get(|| async { axum::Json(discovery::version()) }))
-            .route("/api", get(|| async { axum::Json(discovery::core_versions()) }))
-            .route("/apis", get(api_groups))
-            .route("/api/{version}", get(core_resources))
-            .route("/apis/{group}", get(api_group))
-            .route("/apis/{group}/{version}", get(group_resources))
-            .route("/openapi/v3", get(openapi_index))
-            .route("/openapi/v3/{*path}", get(openapi_group_version))
-            .route("/healthz", get(|| async { "ok" }))
-            .route("/livez", get(|| async { "ok" }))
-            .route("/readyz", get(|| async { "ok" }))
-            .fallback(rest::handle)
-            .layer(middleware::from_fn_with_state(self.shared.clone(), intercept))
-            .with_state(self.shared.clone())
+        http::router(self.server.clone())
     }
 
     /// A `kube::Client` that talks to this server in-process, with no socket.
@@ -229,81 +215,36 @@ impl ApiServer {
         Ok((local, handle))
     }
 
-    /// The shared state, for in-process inspection (tests, the garbage collector's settle check).
-    pub fn shared(&self) -> &Arc<Shared> {
-        &self.shared
+    /// Locks the server's storage, for in-process inspection (tests, benchmarks). Hold it
+    /// briefly: every request waits for it.
+    pub fn lock(&self) -> MutexGuard<'_, Storage> {
+        self.server.lock()
     }
 
     /// The store's current revision (the resourceVersion a list would return now).
     pub fn revision(&self) -> u64 {
-        self.shared.lock().store.revision()
+        self.server.lock().store.revision()
     }
 
     /// The revision of the last write to `resource` in `group` (0 if never written): a watcher
     /// of that resource that has observed this revision has seen every change to it.
     pub fn resource_revision(&self, group: &str, resource: &str) -> u64 {
-        self.shared.lock().store.resource_revision(group, resource)
+        self.server.lock().store.resource_revision(group, resource)
     }
 
     /// The server's clock.
     pub fn clock(&self) -> &Clock {
-        &self.shared.clock
+        &self.server.clock
     }
 
     /// Whether the simulated controllers (namespace controller, CRD finalizer, node agent) have
     /// caught up with every write and have nothing to do until time passes.
     pub fn controllers_idle(&self) -> bool {
-        self.shared.lock().controllers_idle()
+        self.server.lock().controllers_idle()
     }
 
     /// Runs the simulated controllers once, now (useful after advancing a virtual clock).
     pub fn run_controllers(&self) {
-        self.shared.lock().run_controllers(self.shared.config.node_agent);
+        self.server.lock().run_controllers(self.server.config.node_agent);
     }
-}
-
-async fn intercept(AxumState(shared): AxumState<Arc<Shared>>, request: Request, next: Next) -> Response {
-    if let Some(hook) = &shared.config.interceptor {
-        let (parts, body) = request.into_parts();
-        if let Some(err) = hook(&parts) {
-            return err.into_response();
-        }
-        return next.run(Request::from_parts(parts, body)).await;
-    }
-    next.run(request).await
-}
-
-fn json_or_404(v: Option<Value>) -> Response {
-    match v {
-        Some(v) => axum::Json(v).into_response(),
-        None => ApiError::not_found_path().into_response(),
-    }
-}
-
-async fn api_groups(AxumState(shared): AxumState<Arc<Shared>>) -> Response {
-    axum::Json(discovery::groups(&shared.lock().registry)).into_response()
-}
-
-async fn api_group(AxumState(shared): AxumState<Arc<Shared>>, Path(group): Path<String>) -> Response {
-    discovery::group(&shared.lock().registry, &group).map_or_else(status::page_not_found, |v| axum::Json(v).into_response())
-}
-
-async fn core_resources(AxumState(shared): AxumState<Arc<Shared>>, Path(version): Path<String>) -> Response {
-    json_or_404(discovery::resources(&shared.lock().registry, "", &version))
-}
-
-async fn group_resources(AxumState(shared): AxumState<Arc<Shared>>, Path((group, version)): Path<(String, String)>) -> Response {
-    let registry = &shared.lock().registry;
-    if !registry.serves_group(&group) {
-        return status::page_not_found();
-    }
-    json_or_404(discovery::resources(registry, &group, &version))
-}
-
-async fn openapi_index(AxumState(shared): AxumState<Arc<Shared>>) -> Response {
-    axum::Json(openapi::v3_index(&shared.lock().registry)).into_response()
-}
-
-async fn openapi_group_version(AxumState(shared): AxumState<Arc<Shared>>, Path(path): Path<String>) -> Response {
-    json_or_404(openapi::v3_group_version(&shared.lock().registry, &path))
 }

@@ -9,16 +9,16 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::apiserver::registry::Registry;
+use crate::apiserver::catalogue::Catalogue;
 
 fn gv_path(group: &str, version: &str) -> String {
     if group.is_empty() { format!("api/{version}") } else { format!("apis/{group}/{version}") }
 }
 
 /// `/openapi/v3`: the index of group-version documents.
-pub fn v3_index(registry: &Registry) -> Value {
+pub fn v3_index(catalogue: &Catalogue) -> Value {
     let mut paths = Map::new();
-    for (group, versions) in registry.groups() {
+    for (group, versions) in catalogue.groups() {
         for v in versions {
             let p = gv_path(&group, &v);
             paths.insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}")}));
@@ -28,7 +28,7 @@ pub fn v3_index(registry: &Registry) -> Value {
 }
 
 /// `/openapi/v3/api/v1` or `/openapi/v3/apis/{group}/{version}`, if served.
-pub fn v3_group_version(registry: &Registry, path: &str) -> Option<Value> {
+pub fn v3_group_version(catalogue: &Catalogue, path: &str) -> Option<Value> {
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, version) = match parts.as_slice() {
         ["api", v] => ("", *v),
@@ -36,7 +36,7 @@ pub fn v3_group_version(registry: &Registry, path: &str) -> Option<Value> {
         _ => return None,
     };
     let mut paths = Map::new();
-    for r in registry.all().filter(|r| r.group == group && r.serves(version)) {
+    for r in catalogue.all().filter(|r| r.group == group && r.serves(version)) {
         let prefix = format!("/{}", gv_path(group, version));
         let item = if r.namespaced {
             format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", r.plural)

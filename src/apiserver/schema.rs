@@ -11,8 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::apiserver::registry::ResourceInfo;
-use crate::apiserver::request::Query;
+use crate::apiserver::catalogue::ResourceInfo;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// The `fieldValidation` query parameter.
@@ -24,20 +23,6 @@ pub enum FieldValidation {
     Warn,
     /// Refuse objects with unknown fields.
     Strict,
-}
-
-impl FieldValidation {
-    /// Reads `fieldValidation` from the query (400 for an unknown value).
-    pub fn from_query(query: &Query) -> ApiResult<Self> {
-        match query.get("fieldValidation") {
-            None | Some("Warn") => Ok(Self::Warn),
-            Some("Ignore") => Ok(Self::Ignore),
-            Some("Strict") => Ok(Self::Strict),
-            Some(other) => Err(ApiError::bad_request(format!(
-                "fieldValidation parameter unsupported: {other}; valid values are Ignore, Warn and Strict"
-            ))),
-        }
-    }
 }
 
 /// Options common to every write: `dryRun` and `fieldValidation`.
@@ -52,18 +37,6 @@ pub struct WriteOptions {
 impl Default for WriteOptions {
     fn default() -> Self {
         Self { dry_run: false, field_validation: FieldValidation::Warn }
-    }
-}
-
-impl WriteOptions {
-    /// Reads `dryRun` and `fieldValidation` from the query.
-    pub fn from_query(query: &Query) -> ApiResult<Self> {
-        let dry_run = match query.all("dryRun").as_slice() {
-            [] => false,
-            ["All"] => true,
-            other => return Err(ApiError::bad_request(format!("Unsupported value: {other:?}: supported values: \"All\""))),
-        };
-        Ok(Self { dry_run, field_validation: FieldValidation::from_query(query)? })
     }
 }
 
@@ -185,12 +158,12 @@ fn remove_path(value: &mut Value, path: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apiserver::registry::Registry;
+    use crate::apiserver::catalogue::Catalogue;
     use serde_json::json;
 
     #[test]
     fn unknown_fields_are_pruned_or_refused() {
-        let reg = Registry::new();
+        let reg = Catalogue::new();
         let pods = reg.lookup("", "v1", "pods").unwrap();
         let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "bogus": 1},
             "spec": {"containers": [{"name": "c", "image": "i", "imagePolicy": "x"}]}});

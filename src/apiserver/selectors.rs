@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::apiserver::registry::ResourceInfo;
+use crate::apiserver::catalogue::ResourceInfo;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// One label requirement.
@@ -282,7 +282,7 @@ fn field_value(object: &Value, field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apiserver::registry::Registry;
+    use crate::apiserver::catalogue::Catalogue;
     use serde_json::json;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn field_selectors_for_events() {
-        let reg = Registry::new();
+        let reg = Catalogue::new();
         let events = reg.lookup("", "v1", "events").unwrap();
         let ev = json!({"metadata": {"name": "e"}, "reason": "OwnerRefInvalidNamespace", "type": "Warning",
             "involvedObject": {"kind": "Pod", "name": "p"}, "source": {"component": "garbage-collector-controller"}});

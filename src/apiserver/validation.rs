@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::catalogue::{NameRule, ResourceInfo};
 use crate::apiserver::mutant::Mutant;
-use crate::apiserver::registry::{NameRule, ResourceInfo};
 use crate::apiserver::status::FieldError;
 use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 

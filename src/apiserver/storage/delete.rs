@@ -1,17 +1,15 @@
 //! DELETE and DELETE on a collection: the request side of deletion (catalogue B.3). What a
 //! delete does to one object is decided by [`crate::apiserver::deletion::plan_delete`]; this
-//! file applies the decision, with the special cases of namespaces and CRDs.
+//! file applies the decision; a kind with a delete of its own (namespaces, CRDs) plans it in
+//! its [`crate::apiserver::kinds`] hook.
 
 use serde_json::{Value, json};
 
-use crate::apiserver::crd::CLEANUP_FINALIZER;
-use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, check_preconditions, deletion_finalizers, plan_delete};
+use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, check_preconditions};
 use crate::apiserver::mutant::Mutant;
-use crate::apiserver::registry::DefaultGcPolicy;
-use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::validation::string_list;
-use crate::clock::format_time;
+use crate::apiserver::storage::read::{Listed, Page, Selection};
+use crate::apiserver::storage::{Scope, Storage};
 
 /// The answer to a DELETE: HTTP code and body.
 #[derive(Clone, Debug)]
@@ -24,7 +22,7 @@ pub struct Deleted {
     pub removed: bool,
 }
 
-impl State {
+impl Storage {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
         let not_dry;
@@ -45,19 +43,7 @@ impl State {
             mutant: self.mutant,
         };
         check_preconditions(&existing, opts, ctx)?;
-        let plan = if scope.is_namespaces() {
-            plan_namespace_delete(&existing, opts, ctx)
-        } else if scope.is_crds() && existing["metadata"]["deletionTimestamp"].is_null() {
-            let mut with_cleanup = existing.clone();
-            let mut finalizers = string_list(&existing["metadata"], "finalizers");
-            if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
-                finalizers.push(CLEANUP_FINALIZER.into());
-            }
-            with_cleanup["metadata"]["finalizers"] = json!(finalizers);
-            plan_delete(&with_cleanup, opts, ctx)
-        } else {
-            plan_delete(&existing, opts, ctx)
-        };
+        let plan = scope.kind().plan_delete(&existing, opts, ctx);
         match plan {
             DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
             DeletePlan::LostResourceVersion => {
@@ -108,52 +94,14 @@ impl State {
     }
 }
 
-/// The namespace registry's own Delete: the first request only starts termination (phase
-/// `Terminating`, deletionTimestamp, GC finalizers from the options); once the namespace
-/// controller has emptied `spec.finalizers`, a delete goes the generic way.
-fn plan_namespace_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
-    let meta = &existing["metadata"];
-    let gc_finalizers =
-        |opts: &DeleteOptions, current: &[String]| deletion_finalizers(opts, current, DefaultGcPolicy::DeleteDependents, ctx);
-    if meta["deletionTimestamp"].is_null() {
-        let mut obj = existing.clone();
-        obj["metadata"]["deletionTimestamp"] = json!(format_time(ctx.now));
-        obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        obj["status"]["phase"] = json!("Terminating");
-        let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
-        if changed {
-            obj["metadata"]["finalizers"] = json!(finalizers);
-        }
-        return DeletePlan::Keep(obj);
-    }
-    if !string_list(&existing["spec"], "finalizers").is_empty() {
-        return DeletePlan::Unchanged;
-    }
-    let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
-    if finalizers.is_empty() {
-        return DeletePlan::Remove;
-    }
-    let mut obj = existing.clone();
-    if changed {
-        obj["metadata"]["finalizers"] = json!(finalizers);
-    }
-    DeletePlan::Keep(obj)
-}
-
-impl State {
+impl Storage {
     /// DELETE on a collection: deletes each selected item with a copy of `opts`, ignoring items
     /// that are already gone; the first other error aborts. Returns the items as listed
     /// (catalogue B.3 row 25).
-    pub fn delete_collection(
-        &mut self,
-        scope: &Scope,
-        selection: &crate::apiserver::rest::read::Selection,
-        query: &crate::apiserver::request::Query,
-        opts: &DeleteOptions,
-    ) -> ApiResult<crate::apiserver::rest::read::Listed> {
-        let everything = crate::apiserver::rest::read::Selection::default();
+    pub fn delete_collection(&mut self, scope: &Scope, selection: &Selection, page: &Page, opts: &DeleteOptions) -> ApiResult<Listed> {
+        let everything = Selection::default();
         let selection = if self.mutant == Some(Mutant::IgnoreCollectionSelector) { &everything } else { selection };
-        let listed = self.list(scope, selection, query)?;
+        let listed = self.list(scope, selection, page)?;
         for item in &listed.items {
             let name = item["metadata"]["name"].as_str().unwrap_or("");
             let item_scope = Scope { namespace: item["metadata"]["namespace"].as_str().map(String::from), ..scope.clone() };

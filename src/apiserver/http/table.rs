@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::apiserver::registry::ResourceInfo;
+use crate::apiserver::catalogue::ResourceInfo;
 use crate::clock::parse_time;
 
 /// An object's `PartialObjectMetadata`.

@@ -1,4 +1,4 @@
-//! Watches: a stream of `{"type", "object"}` lines from a resourceVersion on, as kube-apiserver
+//! Watches served as HTTP: a stream of `{"type", "object"}` lines from a resourceVersion on, as kube-apiserver
 //! sends them (ADDED/MODIFIED/DELETED, BOOKMARK when asked for, ERROR 410 when the requested
 //! history is gone or the client falls too far behind).
 //!
@@ -17,12 +17,14 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::apiserver::crd;
-use crate::apiserver::request::{Query, Representation};
-use crate::apiserver::rest::read::Selection;
-use crate::apiserver::state::{Scope, State};
+use crate::apiserver::http::decode;
+use crate::apiserver::http::request::{Query, Representation};
+use crate::apiserver::http::table;
+use crate::apiserver::selectors::FieldSelector;
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::store::{EventType, StoreEvent};
-use crate::apiserver::table;
+use crate::apiserver::storage::read::Selection;
+use crate::apiserver::storage::store::{EventType, StoreEvent};
+use crate::apiserver::storage::{Scope, Storage};
 use crate::clock::Clock;
 
 /// A watch's parameters.
@@ -43,14 +45,23 @@ pub struct WatchRequest {
 }
 
 impl WatchRequest {
-    /// Reads the watch parameters of a request.
-    pub fn from_query(query: &Query, scope: &Scope, representation: Representation) -> ApiResult<Self> {
+    /// Reads the watch parameters of a request; a watch of object `name` selects it by name.
+    pub fn from_query(query: &Query, scope: &Scope, representation: Representation, name: Option<&str>) -> ApiResult<Self> {
         let from = match query.get("resourceVersion") {
             None | Some("0") => None,
             Some(rv) => Some(rv.parse::<u64>().map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?),
         };
+        let mut selection = decode::selection(query, scope)?;
+        if let Some(name) = name {
+            let by_name = format!("metadata.name={name}");
+            let combined = match query.get("fieldSelector") {
+                Some(f) => format!("{f},{by_name}"),
+                None => by_name,
+            };
+            selection.fields = FieldSelector::parse(&combined, &scope.resource)?;
+        }
         Ok(Self {
-            selection: Selection::from_query(query, scope)?,
+            selection,
             from,
             send_initial_events: query.flag("sendInitialEvents")?.unwrap_or(false),
             bookmarks: query.flag("allowWatchBookmarks")?.unwrap_or(false),
@@ -85,11 +96,7 @@ impl Watch {
     /// served under, so that the resource is no longer served as when the watch began.
     fn definition_changed(&self, event: &StoreEvent) -> bool {
         let resource = &self.scope.resource;
-        let key = &event.key;
-        resource.custom
-            && key.group == "apiextensions.k8s.io"
-            && key.resource == "customresourcedefinitions"
-            && key.name == format!("{}.{}", resource.plural, resource.group)
+        crd::is_definition_of(&event.key, resource)
             && (event.event_type == EventType::Deleted || crd::resource_info(&event.object).as_ref() != Some(resource))
     }
 
@@ -147,27 +154,27 @@ fn too_old(requested: u64, oldest: u64) -> Value {
 
 /// Starts a watch under the lock: takes the initial lines and subscribes, so nothing is missed
 /// or repeated between history and live events. Returns the receiver of the body's lines.
-pub fn start(state: &State, scope: Scope, request: WatchRequest, bookmark_interval: Duration) -> mpsc::Receiver<Bytes> {
-    let watch = Watch { scope, request, clock: state.clock.clone(), bookmark_interval };
+pub fn start(storage: &Storage, scope: Scope, request: WatchRequest, bookmark_interval: Duration) -> mpsc::Receiver<Bytes> {
+    let watch = Watch { scope, request, clock: storage.clock.clone(), bookmark_interval };
     let mut initial: Vec<Bytes> = Vec::new();
-    let revision = state.store.revision();
+    let revision = storage.store.revision();
     let mut start_revision = revision;
     // The ERROR line that ends the watch before it goes live, if any.
     let mut last_words = None;
     let list_current = watch.request.from.is_none() || watch.request.send_initial_events;
     if list_current {
         let (g, r) = &watch.scope.resource.storage;
-        let events = state.store.list(g, r, watch.scope.namespace.as_deref(), None).filter(|(_, o)| watch.request.selection.matches(o));
+        let events = storage.store.list(g, r, watch.scope.namespace.as_deref(), None).filter(|(_, o)| watch.request.selection.matches(o));
         last_words = events.map(|(_, o)| watch.event("ADDED", o)).try_for_each(|line| line.map(|line| initial.push(line))).err();
     } else if let Some(from) = watch.request.from {
-        match state.store.events_after(from) {
+        match storage.store.events_after(from) {
             Ok(events) => last_words = events.iter().filter_map(|e| watch.event_line(e)).try_for_each(|l| l.map(|l| initial.push(l))).err(),
             Err(e) => last_words = Some(watch.line("ERROR", too_old(from, e.oldest))),
         }
         start_revision = revision.max(from);
     }
     let initial_end = (watch.request.send_initial_events && watch.request.bookmarks).then(|| watch.bookmark(revision, true));
-    let subscription = state.store.subscribe();
+    let subscription = storage.store.subscribe();
     let (tx, rx) = mpsc::channel(256);
     tokio::spawn(async move {
         if let Some(err) = last_words {

@@ -5,13 +5,12 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::deletion::should_delete_during_update;
-use crate::apiserver::kinds;
 use crate::apiserver::patch;
-use crate::apiserver::rest::create::{check_namespace, check_type};
 use crate::apiserver::schema::{WriteOptions, check_fields};
-use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::validation::{normalize_metadata, string_list, validate_object_meta, validate_object_meta_update};
+use crate::apiserver::storage::create::{check_namespace, check_type};
+use crate::apiserver::storage::{Scope, Storage};
+use crate::apiserver::validation::{normalize_metadata, validate_object_meta, validate_object_meta_update};
 
 /// Which part of the object a write may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +29,7 @@ impl Target {
         match sub {
             None => Ok(Self::Main),
             Some("status") if scope.resource.status_subresource => Ok(Self::Status),
-            Some("finalize") if scope.is_namespaces() => Ok(Self::Finalize),
+            Some("finalize") if scope.kind().has_finalize_subresource() => Ok(Self::Finalize),
             Some(_) => Err(ApiError::not_found_path()),
         }
     }
@@ -48,7 +47,7 @@ fn spec_part(obj: &Value) -> Value {
     v
 }
 
-impl State {
+impl Storage {
     /// Replaces object `name` with `body` (PUT); returns the stored object as served.
     pub fn update(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<Value> {
         let mut body = body;
@@ -105,15 +104,14 @@ impl State {
         }
         let mut errs = validate_object_meta(&new["metadata"], &scope.resource, self.mutant);
         errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"], self.mutant));
-        errs.extend(kinds::validate(scope, &new));
+        errs.extend(scope.kind().validate(&new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
         }
         if new == existing {
             return Ok(existing);
         }
-        let namespace_finalized = !scope.is_namespaces() || string_list(&new["spec"], "finalizers").is_empty();
-        if should_delete_during_update(&new, self.mutant) && namespace_finalized {
+        if should_delete_during_update(&new, self.mutant) && scope.kind().removable_after_update(&new) {
             if !opts.dry_run {
                 self.remove(&key);
             }

@@ -2,10 +2,10 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::kinds;
+use crate::apiserver::mutant::Mutant;
 use crate::apiserver::schema::{WriteOptions, check_fields};
-use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{normalize_metadata, validate_object_meta};
 use crate::clock::format_time;
 
@@ -78,7 +78,7 @@ pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
     Ok(())
 }
 
-impl State {
+impl Storage {
     /// Creates an object from a request body; returns the stored object as served.
     pub fn create(&mut self, scope: &Scope, body: Value, opts: WriteOptions) -> ApiResult<Value> {
         let mut body = body;
@@ -102,10 +102,13 @@ impl State {
             self.check_namespace_accepts(scope, ns, &name)?;
         }
         let now = format_time(self.clock.now());
-        kinds::default_on_create(scope, &mut body, &now);
-        kinds::admit_on_create(scope, &mut body, self.mutant);
+        let kind = scope.kind();
+        kind.default_on_create(&mut body, &now);
+        if self.mutant != Some(Mutant::NoStorageProtection) {
+            kind.admit_on_create(&mut body);
+        }
         let mut errs = validate_object_meta(&body["metadata"], &scope.resource, self.mutant);
-        errs.extend(kinds::validate(scope, &body));
+        errs.extend(kind.validate(&body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));
         }

@@ -2,13 +2,12 @@
 //! pagination.
 
 use base64::Engine;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::apiserver::request::Query;
 use crate::apiserver::selectors::{FieldSelector, LabelSelector};
-use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::store::ObjectKey;
+use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::{Scope, Storage};
 
 /// Which objects a list or watch selects.
 #[derive(Clone, Debug, Default)]
@@ -20,14 +19,6 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Parses the selectors of a request.
-    pub fn from_query(query: &Query, scope: &Scope) -> ApiResult<Self> {
-        Ok(Self {
-            labels: query.get("labelSelector").map(LabelSelector::parse).transpose()?.unwrap_or_default(),
-            fields: query.get("fieldSelector").map(|s| FieldSelector::parse(s, &scope.resource)).transpose()?.unwrap_or_default(),
-        })
-    }
-
     /// Whether every object is selected.
     pub fn is_everything(&self) -> bool {
         self.labels.is_empty() && self.fields.is_empty()
@@ -37,6 +28,15 @@ impl Selection {
     pub fn matches(&self, stored: &Value) -> bool {
         self.labels.matches_object(stored) && self.fields.matches(stored)
     }
+}
+
+/// Which page of a list: `limit` and `continue`.
+#[derive(Clone, Debug, Default)]
+pub struct Page {
+    /// At most this many items (`limit`; none for all).
+    pub limit: Option<usize>,
+    /// Where an earlier page ended (`continue`).
+    pub continue_token: Option<String>,
 }
 
 /// Where a paginated list continues: the list's revision and the last key returned.
@@ -67,16 +67,16 @@ fn decode_continue(token: &str) -> ApiResult<ContinueToken> {
     serde_json::from_slice(&bytes).map_err(|_| bad())
 }
 
-impl State {
+impl Storage {
     /// GET one object.
     pub fn get(&self, scope: &Scope, name: &str) -> ApiResult<Value> {
         self.store.get(&scope.key(name)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name)).and_then(|o| scope.present(o))
     }
 
     /// GET a list: the selected objects in key order, paginated when `limit` is set.
-    pub fn list(&self, scope: &Scope, selection: &Selection, query: &Query) -> ApiResult<Listed> {
-        let limit = query.int("limit")?.filter(|l| *l > 0).map(|l| l as usize);
-        let (revision, after) = match query.get("continue") {
+    pub fn list(&self, scope: &Scope, selection: &Selection, page: &Page) -> ApiResult<Listed> {
+        let limit = page.limit;
+        let (revision, after) = match page.continue_token.as_deref() {
             Some(token) => {
                 let t = decode_continue(token)?;
                 let (g, r) = &scope.resource.storage;
@@ -102,27 +102,4 @@ impl State {
         }
         Ok(Listed { items, revision, continue_token: None, remaining: None })
     }
-}
-
-/// The `metadata` of a list page.
-pub fn list_meta(listed: &Listed) -> Value {
-    let mut meta = json!({"resourceVersion": listed.revision.to_string()});
-    if let Some(c) = &listed.continue_token {
-        meta["continue"] = json!(c);
-    }
-    if let Some(r) = listed.remaining {
-        meta["remainingItemCount"] = json!(r);
-    }
-    meta
-}
-
-/// The JSON body of a list.
-pub fn list_body(scope: &Scope, listed: Listed) -> Value {
-    let meta = list_meta(&listed);
-    json!({
-        "kind": format!("{}List", scope.resource.kind),
-        "apiVersion": scope.resource.api_version(&scope.version),
-        "metadata": meta,
-        "items": listed.items,
-    })
 }

@@ -1,4 +1,4 @@
-//! The resource registry: which kinds the fake apiserver serves, under which group, versions,
+//! The resource catalogue: which kinds the fake apiserver serves, under which group, versions,
 //! plural and scope, and the per-resource rules that deletion and validation depend on
 //! (default garbage-collection policy, graceful deletion, name format).
 //!
@@ -213,19 +213,19 @@ impl Builtin {
 
 /// All served resources, looked up by group and plural.
 #[derive(Clone, Debug)]
-pub struct Registry {
+pub struct Catalogue {
     /// `(group, plural)` → resource.
     resources: BTreeMap<(String, String), Arc<ResourceInfo>>,
 }
 
-impl Default for Registry {
+impl Default for Catalogue {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Registry {
-    /// A registry with the built-in kinds.
+impl Catalogue {
+    /// A catalogue with the built-in kinds.
     pub fn new() -> Self {
         let resources = BUILTINS
             .iter()
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn default_policies_follow_catalogue_b2() {
-        let r = Registry::new();
+        let r = Catalogue::new();
         let rc = r.lookup("", "v1", "replicationcontrollers").unwrap();
         assert_eq!(rc.default_gc_policy("v1"), DefaultGcPolicy::OrphanDependents);
         let job = r.lookup("batch", "v1", "jobs").unwrap();

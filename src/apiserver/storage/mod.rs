@@ -1,19 +1,30 @@
-//! The apiserver's state behind its one lock: the store, the registry and the clock, with the
-//! bookkeeping that every write goes through (CRD registration, objects awaiting the simulated
-//! controllers).
+//! The generic store of the API server (upstream's `registry/generic/registry.Store`): what
+//! lives behind the server's one lock — the [`store`] of objects, the [`Catalogue`] of served
+//! resources, the clock — and the verbs every resource is served with, one file each:
+//! [`create`], [`read`] (get, list), [`update`] (update, patch) and [`delete`] (delete,
+//! delete collection), all methods of [`Storage`]. Every write goes through
+//! [`Storage::commit`] or [`Storage::remove`], which do the bookkeeping a write needs (CRD
+//! registration, objects awaiting the simulated controllers). No HTTP here: requests arrive
+//! decoded from [`crate::apiserver::http`].
+
+pub mod create;
+pub mod delete;
+pub mod read;
+pub mod store;
+pub mod update;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
 use crate::apiserver::convert;
-use crate::apiserver::crd;
+use crate::apiserver::kinds::{self, Kind};
 use crate::apiserver::mutant::Mutant;
-use crate::apiserver::registry::{Registry, ResourceInfo};
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::store::{ObjectKey, Store};
+use crate::apiserver::storage::store::{ObjectKey, Store};
 use crate::clock::Clock;
 
 /// A request's resolved resource, version and namespace.
@@ -45,29 +56,24 @@ impl Scope {
         convert::to_storage(&self.resource, &self.version, served)
     }
 
-    /// Whether this is the core `namespaces` resource.
-    pub fn is_namespaces(&self) -> bool {
-        self.resource.group.is_empty() && self.resource.plural == "namespaces"
-    }
-
-    /// Whether this is `customresourcedefinitions`.
-    pub fn is_crds(&self) -> bool {
-        self.resource.group == "apiextensions.k8s.io" && self.resource.plural == "customresourcedefinitions"
+    /// What is special about the resource's kind.
+    pub fn kind(&self) -> &'static dyn Kind {
+        kinds::of(&self.resource.group, &self.resource.plural)
     }
 
     /// A scope for the core `namespaces` resource.
-    pub fn namespaces(registry: &Registry) -> Self {
-        Self { resource: registry.lookup("", "v1", "namespaces").expect("built-in"), version: "v1".into(), namespace: None }
+    pub fn namespaces(catalogue: &Catalogue) -> Self {
+        Self { resource: catalogue.lookup("", "v1", "namespaces").expect("built-in"), version: "v1".into(), namespace: None }
     }
 }
 
-/// Everything the apiserver's lock protects.
+/// Everything the API server's lock protects, and the verbs that act on it.
 #[derive(Debug)]
-pub struct State {
+pub struct Storage {
     /// Objects and their history.
     pub store: Store,
     /// Served resources.
-    pub registry: Registry,
+    pub catalogue: Catalogue,
     /// Time source for timestamps.
     pub clock: Clock,
     /// Objects the simulated controllers must look at: terminating namespaces and CRDs, and
@@ -83,35 +89,19 @@ pub struct State {
     pub controllers_quiescent_at: u64,
 }
 
-fn is_namespace_key(k: &ObjectKey) -> bool {
-    k.group.is_empty() && k.resource == "namespaces"
-}
-
-fn is_crd_key(k: &ObjectKey) -> bool {
-    k.group == "apiextensions.k8s.io" && k.resource == "customresourcedefinitions"
-}
-
-fn is_pod_key(k: &ObjectKey) -> bool {
-    k.group.is_empty() && k.resource == "pods"
-}
-
-fn is_storage_key(k: &ObjectKey) -> bool {
-    k.group.is_empty() && (k.resource == "persistentvolumeclaims" || k.resource == "persistentvolumes")
-}
-
-impl State {
+impl Storage {
     /// A fresh state with the built-in kinds and the usual namespaces.
     pub fn new(clock: Clock, history_limit: usize) -> Self {
         let mut state = Self {
             store: Store::new(history_limit),
-            registry: Registry::new(),
+            catalogue: Catalogue::new(),
             clock,
             awaiting_controllers: BTreeSet::new(),
             garbage_collection: true,
             mutant: None,
             controllers_quiescent_at: 0,
         };
-        let scope = Scope::namespaces(&state.registry);
+        let scope = Scope::namespaces(&state.catalogue);
         for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
             state.create(&scope, body, WriteOptions::default()).expect("built-in namespace");
@@ -121,21 +111,16 @@ impl State {
 
     /// Resolves a resource at a version, or 404.
     pub fn scope(&self, group: &str, version: &str, plural: &str, namespace: Option<String>) -> ApiResult<Scope> {
-        let resource = self.registry.lookup(group, version, plural).ok_or_else(ApiError::not_found_path)?;
+        let resource = self.catalogue.lookup(group, version, plural).ok_or_else(ApiError::not_found_path)?;
         let namespace = if resource.namespaced { namespace } else { None };
         Ok(Scope { resource, version: version.into(), namespace })
     }
 
     /// Writes an object and does the bookkeeping every write needs.
     pub fn commit(&mut self, key: ObjectKey, object: Value) -> Arc<Value> {
-        let terminating = !object["metadata"]["deletionTimestamp"].is_null();
-        if is_crd_key(&key)
-            && let Some(info) = crd::resource_info(&object)
-        {
-            self.registry.insert(info);
-        }
-        let watched = is_namespace_key(&key) || is_crd_key(&key) || is_pod_key(&key) || is_storage_key(&key);
-        if watched && terminating {
+        let kind = kinds::of(&key.group, &key.resource);
+        kind.committed(&mut self.catalogue, &object);
+        if kind.has_controller() && !object["metadata"]["deletionTimestamp"].is_null() {
             self.awaiting_controllers.insert(key.clone());
         }
         self.store.put(key, object)
@@ -146,22 +131,14 @@ impl State {
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Value>> {
         let removed = self.store.remove(key)?;
         self.awaiting_controllers.remove(key);
-        if is_crd_key(key)
-            && let Some(info) = crd::resource_info(&removed)
-        {
-            let leftovers: Vec<ObjectKey> = self.store.list(&info.group, &info.plural, None, None).map(|(k, _)| k.clone()).collect();
-            for k in leftovers {
-                self.store.remove(&k);
-            }
-            self.registry.remove(&info.group, &info.plural);
-        }
+        kinds::of(&key.group, &key.resource).removed(self, &removed);
         Some(removed)
     }
 
     /// Checks that objects may be created in `namespace`: 404 if it does not exist, 403 while it
     /// terminates (the NamespaceLifecycle admission plugin).
     pub fn check_namespace_accepts(&self, scope: &Scope, namespace: &str, name: &str) -> ApiResult<()> {
-        let ns_scope = Scope::namespaces(&self.registry);
+        let ns_scope = Scope::namespaces(&self.catalogue);
         let Some(ns) = self.store.get(&ns_scope.key(namespace)) else {
             return Err(ApiError::not_found(ns_scope.resource.qualified(), namespace));
         };

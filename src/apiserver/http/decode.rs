@@ -1,0 +1,84 @@
+//! Request decoding: bodies (JSON, YAML, protobuf) and the query parameters that become a
+//! verb's options, each with the `Status` error the real API server gives for bad input.
+
+use bytes::Bytes;
+use http::{HeaderMap, header};
+use serde_json::Value;
+
+use crate::apiserver::http::request::Query;
+use crate::apiserver::protobuf;
+use crate::apiserver::schema::{FieldValidation, WriteOptions};
+use crate::apiserver::selectors::{FieldSelector, LabelSelector};
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::storage::Scope;
+use crate::apiserver::storage::read::{Page, Selection};
+
+/// A header's value, if present and text.
+pub fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Decodes a create or update body (JSON, YAML as kubectl may send, or protobuf as typed
+/// clients send).
+pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+    let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("application/json");
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    if protobuf::is_protobuf(content_type) {
+        return protobuf::decode(body).map_err(ApiError::bad_request);
+    }
+    let value: Value = match essence {
+        "application/json" | "" | "*/*" => serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
+        "application/yaml" => serde_yaml::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+        _ => {
+            return Err(ApiError::unsupported_media_type(&["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]));
+        }
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
+    }
+    Ok(value)
+}
+
+/// A DELETE body as JSON: typed clients send `DeleteOptions` as protobuf.
+pub fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
+    match header_str(headers, header::CONTENT_TYPE) {
+        Some(ct) if protobuf::is_protobuf(ct) && !body.is_empty() => {
+            Ok(Bytes::from(protobuf::decode(body).map_err(ApiError::bad_request)?.to_string()))
+        }
+        _ => Ok(body.clone()),
+    }
+}
+
+/// The `labelSelector` and `fieldSelector` of a list, watch or collection delete.
+pub fn selection(query: &Query, scope: &Scope) -> ApiResult<Selection> {
+    Ok(Selection {
+        labels: query.get("labelSelector").map(LabelSelector::parse).transpose()?.unwrap_or_default(),
+        fields: query.get("fieldSelector").map(|s| FieldSelector::parse(s, &scope.resource)).transpose()?.unwrap_or_default(),
+    })
+}
+
+/// The `limit` and `continue` of a list.
+pub fn list_page(query: &Query) -> ApiResult<Page> {
+    Ok(Page { limit: query.int("limit")?.filter(|l| *l > 0).map(|l| l as usize), continue_token: query.get("continue").map(String::from) })
+}
+
+/// `dryRun` and `fieldValidation` of a write.
+pub fn write_options(query: &Query) -> ApiResult<WriteOptions> {
+    let dry_run = match query.all("dryRun").as_slice() {
+        [] => false,
+        ["All"] => true,
+        other => return Err(ApiError::bad_request(format!("Unsupported value: {other:?}: supported values: \"All\""))),
+    };
+    let field_validation = match query.get("fieldValidation") {
+        None | Some("Warn") => FieldValidation::Warn,
+        Some("Ignore") => FieldValidation::Ignore,
+        Some("Strict") => FieldValidation::Strict,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "fieldValidation parameter unsupported: {other}; valid values are Ignore, Warn and Strict"
+            )));
+        }
+    };
+    Ok(WriteOptions { dry_run, field_validation })
+}

@@ -1,0 +1,177 @@
+//! HTTP in one place: the routes, the dispatch of a resource URL and method to a verb of
+//! [`crate::apiserver::storage`], and the fault-injection middleware. Requests are parsed in
+//! [`request`] and [`decode`], answers rendered in [`render`] and [`table`], watches streamed by
+//! [`watch`]; nothing below this module knows HTTP.
+
+pub mod decode;
+pub mod render;
+pub mod request;
+pub mod table;
+pub mod watch;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use bytes::Bytes;
+use http::{Method, header};
+use serde_json::Value;
+
+use crate::apiserver::Server;
+use crate::apiserver::deletion::DeleteOptions;
+use crate::apiserver::discovery;
+use crate::apiserver::http::decode::{delete_body, header_str, list_page, object, selection, write_options};
+use crate::apiserver::http::render::{json_response, list_body, object_as};
+use crate::apiserver::http::request::{Query, Representation, ResourcePath};
+use crate::apiserver::http::watch::WatchRequest;
+use crate::apiserver::openapi;
+use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
+use crate::apiserver::storage::update::Target;
+
+/// The largest request body accepted, as kube-apiserver's 3 MiB limit.
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// The router serving the Kubernetes API from `server`: discovery, OpenAPI, health, and every
+/// resource URL through [`handle`], behind the server's interceptor.
+pub fn router(server: Arc<Server>) -> Router {
+    Router::new()
+        .route("/version", get(|| async { axum::Json(discovery::version()) }))
+        .route("/api", get(|| async { axum::Json(discovery::core_versions()) }))
+        .route("/apis", get(api_groups))
+        .route("/api/{version}", get(core_resources))
+        .route("/apis/{group}", get(api_group))
+        .route("/apis/{group}/{version}", get(group_resources))
+        .route("/openapi/v3", get(openapi_index))
+        .route("/openapi/v3/{*path}", get(openapi_group_version))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/livez", get(|| async { "ok" }))
+        .route("/readyz", get(|| async { "ok" }))
+        .fallback(handle)
+        .layer(middleware::from_fn_with_state(server.clone(), intercept))
+        .with_state(server)
+}
+
+/// Lets the configured interceptor answer a request before it is served.
+async fn intercept(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+    if let Some(hook) = &server.config.interceptor {
+        let (parts, body) = request.into_parts();
+        if let Some(err) = hook(&parts) {
+            return err.into_response();
+        }
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    next.run(request).await
+}
+
+fn json_or_404(v: Option<Value>) -> Response {
+    match v {
+        Some(v) => axum::Json(v).into_response(),
+        None => ApiError::not_found_path().into_response(),
+    }
+}
+
+async fn api_groups(State(server): State<Arc<Server>>) -> Response {
+    axum::Json(discovery::groups(&server.lock().catalogue)).into_response()
+}
+
+async fn api_group(State(server): State<Arc<Server>>, Path(group): Path<String>) -> Response {
+    discovery::group(&server.lock().catalogue, &group).map_or_else(status::page_not_found, |v| axum::Json(v).into_response())
+}
+
+async fn core_resources(State(server): State<Arc<Server>>, Path(version): Path<String>) -> Response {
+    json_or_404(discovery::resources(&server.lock().catalogue, "", &version))
+}
+
+async fn group_resources(State(server): State<Arc<Server>>, Path((group, version)): Path<(String, String)>) -> Response {
+    let catalogue = &server.lock().catalogue;
+    if !catalogue.serves_group(&group) {
+        return status::page_not_found();
+    }
+    json_or_404(discovery::resources(catalogue, &group, &version))
+}
+
+async fn openapi_index(State(server): State<Arc<Server>>) -> Response {
+    axum::Json(openapi::v3_index(&server.lock().catalogue)).into_response()
+}
+
+async fn openapi_group_version(State(server): State<Arc<Server>>, Path(path): Path<String>) -> Response {
+    json_or_404(openapi::v3_group_version(&server.lock().catalogue, &path))
+}
+
+/// Serves every resource URL.
+pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Response {
+    match dispatch(&server, request).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Resolves the URL to a resource and the method to a verb, decodes what the verb needs, calls
+/// it under the lock and renders its answer.
+async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response> {
+    let (parts, body) = request.into_parts();
+    let Some(path) = ResourcePath::parse(parts.uri.path()) else {
+        let under_api = parts.uri.path() == "/api" || parts.uri.path().starts_with("/api/");
+        return if under_api { Err(ApiError::not_found_path()) } else { Ok(page_not_found()) };
+    };
+    if !path.group.is_empty() && !server.lock().catalogue.serves_group(&path.group) {
+        return Ok(page_not_found());
+    }
+    let query = Query::parse(parts.uri.query());
+    let repr = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
+    let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
+    let scope = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
+    if scope.resource.namespaced && path.namespace.is_none() && path.name.is_some() {
+        return Err(ApiError::not_found_path());
+    }
+    let name = path.name.as_deref();
+    let is_watch = path.watch_prefix || query.flag("watch")?.unwrap_or(false);
+    let now = server.clock.now();
+
+    match (parts.method, name) {
+        (Method::GET, _) if is_watch => {
+            let request = WatchRequest::from_query(&query, &scope, repr, name)?;
+            let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
+            Ok(render::watch_stream(lines))
+        }
+        (Method::GET, Some(name)) => {
+            Target::from_subresource(&scope, path.subresource.as_deref())?;
+            let object = server.lock().get(&scope, name)?;
+            Ok(json_response(200, &object_as(repr, &scope, object, now)))
+        }
+        (Method::GET, None) => {
+            let listed = server.lock().list(&scope, &selection(&query, &scope)?, &list_page(&query)?)?;
+            Ok(json_response(200, &render::list_as(repr, &scope, listed, now)))
+        }
+        (Method::POST, None) => {
+            let created = server.lock().create(&scope, object(&parts.headers, &body)?, write_options(&query)?)?;
+            Ok(json_response(201, &object_as(repr, &scope, created, now)))
+        }
+        (Method::PUT, Some(name)) => {
+            let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
+            let updated = server.lock().update(&scope, name, object(&parts.headers, &body)?, target, write_options(&query)?)?;
+            Ok(json_response(200, &object_as(repr, &scope, updated, now)))
+        }
+        (Method::PATCH, Some(name)) => {
+            let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
+            let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
+            let patched = server.lock().patch(&scope, name, content_type, &body, target, write_options(&query)?)?;
+            Ok(json_response(200, &object_as(repr, &scope, patched, now)))
+        }
+        (Method::DELETE, Some(name)) if path.subresource.is_none() => {
+            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, server.config.mutant)?;
+            let deleted = server.lock().delete(&scope, name, &opts)?;
+            Ok(json_response(deleted.code, &deleted.body))
+        }
+        (Method::DELETE, None) if !scope.kind().deletes_collections() => Err(ApiError::method_not_allowed()),
+        (Method::DELETE, None) => {
+            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, server.config.mutant)?;
+            let listed = server.lock().delete_collection(&scope, &selection(&query, &scope)?, &list_page(&query)?, &opts)?;
+            Ok(json_response(200, &list_body(&scope, listed)))
+        }
+        _ => Err(ApiError::method_not_allowed()),
+    }
+}

@@ -1,0 +1,127 @@
+//! Namespaces: their defaults, the namespace registry's own delete (termination first), the
+//! `finalize` subresource, and the namespace controller that empties a terminating namespace
+//! and then finalizes it.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::catalogue::DefaultGcPolicy;
+use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, Propagation, deletion_finalizers};
+use crate::apiserver::kinds::Kind;
+use crate::apiserver::mutant::Mutant;
+use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::{Scope, Storage};
+use crate::apiserver::validation::string_list;
+use crate::clock::format_time;
+
+/// The namespace finalizer the namespace controller removes once the namespace is empty.
+const NAMESPACE_FINALIZER: &str = "kubernetes";
+
+/// core/v1 Namespaces.
+pub struct Namespaces;
+
+impl Kind for Namespaces {
+    fn default_on_create(&self, namespace: &mut Value, _now: &str) {
+        namespace["spec"]["finalizers"] = json!([NAMESPACE_FINALIZER]);
+        namespace["status"] = json!({"phase": "Active"});
+    }
+
+    fn has_finalize_subresource(&self) -> bool {
+        true
+    }
+
+    /// The namespace registry's own Delete: the first request only starts termination (phase
+    /// `Terminating`, deletionTimestamp, GC finalizers from the options); once the namespace
+    /// controller has emptied `spec.finalizers`, a delete goes the generic way.
+    fn plan_delete(&self, existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+        let meta = &existing["metadata"];
+        let gc_finalizers =
+            |opts: &DeleteOptions, current: &[String]| deletion_finalizers(opts, current, DefaultGcPolicy::DeleteDependents, ctx);
+        if meta["deletionTimestamp"].is_null() {
+            let mut obj = existing.clone();
+            obj["metadata"]["deletionTimestamp"] = json!(format_time(ctx.now));
+            obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            obj["status"]["phase"] = json!("Terminating");
+            let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
+            if changed {
+                obj["metadata"]["finalizers"] = json!(finalizers);
+            }
+            return DeletePlan::Keep(obj);
+        }
+        if !string_list(&existing["spec"], "finalizers").is_empty() {
+            return DeletePlan::Unchanged;
+        }
+        let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
+        if finalizers.is_empty() {
+            return DeletePlan::Remove;
+        }
+        let mut obj = existing.clone();
+        if changed {
+            obj["metadata"]["finalizers"] = json!(finalizers);
+        }
+        DeletePlan::Keep(obj)
+    }
+
+    /// The namespace registry has no DeleteCollection: one request may not end every namespace.
+    fn deletes_collections(&self) -> bool {
+        false
+    }
+
+    /// A namespace goes only once its `spec.finalizers` are empty too.
+    fn removable_after_update(&self, updated: &Value) -> bool {
+        string_list(&updated["spec"], "finalizers").is_empty()
+    }
+
+    fn has_controller(&self) -> bool {
+        true
+    }
+
+    /// The namespace controller: delete everything in the namespace (background propagation),
+    /// and once nothing is left remove the `kubernetes` finalizer and delete the namespace.
+    fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, namespace: &Value, _node_agent: bool) {
+        let name = key.name.as_str();
+        let ns_scope = Scope::namespaces(&storage.catalogue);
+        let spec_finalizers = string_list(&namespace["spec"], "finalizers");
+        if spec_finalizers.iter().any(|f| f == NAMESPACE_FINALIZER) {
+            if storage.mutant != Some(Mutant::NamespaceKeepsContents) && delete_contents(storage, name) > 0 {
+                return;
+            }
+            let mut finalized = (**storage.store.get(key).expect("awaited objects are stored")).clone();
+            let rest: Vec<String> = spec_finalizers.into_iter().filter(|f| f != NAMESPACE_FINALIZER).collect();
+            finalized["spec"]["finalizers"] = json!(rest);
+            storage.commit(ns_scope.key(name), finalized);
+        }
+        if let Err(e) = storage.delete(&ns_scope, name, &DeleteOptions::default()) {
+            tracing::debug!(namespace = name, error = %e, "namespace delete deferred");
+        }
+        let waits_for_gc = storage.store.get(key).is_some_and(|ns| !string_list(&ns["metadata"], "finalizers").is_empty());
+        if storage.store.get(key).is_none() || waits_for_gc {
+            // Gone, or waiting for the garbage collector to act on a GC finalizer.
+            storage.awaiting_controllers.remove(key);
+        }
+    }
+}
+
+/// Deletes the namespace's objects that are not yet being deleted; returns how many remain.
+fn delete_contents(storage: &mut Storage, namespace: &str) -> usize {
+    let resources: Vec<_> =
+        storage.catalogue.all().filter(|r| r.namespaced && r.storage == (r.group.clone(), r.plural.clone())).cloned().collect();
+    let background = DeleteOptions { propagation: Some(Propagation::Background), ..Default::default() };
+    let mut remaining = 0;
+    for resource in resources {
+        let scope = Scope { version: resource.versions[0].clone(), namespace: Some(namespace.into()), resource: resource.clone() };
+        let items: Vec<(String, bool)> = storage
+            .store
+            .list(&resource.group, &resource.plural, Some(namespace), None)
+            .map(|(k, o)| (k.name.clone(), o["metadata"]["deletionTimestamp"].is_null()))
+            .collect();
+        for (name, live) in items {
+            if live && let Err(e) = storage.delete(&scope, &name, &background) {
+                tracing::debug!(namespace, name, error = %e, "namespace content delete failed");
+            }
+            if storage.store.get(&scope.key(&name)).is_some() {
+                remaining += 1;
+            }
+        }
+    }
+    remaining
+}

@@ -1,0 +1,71 @@
+//! Pods: their defaults, the container fields every pod needs, and the node agent that stands
+//! in for kubelets, finishing graceful deletions.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::deletion::DeleteOptions;
+use crate::apiserver::kinds::Kind;
+use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::{Scope, Storage};
+use crate::clock::parse_time;
+
+/// core/v1 Pods.
+pub struct Pods;
+
+impl Kind for Pods {
+    fn default_on_create(&self, pod: &mut Value, _now: &str) {
+        if pod["spec"]["terminationGracePeriodSeconds"].is_null() {
+            pod["spec"]["terminationGracePeriodSeconds"] = json!(30);
+        }
+        if pod["status"]["phase"].is_null() {
+            pod["status"]["phase"] = json!("Pending");
+        }
+    }
+
+    fn validate(&self, pod: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        match pod["spec"]["containers"].as_array() {
+            Some(cs) if !cs.is_empty() => {
+                for (i, c) in cs.iter().enumerate() {
+                    if c["name"].as_str().unwrap_or("").is_empty() {
+                        errs.push(FieldError::required(format!("spec.containers[{i}].name"), ""));
+                    }
+                    if c["image"].as_str().unwrap_or("").is_empty() {
+                        errs.push(FieldError::required(format!("spec.containers[{i}].image"), ""));
+                    }
+                }
+            }
+            _ => errs.push(FieldError::required("spec.containers", "")),
+        }
+        errs
+    }
+
+    fn has_controller(&self) -> bool {
+        true
+    }
+
+    /// The node agent: a scheduled pod whose grace period has run out is deleted with grace 0,
+    /// as the kubelet does once its containers have stopped.
+    fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, pod: &Value, node_agent: bool) {
+        if !node_agent {
+            return;
+        }
+        let meta = &pod["metadata"];
+        if meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) == 0 {
+            storage.awaiting_controllers.remove(key);
+            return;
+        }
+        let due = meta["deletionTimestamp"].as_str().and_then(parse_time).is_some_and(|t| t <= storage.clock.now());
+        if !due {
+            return;
+        }
+        let Some(resource) = storage.catalogue.lookup("", "v1", "pods") else { return };
+        let scope = Scope { resource, version: "v1".into(), namespace: Some(key.namespace.clone()) };
+        let opts =
+            DeleteOptions { grace_period_seconds: Some(0), precondition_uid: meta["uid"].as_str().map(String::from), ..Default::default() };
+        if let Err(e) = storage.delete(&scope, &key.name, &opts) {
+            tracing::debug!(pod = key.name, error = %e, "node agent delete failed");
+        }
+    }
+}
