@@ -66,6 +66,11 @@ pub struct ResourceInfo {
     pub categories: Vec<String>,
     /// Whether the kind has a `status` subresource (and PUT of the main resource keeps status).
     pub status_subresource: bool,
+    /// Whether the kind has the `finalize` subresource (namespaces).
+    pub finalize_subresource: bool,
+    /// Whether DELETE on the whole collection is served (not for namespaces: the namespace
+    /// registry has no DeleteCollection, so one request may not end every namespace).
+    pub collection_delete: bool,
     /// Versions for which the default GC policy is orphan.
     pub orphan_by_default_in: Vec<String>,
     /// Whether GC finalizers are never applied (events).
@@ -190,6 +195,8 @@ impl Builtin {
                 vec![]
             },
             status_subresource: self.status,
+            finalize_subresource: group.is_empty() && plural == "namespaces",
+            collection_delete: !(group.is_empty() && plural == "namespaces"),
             orphan_by_default_in: match (group, plural) {
                 ("", "replicationcontrollers") | ("batch", "jobs") => vec!["v1".into()],
                 _ => vec![],

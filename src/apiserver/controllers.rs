@@ -7,7 +7,6 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::kinds;
 use crate::apiserver::storage::Storage;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::validation::string_list;
@@ -38,7 +37,7 @@ impl Storage {
                 self.awaiting_controllers.remove(&key);
                 continue;
             }
-            kinds::of(&key.group, &key.resource).reconcile(self, &key, &object, node_agent);
+            self.kind_of_key(&key).reconcile(self, &key, &object, node_agent);
         }
     }
 

@@ -133,6 +133,8 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         short_names: list(&names["shortNames"]),
         categories: list(&names["categories"]),
         status_subresource,
+        finalize_subresource: false,
+        collection_delete: true,
         orphan_by_default_in: vec![],
         gc_unsupported: false,
         graceful: false,

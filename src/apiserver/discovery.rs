@@ -5,7 +5,6 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
-use crate::apiserver::kinds;
 
 /// The Kubernetes version the fake apiserver reports.
 pub const KUBERNETES_VERSION: (&str, &str) = ("1", "33");
@@ -72,7 +71,7 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
     if r.status_subresource {
         out.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
     }
-    if kinds::of(&r.group, &r.plural).has_finalize_subresource() {
+    if r.finalize_subresource {
         out.push(json!({"name": format!("{}/finalize", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["update"]}));
     }
     out

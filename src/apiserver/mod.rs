@@ -169,7 +169,7 @@ impl ApiServer {
 
     /// A server with `config`. Must be called inside a Tokio runtime.
     pub fn with_config(config: Config) -> Self {
-        let mut storage = Storage::new(config.clock.clone(), config.history_limit);
+        let mut storage = Storage::new(config.clock.clone(), config.history_limit, kinds::of);
         storage.garbage_collection = config.garbage_collection;
         storage.mutant = config.mutant;
         let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config });

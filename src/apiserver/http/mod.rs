@@ -166,7 +166,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             let deleted = server.lock().delete(&scope, name, &opts)?;
             Ok(json_response(deleted.code, &deleted.body))
         }
-        (Method::DELETE, None) if !scope.kind().deletes_collections() => Err(ApiError::method_not_allowed()),
+        (Method::DELETE, None) if !scope.resource.collection_delete => Err(ApiError::method_not_allowed()),
         (Method::DELETE, None) => {
             let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, server.config.mutant)?;
             let listed = server.lock().delete_collection(&scope, &selection(&query, &scope)?, &list_page(&query)?, &opts)?;

@@ -1,8 +1,9 @@
-//! What is special about one kind, behind one hook trait: what the real registry strategies,
-//! default admission plugins and controllers of that kind do that a client of a garbage
-//! collector notices. [`Kind`] has a hook for every point where the generic store lets a kind
-//! differ, each defaulting to "nothing special"; [`of`] is the one place that says which kinds
-//! have hooks of their own. The storage verbs ask `scope.kind()` and never compare names.
+//! What is special about one kind: what the real registry strategies, default admission
+//! plugins and controllers of that kind do that a client of a garbage collector notices, each
+//! kind an implementation of the generic store's hook trait
+//! ([`crate::apiserver::storage::hooks::Kind`]). [`of`] is the one place that says which
+//! kinds have hooks of their own; the server hands it to the storage, whose verbs never
+//! compare names.
 //!
 //! - [`pods`]: defaults, container validation, the node agent finishing graceful deletions.
 //! - [`namespaces`]: defaults, the namespace registry's own delete and `finalize`
@@ -21,68 +22,9 @@ pub mod volumes;
 
 use serde_json::{Value, json};
 
-use crate::apiserver::catalogue::Catalogue;
-use crate::apiserver::deletion::{self, DeleteContext, DeleteOptions, DeletePlan};
-use crate::apiserver::status::FieldError;
-use crate::apiserver::storage::Storage;
-use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::hooks::{Generic, Kind};
 
-/// The hooks of one kind. Every method defaults to the generic store's behaviour.
-pub trait Kind: Sync {
-    /// Fills defaults on create, as the kind's defaulting functions do.
-    fn default_on_create(&self, _object: &mut Value, _now: &str) {}
-
-    /// What the default admission plugins add to a new object.
-    fn admit_on_create(&self, _object: &mut Value) {}
-
-    /// Validates the kind's own fields of an object about to be written.
-    fn validate(&self, _object: &Value) -> Vec<FieldError> {
-        Vec::new()
-    }
-
-    /// Whether the kind has the `finalize` subresource (namespaces).
-    fn has_finalize_subresource(&self) -> bool {
-        false
-    }
-
-    /// What a DELETE of `existing` does.
-    fn plan_delete(&self, existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
-        deletion::plan_delete(existing, opts, ctx)
-    }
-
-    /// Whether DELETE on the whole collection is served.
-    fn deletes_collections(&self) -> bool {
-        true
-    }
-
-    /// Whether an update that leaves the object deleted, with no grace and no finalizers, may
-    /// remove it at once.
-    fn removable_after_update(&self, _updated: &Value) -> bool {
-        true
-    }
-
-    /// Whether an object being deleted waits for a simulated controller ([`Kind::reconcile`]).
-    fn has_controller(&self) -> bool {
-        false
-    }
-
-    /// One step of the kind's simulated controller for an object being deleted; `node_agent`
-    /// says whether the server stands in for kubelets.
-    fn reconcile(&self, _storage: &mut Storage, _key: &ObjectKey, _object: &Value, _node_agent: bool) {}
-
-    /// Bookkeeping after an object is written.
-    fn committed(&self, _catalogue: &mut Catalogue, _object: &Value) {}
-
-    /// Bookkeeping after an object is removed.
-    fn removed(&self, _storage: &mut Storage, _object: &Value) {}
-}
-
-/// A kind with nothing special: the generic store's behaviour throughout.
-pub struct Generic;
-
-impl Kind for Generic {}
-
-/// The hooks of the resource `plural` in `group`.
+/// The hooks of the resource `plural` in `group` (a [`crate::apiserver::storage::hooks::KindOf`]).
 pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
     match (group, plural) {
         ("", "pods") => &pods::Pods,

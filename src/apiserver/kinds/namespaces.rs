@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::DefaultGcPolicy;
 use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, Propagation, deletion_finalizers};
-use crate::apiserver::kinds::Kind;
 use crate::apiserver::mutant::Mutant;
+use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::string_list;
@@ -23,10 +23,6 @@ impl Kind for Namespaces {
     fn default_on_create(&self, namespace: &mut Value, _now: &str) {
         namespace["spec"]["finalizers"] = json!([NAMESPACE_FINALIZER]);
         namespace["status"] = json!({"phase": "Active"});
-    }
-
-    fn has_finalize_subresource(&self) -> bool {
-        true
     }
 
     /// The namespace registry's own Delete: the first request only starts termination (phase
@@ -59,11 +55,6 @@ impl Kind for Namespaces {
             obj["metadata"]["finalizers"] = json!(finalizers);
         }
         DeletePlan::Keep(obj)
-    }
-
-    /// The namespace registry has no DeleteCollection: one request may not end every namespace.
-    fn deletes_collections(&self) -> bool {
-        false
     }
 
     /// A namespace goes only once its `spec.finalizers` are empty too.

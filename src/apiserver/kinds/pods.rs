@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::deletion::DeleteOptions;
-use crate::apiserver::kinds::Kind;
 use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
 use crate::clock::parse_time;

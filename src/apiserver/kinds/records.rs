@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::kinds::Kind;
 use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::hooks::Kind;
 
 /// core/v1 Events.
 pub struct CoreEvents;

@@ -5,8 +5,9 @@
 
 use serde_json::Value;
 
-use crate::apiserver::kinds::{Kind, add_finalizer};
+use crate::apiserver::kinds::add_finalizer;
 use crate::apiserver::storage::Storage;
+use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::validation::string_list;
 

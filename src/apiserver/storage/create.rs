@@ -102,7 +102,7 @@ impl Storage {
             self.check_namespace_accepts(scope, ns, &name)?;
         }
         let now = format_time(self.clock.now());
-        let kind = scope.kind();
+        let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
         if self.mutant != Some(Mutant::NoStorageProtection) {
             kind.admit_on_create(&mut body);

@@ -43,7 +43,7 @@ impl Storage {
             mutant: self.mutant,
         };
         check_preconditions(&existing, opts, ctx)?;
-        let plan = scope.kind().plan_delete(&existing, opts, ctx);
+        let plan = self.kind(scope).plan_delete(&existing, opts, ctx);
         match plan {
             DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
             DeletePlan::LostResourceVersion => {

@@ -9,6 +9,7 @@
 
 pub mod create;
 pub mod delete;
+pub mod hooks;
 pub mod read;
 pub mod store;
 pub mod update;
@@ -20,10 +21,10 @@ use serde_json::Value;
 
 use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
 use crate::apiserver::convert;
-use crate::apiserver::kinds::{self, Kind};
 use crate::apiserver::mutant::Mutant;
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::storage::hooks::{Kind, KindOf};
 use crate::apiserver::storage::store::{ObjectKey, Store};
 use crate::clock::Clock;
 
@@ -56,11 +57,6 @@ impl Scope {
         convert::to_storage(&self.resource, &self.version, served)
     }
 
-    /// What is special about the resource's kind.
-    pub fn kind(&self) -> &'static dyn Kind {
-        kinds::of(&self.resource.group, &self.resource.plural)
-    }
-
     /// A scope for the core `namespaces` resource.
     pub fn namespaces(catalogue: &Catalogue) -> Self {
         Self { resource: catalogue.lookup("", "v1", "namespaces").expect("built-in"), version: "v1".into(), namespace: None }
@@ -87,11 +83,14 @@ pub struct Storage {
     /// equals the current revision, the simulated controllers have nothing to do until time
     /// passes.
     pub controllers_quiescent_at: u64,
+    /// Finds each resource's hooks.
+    kind_of: KindOf,
 }
 
 impl Storage {
-    /// A fresh state with the built-in kinds and the usual namespaces.
-    pub fn new(clock: Clock, history_limit: usize) -> Self {
+    /// A fresh storage with the built-in kinds and the usual namespaces; `kind_of` finds what
+    /// is special about each resource.
+    pub fn new(clock: Clock, history_limit: usize, kind_of: KindOf) -> Self {
         let mut state = Self {
             store: Store::new(history_limit),
             catalogue: Catalogue::new(),
@@ -100,6 +99,7 @@ impl Storage {
             garbage_collection: true,
             mutant: None,
             controllers_quiescent_at: 0,
+            kind_of,
         };
         let scope = Scope::namespaces(&state.catalogue);
         for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
@@ -107,6 +107,16 @@ impl Storage {
             state.create(&scope, body, WriteOptions::default()).expect("built-in namespace");
         }
         state
+    }
+
+    /// What is special about the kind of the resource in `scope`.
+    pub fn kind(&self, scope: &Scope) -> &'static dyn Kind {
+        (self.kind_of)(&scope.resource.group, &scope.resource.plural)
+    }
+
+    /// What is special about the kind of the object stored under `key`.
+    pub fn kind_of_key(&self, key: &ObjectKey) -> &'static dyn Kind {
+        (self.kind_of)(&key.group, &key.resource)
     }
 
     /// Resolves a resource at a version, or 404.
@@ -118,7 +128,7 @@ impl Storage {
 
     /// Writes an object and does the bookkeeping every write needs.
     pub fn commit(&mut self, key: ObjectKey, object: Value) -> Arc<Value> {
-        let kind = kinds::of(&key.group, &key.resource);
+        let kind = self.kind_of_key(&key);
         kind.committed(&mut self.catalogue, &object);
         if kind.has_controller() && !object["metadata"]["deletionTimestamp"].is_null() {
             self.awaiting_controllers.insert(key.clone());
@@ -131,7 +141,7 @@ impl Storage {
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Value>> {
         let removed = self.store.remove(key)?;
         self.awaiting_controllers.remove(key);
-        kinds::of(&key.group, &key.resource).removed(self, &removed);
+        self.kind_of_key(key).removed(self, &removed);
         Some(removed)
     }
 

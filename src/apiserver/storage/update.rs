@@ -29,7 +29,7 @@ impl Target {
         match sub {
             None => Ok(Self::Main),
             Some("status") if scope.resource.status_subresource => Ok(Self::Status),
-            Some("finalize") if scope.kind().has_finalize_subresource() => Ok(Self::Finalize),
+            Some("finalize") if scope.resource.finalize_subresource => Ok(Self::Finalize),
             Some(_) => Err(ApiError::not_found_path()),
         }
     }
@@ -104,14 +104,14 @@ impl Storage {
         }
         let mut errs = validate_object_meta(&new["metadata"], &scope.resource, self.mutant);
         errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"], self.mutant));
-        errs.extend(scope.kind().validate(&new));
+        errs.extend(self.kind(scope).validate(&new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
         }
         if new == existing {
             return Ok(existing);
         }
-        if should_delete_during_update(&new, self.mutant) && scope.kind().removable_after_update(&new) {
+        if should_delete_during_update(&new, self.mutant) && self.kind(scope).removable_after_update(&new) {
             if !opts.dry_run {
                 self.remove(&key);
             }

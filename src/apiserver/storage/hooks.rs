@@ -1,0 +1,61 @@
+//! The generic store's extension point: the hooks through which a kind's own behaviour
+//! (defaults, admission, validation, its own delete, its controller, bookkeeping) enters the
+//! verbs, as upstream's registry strategies do. The store knows no kind by name: the server
+//! gives it a [`KindOf`] that finds each resource's hooks (the API server's own kinds live in
+//! [`crate::apiserver::kinds`]).
+
+use serde_json::Value;
+
+use crate::apiserver::catalogue::Catalogue;
+use crate::apiserver::deletion::{self, DeleteContext, DeleteOptions, DeletePlan};
+use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::Storage;
+use crate::apiserver::storage::store::ObjectKey;
+
+/// The hooks of one kind. Every method defaults to the generic store's behaviour.
+pub trait Kind: Sync {
+    /// Fills defaults on create, as the kind's defaulting functions do.
+    fn default_on_create(&self, _object: &mut Value, _now: &str) {}
+
+    /// What the default admission plugins add to a new object.
+    fn admit_on_create(&self, _object: &mut Value) {}
+
+    /// Validates the kind's own fields of an object about to be written.
+    fn validate(&self, _object: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    /// What a DELETE of `existing` does.
+    fn plan_delete(&self, existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+        deletion::plan_delete(existing, opts, ctx)
+    }
+
+    /// Whether an update that leaves the object deleted, with no grace and no finalizers, may
+    /// remove it at once.
+    fn removable_after_update(&self, _updated: &Value) -> bool {
+        true
+    }
+
+    /// Whether an object being deleted waits for a simulated controller ([`Kind::reconcile`]).
+    fn has_controller(&self) -> bool {
+        false
+    }
+
+    /// One step of the kind's simulated controller for an object being deleted; `node_agent`
+    /// says whether the server stands in for kubelets.
+    fn reconcile(&self, _storage: &mut Storage, _key: &ObjectKey, _object: &Value, _node_agent: bool) {}
+
+    /// Bookkeeping after an object is written.
+    fn committed(&self, _catalogue: &mut Catalogue, _object: &Value) {}
+
+    /// Bookkeeping after an object is removed.
+    fn removed(&self, _storage: &mut Storage, _object: &Value) {}
+}
+
+/// A kind with nothing special: the generic store's behaviour throughout.
+pub struct Generic;
+
+impl Kind for Generic {}
+
+/// Finds the hooks of the resource `plural` in `group`.
+pub type KindOf = fn(group: &str, plural: &str) -> &'static dyn Kind;
