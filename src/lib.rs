@@ -1,20 +1,33 @@
 //! kubegc: an executable specification of Kubernetes garbage collection.
 //!
+//! Start with [`ApiServer`] (an in-memory Kubernetes API server that real clients use
+//! unchanged; [`ApiServer::client`] gives a `kube::Client` with no socket),
+//! [`GarbageCollector`] (the reference collector, an ordinary API client), and
+//! [`kubelet::Node`] (a fake node on which the reference kubelet model collects images and
+//! containers). `docs/architecture.md` shows the layers and follows one DELETE and one
+//! collection through the files.
+//!
 //! # Layout
 //!
-//! - [`apiserver`]: an in-memory Kubernetes API server that speaks the real REST protocol,
-//!   including the apiserver's half of deletion (finalizers, deletionTimestamp, propagation
-//!   policies, preconditions). Use it in-process through [`apiserver::ApiServer::client`] or
-//!   over TCP with [`apiserver::ApiServer::serve`].
-//! - [`gc`]: the reference garbage collector, an ordinary API client (graph builder,
-//!   attemptToDelete and attemptToOrphan workers, monitors).
-//! - [`kubelet`]: the reference kubelet's node-level garbage collection — image GC, dead
-//!   container, sandbox and pod-log GC, eviction-driven reclaim — over a fake runtime and disks.
-//! - [`clock`]: the real and the virtual clock that time-dependent behaviour (pod grace periods)
-//!   is measured on.
-//! - [`metadata`]: the Kubernetes metadata names (the garbage collection finalizers) that the API
+//! - [`apiserver`]: the fake API server, layer by layer — `http` (routes, dispatch, decoding,
+//!   rendering, watches), `storage` (the generic store's verbs, the store, the hook trait),
+//!   `kinds` (pods, namespaces, CRDs, claims and volumes, records), the rules as pure
+//!   functions (`deletion`, `validation`, `schema`, `patch`, `selectors`, `convert`), the
+//!   served data (`catalogue`, `crd`, `discovery`, `openapi`), `protobuf` (typed clients'
+//!   bodies), `controllers`, `status`, `kubeconfig` and `mutant`.
+//! - [`gc`]: the reference garbage collector, mirroring upstream's package file by file —
+//!   `graph`, `events`, `graph_builder`, `collector`, `decision`, `operations`, `patch`,
+//!   `monitors`, `rest_mapper`, `cache_sync`, `retry`, `queue`, `absent_cache`, `dot`,
+//!   `metrics`, `config`, `manual` and `mutant`.
+//! - [`kubelet`]: the reference kubelet's node-level garbage collection — `images`,
+//!   `containers`, `eviction`, `loops` and `config` over a fake `node` (`runtime`, `disks`,
+//!   `pods`, `logs`, `events`), with Go's `time` and `quantity` semantics, `errors` and
+//!   `mutant`.
+//! - [`clock`]: the real and the virtual clock time-dependent behaviour is measured on.
+//! - [`metadata`]: the Kubernetes metadata names (the garbage-collection finalizers) the API
 //!   server and the collector share.
 //! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
+//! - `mutants` (private): the one shape every family of mutants is defined with.
 
 pub mod apiserver;
 pub mod clock;
@@ -23,3 +36,7 @@ pub mod kubelet;
 pub mod metadata;
 mod mutants;
 pub mod rate_limit;
+
+pub use apiserver::ApiServer;
+pub use clock::Clock;
+pub use gc::GarbageCollector;

@@ -1,9 +1,10 @@
 //! The simulated cluster components whose work a client of the API server observes during
-//! deletion, run inside the fake API server: each kind's controller is a hook of that kind
-//! ([`crate::apiserver::kinds::Kind::reconcile`]: the namespace controller, the CRD finalizer,
-//! the pvc-protection and pv-protection controllers, and a node agent standing in for
-//! kubelets); this module runs them over the objects awaiting them. The garbage collector is
-//! deliberately *not* here: it is an ordinary API client.
+//! deletion, run inside the fake API server. Each is the controller hook of its kind
+//! ([`crate::apiserver::storage::hooks::Kind::reconcile`], implemented in
+//! [`crate::apiserver::kinds`]): the namespace controller, the CRD finalizer, the
+//! pvc-protection and pv-protection controllers, and a node agent standing in for kubelets.
+//! This module runs them over the objects awaiting them. The garbage collector is deliberately
+//! *not* here: it is an ordinary API client.
 
 use serde_json::{Value, json};
 
