@@ -5,12 +5,12 @@
 mod gc_e2e_support;
 mod support;
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
 use gc_e2e_support::*;
 use kubegc::apiserver::Config as ServerConfig;
+use kubegc::apiserver::faults::RefuseFirst;
 use kubegc::apiserver::status::ApiError;
 use serde_json::json;
 
@@ -84,25 +84,8 @@ async fn test_orphan_deletion_just_before_a_start_orphans_every_dependent() {
 /// soon as the answers come: a dependent whose owner is gone goes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test_start_against_an_api_server_answering_5xx_first() {
-    let refusals: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
-    let armed = Arc::new(AtomicBool::new(false));
-    let (counted, on) = (refusals.clone(), armed.clone());
-    let config = ServerConfig {
-        interceptor: Some(Arc::new(move |parts| {
-            if !on.load(Ordering::SeqCst) {
-                return None;
-            }
-            let mut refused = counted.lock().unwrap();
-            let n = refused.entry(parts.uri.path().to_string()).or_default();
-            *n += 1;
-            match *n {
-                1 => Some(ApiError::internal("injected: starting up")),
-                2 => Some(ApiError::too_many_requests("injected: overloaded")),
-                _ => None,
-            }
-        })),
-        ..ServerConfig::default()
-    };
+    let faults = RefuseFirst::new([ApiError::internal("injected: starting up"), ApiError::too_many_requests("injected: overloaded")]);
+    let config = ServerConfig { interceptor: Some(faults.interceptor()), ..ServerConfig::default() };
     let mut env = Env::without_collector(config);
     let ns = "gc-start-on-5xx";
     env.create_namespace(ns).await;
@@ -110,15 +93,15 @@ async fn test_start_against_an_api_server_answering_5xx_first() {
     env.create_owned(CONFIGMAPS, ns, "child", [owner_ref(&owner)]).await;
     env.delete(CONFIGMAPS, ns, "owner", json!({"propagationPolicy": "Background"})).await;
 
-    armed.store(true, Ordering::SeqCst);
+    faults.arm(true);
     env.start_collector();
     // Settling needs no request; the check's own requests must not meet the faults.
     env.eventually("the child of the deleted owner is collected", async || {
-        armed.store(false, Ordering::SeqCst);
+        faults.arm(false);
         !env.exists(CONFIGMAPS, ns, "child").await
     })
     .await;
-    let refused = refusals.lock().unwrap();
-    assert!(refused.get("/apis").is_some_and(|n| *n >= 2), "discovery was refused first: {refused:?}");
-    assert!(refused.get("/api/v1/configmaps").is_some_and(|n| *n >= 2), "the ConfigMaps list was refused first: {refused:?}");
+    let refused = faults.all_refused();
+    assert!(faults.refused("/apis") >= 2, "discovery was refused first: {refused:?}");
+    assert!(faults.refused("/api/v1/configmaps") >= 2, "the ConfigMaps list was refused first: {refused:?}");
 }

@@ -1,15 +1,14 @@
 //! `kubegc gc`, the reference collector as a process of its own: it waits out an API server
 //! that is not answering yet instead of exiting, and still exits 2 on usage errors.
 
-use std::collections::HashMap;
 use std::io::Read;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
+use kubegc::apiserver::faults::RefuseFirst;
 use kubegc::apiserver::status::ApiError;
 use kubegc::apiserver::{ApiServer, Config, kubeconfig::kubeconfig_yaml};
 
@@ -29,25 +28,12 @@ fn config_map(name: &str, owner: Option<&ConfigMap>) -> ConfigMap {
 /// waits for, and collects once the server answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubegc_gc_waits_out_5xx_answers_at_start() {
-    let refusals: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
-    let armed = Arc::new(AtomicBool::new(false));
-    let (counted, on) = (refusals.clone(), armed.clone());
-    let server = ApiServer::with_config(Config {
-        interceptor: Some(Arc::new(move |parts| {
-            if !on.load(Ordering::SeqCst) {
-                return None;
-            }
-            let mut refused = counted.lock().unwrap();
-            let n = refused.entry(parts.uri.path().to_string()).or_default();
-            *n += 1;
-            match *n {
-                1..=2 => Some(ApiError::internal("injected: starting up")),
-                3 => Some(ApiError::too_many_requests("injected: overloaded")),
-                _ => None,
-            }
-        })),
-        ..Config::default()
-    });
+    let faults = RefuseFirst::new([
+        ApiError::internal("injected: starting up"),
+        ApiError::internal("injected: starting up"),
+        ApiError::too_many_requests("injected: overloaded"),
+    ]);
+    let server = ApiServer::with_config(Config { interceptor: Some(faults.interceptor()), ..Config::default() });
     let api: Api<ConfigMap> = Api::namespaced(server.client(), "default");
     let owner = api.create(&PostParams::default(), &config_map("owner", None)).await.unwrap();
     api.create(&PostParams::default(), &config_map("child", Some(&owner))).await.unwrap();
@@ -57,7 +43,7 @@ async fn kubegc_gc_waits_out_5xx_answers_at_start() {
     let kubeconfig = dir.path().join("kubeconfig");
     std::fs::write(&kubeconfig, kubeconfig_yaml(&format!("http://{addr}"))).unwrap();
 
-    armed.store(true, Ordering::SeqCst);
+    faults.arm(true);
     let mut gc = Command::new(env!("CARGO_BIN_EXE_kubegc"))
         .args(["gc", "--workers", "2", "--kubeconfig"])
         .arg(&kubeconfig)
@@ -74,8 +60,8 @@ async fn kubegc_gc_waits_out_5xx_answers_at_start() {
         }
         // The check's own requests must not meet the faults: first wait until /version has had
         // all its refusals, which the collector's first requests take.
-        if refusals.lock().unwrap().get("/version").is_some_and(|n| *n >= 3) {
-            armed.store(false, Ordering::SeqCst);
+        if faults.refused("/version") >= 3 {
+            faults.arm(false);
             if api.get_opt("child").await.unwrap().is_none() {
                 break;
             }

@@ -33,6 +33,7 @@
 //!   [`convert`] (served and stored versions).
 //! - [`controllers`]: the simulated namespace controller, CRD finalizer, storage-protection
 //!   controllers and node agent.
+//! - [`faults`]: ready-made interceptors for fault injection.
 //! - [`discovery`], [`openapi`]: what kubectl reads before it does anything; [`protobuf`]: the
 //!   protobuf bodies typed clients send; [`kubeconfig`]: the file written for clients of a
 //!   served instance; [`status`]: `Status` errors.
@@ -44,6 +45,7 @@ pub mod convert;
 pub mod crd;
 pub mod deletion;
 pub mod discovery;
+pub mod faults;
 pub mod http;
 pub mod kinds;
 pub mod kubeconfig;

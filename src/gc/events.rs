@@ -38,6 +38,19 @@ pub struct ObjectMeta {
 }
 
 impl ObjectMeta {
+    /// The metadata of the object `identity` names, with no owners, finalizers or deletion.
+    pub fn of(identity: &Identity) -> Self {
+        Self {
+            uid: identity.uid.clone(),
+            name: identity.name.clone(),
+            namespace: identity.namespace.clone(),
+            owners: vec![],
+            being_deleted: false,
+            finalizers: vec![],
+            resource_version: String::new(),
+        }
+    }
+
     /// Whether the object has the finalizer `f`.
     pub fn has_finalizer(&self, f: &str) -> bool {
         self.finalizers.iter().any(|x| x == f)
@@ -79,15 +92,7 @@ impl GraphEvent {
         Self {
             event_type: EventType::Delete,
             virtual_event: true,
-            object: ObjectMeta {
-                uid: identity.uid.clone(),
-                name: identity.name.clone(),
-                namespace: identity.namespace.clone(),
-                owners: vec![],
-                being_deleted: false,
-                finalizers: vec![],
-                resource_version: String::new(),
-            },
+            object: ObjectMeta::of(identity),
             old: None,
             api_version: identity.api_version.clone(),
             kind: identity.kind.clone(),

@@ -239,15 +239,7 @@ fn event(event_type: EventType, virtual_event: bool, identity: &Identity, owners
     GraphEvent {
         event_type,
         virtual_event,
-        object: ObjectMeta {
-            uid: identity.uid.clone(),
-            name: identity.name.clone(),
-            namespace: identity.namespace.clone(),
-            owners: owners.iter().map(|o| owner_ref(o)).collect(),
-            being_deleted: false,
-            finalizers: vec![],
-            resource_version: String::new(),
-        },
+        object: ObjectMeta { owners: owners.iter().map(|o| owner_ref(o)).collect(), ..ObjectMeta::of(identity) },
         old: None,
         api_version: identity.api_version.clone(),
         kind: identity.kind.clone(),
