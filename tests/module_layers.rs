@@ -1,0 +1,166 @@
+//! The layering the architecture promises (docs/architecture.md), checked on the sources: no
+//! two modules of `src/apiserver`, `src/gc` or `harness/src` import each other, directly or
+//! through others, and the collector never imports the API server outside its tests.
+//!
+//! An import is any `crate::` path outside comments and outside the `#[cfg(test)] mod tests`
+//! block that ends a file. Cycles are looked for twice: between files, and between the
+//! top-level modules of an area (`apiserver::http`, `apiserver::storage`, ...).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Module path (`apiserver::storage::read`) → source with comments and tests removed.
+type Sources = BTreeMap<String, String>;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("source folder is readable") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The sources below `root/area`, keyed by module path relative to `root`.
+fn sources(root: &Path, area: &str) -> Sources {
+    let mut files = Vec::new();
+    rust_files(&root.join(area), &mut files);
+    files
+        .into_iter()
+        .map(|file| {
+            let relative = file.strip_prefix(root).expect("below root").with_extension("");
+            let mut segments: Vec<String> = relative.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+            if segments.last().is_some_and(|s| matches!(s.as_str(), "mod" | "lib" | "main")) {
+                segments.pop();
+            }
+            let text = std::fs::read_to_string(&file).expect("source is readable");
+            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+            let code: String = code.lines().map(|l| l.split("//").next().unwrap_or_default()).collect::<Vec<_>>().join("\n");
+            (segments.join("::"), code)
+        })
+        .collect()
+}
+
+/// Every `crate::` path in `code`, with `use` groups (`crate::a::{b, c::d}`) expanded.
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let base: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
+        let base = base.trim_end_matches(':').to_string();
+        let after = &rest[base.len()..];
+        if let Some(group) = after.strip_prefix("::{").and_then(|g| g.split('}').next()) {
+            for part in group.split(',') {
+                let part = part.trim().split("::{").next().unwrap_or_default().trim();
+                if !part.is_empty() && part != "self" {
+                    out.push(format!("{base}::{part}"));
+                }
+            }
+        }
+        out.push(base);
+    }
+    out
+}
+
+/// The modules each module imports, cut to `depth` segments (0: whole paths), within `area`.
+fn imports(sources: &Sources, area: &str, depth: usize) -> BTreeMap<String, BTreeSet<String>> {
+    let cut = |m: &str| if depth == 0 { m.to_string() } else { m.split("::").take(depth).collect::<Vec<_>>().join("::") };
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in sources {
+        for path in crate_paths(code) {
+            let mut segments: Vec<&str> = path.split("::").collect();
+            while !segments.is_empty() && !sources.contains_key(&segments.join("::")) {
+                segments.pop();
+            }
+            let (from, to) = (cut(module), cut(&segments.join("::")));
+            let is_ancestor = from.starts_with(&format!("{to}::"));
+            if !segments.is_empty() && from != to && !is_ancestor && to.starts_with(area) {
+                edges.entry(from).or_default().insert(to);
+            }
+        }
+    }
+    edges
+}
+
+/// A cycle in `edges`, as the modules on it, if there is one.
+fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            return Some(path[at..].to_vec());
+        }
+        if !done.insert(node.to_string()) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, edges, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges.keys().find_map(|start| visit(start, edges, &mut Vec::new(), &mut done))
+}
+
+fn assert_no_cycles(root: &Path, area: &str, top_level_depth: usize) {
+    let sources = sources(root, area);
+    assert!(sources.len() > 3, "{area}: no sources found under {}", root.display());
+    for depth in [0, top_level_depth] {
+        let edges = imports(&sources, area, depth);
+        assert!(!edges.is_empty(), "{area}: no imports found; the check reads nothing");
+        if let Some(cycle) = find_cycle(&edges) {
+            panic!("{area}: modules import each other in a cycle: {}", cycle.join(" -> "));
+        }
+    }
+}
+
+fn manifest() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn the_api_server_modules_import_each_other_in_no_cycle() {
+    assert_no_cycles(&manifest().join("src"), "apiserver", 2);
+}
+
+#[test]
+fn the_collector_modules_import_each_other_in_no_cycle() {
+    assert_no_cycles(&manifest().join("src"), "gc", 2);
+}
+
+#[test]
+fn the_harness_modules_import_each_other_in_no_cycle() {
+    assert_no_cycles(&manifest().join("harness/src"), "", 1);
+}
+
+#[test]
+fn the_collector_reaches_the_api_server_only_through_a_client() {
+    let sources = sources(&manifest().join("src"), "gc");
+    let offenders: Vec<&String> =
+        sources.iter().filter(|(_, code)| crate_paths(code).iter().any(|p| p.starts_with("apiserver"))).map(|(m, _)| m).collect();
+    assert!(offenders.is_empty(), "the collector imports the API server in {offenders:?}");
+}
+
+#[test]
+fn the_check_sees_a_cycle_when_there_is_one() {
+    let sources: Sources = [
+        ("apiserver::a".to_string(), "use crate::apiserver::b::{Thing, c::Other};".to_string()),
+        ("apiserver::b".to_string(), "fn f() { crate::apiserver::a::g() }".to_string()),
+        ("apiserver::b::c".to_string(), String::new()),
+    ]
+    .into();
+    let cycle = find_cycle(&imports(&sources, "apiserver", 0)).expect("a -> b -> a is a cycle");
+    assert_eq!(cycle, ["apiserver::a", "apiserver::b"]);
+    let acyclic: Sources =
+        [("apiserver::a".to_string(), "use crate::apiserver::b;".to_string()), ("apiserver::b".to_string(), String::new())].into();
+    assert_eq!(find_cycle(&imports(&acyclic, "apiserver", 0)), None);
+}
