@@ -120,57 +120,39 @@ impl ResourceInfo {
     }
 }
 
-/// A compact description used to declare the built-in kinds.
-struct Builtin {
-    group: &'static str,
-    version: &'static str,
-    plural: &'static str,
-    kind: &'static str,
-    namespaced: bool,
-    short: &'static [&'static str],
-    status: bool,
-}
-
-const fn b(
-    group: &'static str,
-    version: &'static str,
-    plural: &'static str,
-    kind: &'static str,
-    namespaced: bool,
-    short: &'static [&'static str],
-    status: bool,
-) -> Builtin {
-    Builtin { group, version, plural, kind, namespaced, short, status }
-}
+/// A compact description used to declare the built-in kinds: group, version, plural, kind,
+/// whether namespaced, short names, whether it has a status subresource.
+#[derive(Clone, Copy)]
+struct Builtin(&'static str, &'static str, &'static str, &'static str, bool, &'static [&'static str], bool);
 
 /// The built-in kinds, with their real scope, short names and status subresources.
 const BUILTINS: &[Builtin] = &[
-    b("", "v1", "namespaces", "Namespace", false, &["ns"], true),
-    b("", "v1", "nodes", "Node", false, &["no"], true),
-    b("", "v1", "pods", "Pod", true, &["po"], true),
-    b("", "v1", "configmaps", "ConfigMap", true, &["cm"], false),
-    b("", "v1", "secrets", "Secret", true, &[], false),
-    b("", "v1", "services", "Service", true, &["svc"], true),
-    b("", "v1", "serviceaccounts", "ServiceAccount", true, &["sa"], false),
-    b("", "v1", "endpoints", "Endpoints", true, &["ep"], false),
-    b("", "v1", "replicationcontrollers", "ReplicationController", true, &["rc"], true),
-    b("", "v1", "persistentvolumes", "PersistentVolume", false, &["pv"], true),
-    b("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, &["pvc"], true),
-    b("", "v1", "events", "Event", true, &["ev"], false),
-    b("apps", "v1", "deployments", "Deployment", true, &["deploy"], true),
-    b("apps", "v1", "replicasets", "ReplicaSet", true, &["rs"], true),
-    b("apps", "v1", "statefulsets", "StatefulSet", true, &["sts"], true),
-    b("apps", "v1", "daemonsets", "DaemonSet", true, &["ds"], true),
-    b("apps", "v1", "controllerrevisions", "ControllerRevision", true, &[], false),
-    b("batch", "v1", "jobs", "Job", true, &[], true),
-    b("batch", "v1", "cronjobs", "CronJob", true, &["cj"], true),
-    b("coordination.k8s.io", "v1", "leases", "Lease", true, &[], false),
-    b("events.k8s.io", "v1", "events", "Event", true, &["ev"], false),
-    b("rbac.authorization.k8s.io", "v1", "roles", "Role", true, &[], false),
-    b("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, &[], false),
-    b("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, &[], false),
-    b("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, &[], false),
-    b("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, &["crd", "crds"], true),
+    Builtin("", "v1", "namespaces", "Namespace", false, &["ns"], true),
+    Builtin("", "v1", "nodes", "Node", false, &["no"], true),
+    Builtin("", "v1", "pods", "Pod", true, &["po"], true),
+    Builtin("", "v1", "configmaps", "ConfigMap", true, &["cm"], false),
+    Builtin("", "v1", "secrets", "Secret", true, &[], false),
+    Builtin("", "v1", "services", "Service", true, &["svc"], true),
+    Builtin("", "v1", "serviceaccounts", "ServiceAccount", true, &["sa"], false),
+    Builtin("", "v1", "endpoints", "Endpoints", true, &["ep"], false),
+    Builtin("", "v1", "replicationcontrollers", "ReplicationController", true, &["rc"], true),
+    Builtin("", "v1", "persistentvolumes", "PersistentVolume", false, &["pv"], true),
+    Builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, &["pvc"], true),
+    Builtin("", "v1", "events", "Event", true, &["ev"], false),
+    Builtin("apps", "v1", "deployments", "Deployment", true, &["deploy"], true),
+    Builtin("apps", "v1", "replicasets", "ReplicaSet", true, &["rs"], true),
+    Builtin("apps", "v1", "statefulsets", "StatefulSet", true, &["sts"], true),
+    Builtin("apps", "v1", "daemonsets", "DaemonSet", true, &["ds"], true),
+    Builtin("apps", "v1", "controllerrevisions", "ControllerRevision", true, &[], false),
+    Builtin("batch", "v1", "jobs", "Job", true, &[], true),
+    Builtin("batch", "v1", "cronjobs", "CronJob", true, &["cj"], true),
+    Builtin("coordination.k8s.io", "v1", "leases", "Lease", true, &[], false),
+    Builtin("events.k8s.io", "v1", "events", "Event", true, &["ev"], false),
+    Builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, &[], false),
+    Builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, &[], false),
+    Builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, &[], false),
+    Builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, &[], false),
+    Builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, &["crd", "crds"], true),
 ];
 
 /// Kinds listed by `kubectl get all`.
@@ -179,22 +161,22 @@ const CATEGORY_ALL: &[&str] =
 
 impl Builtin {
     fn info(&self) -> ResourceInfo {
-        let (group, plural) = (self.group, self.plural);
+        let Builtin(group, version, plural, kind, namespaced, short, status) = *self;
         let core_event_storage = plural == "events";
         ResourceInfo {
             group: group.into(),
-            versions: vec![self.version.into()],
+            versions: vec![version.into()],
             plural: plural.into(),
-            singular: self.kind.to_lowercase(),
-            kind: self.kind.into(),
-            namespaced: self.namespaced,
-            short_names: self.short.iter().map(|s| s.to_string()).collect(),
+            singular: kind.to_lowercase(),
+            kind: kind.into(),
+            namespaced,
+            short_names: short.iter().map(|s| s.to_string()).collect(),
             categories: if CATEGORY_ALL.contains(&plural) && (group.is_empty() || group == "apps" || group == "batch") {
                 vec!["all".into()]
             } else {
                 vec![]
             },
-            status_subresource: self.status,
+            status_subresource: status,
             finalize_subresource: group.is_empty() && plural == "namespaces",
             collection_delete: !(group.is_empty() && plural == "namespaces"),
             orphan_by_default_in: match (group, plural) {
