@@ -43,8 +43,8 @@ fn policy(high: i64, low: i64) -> ImageGcPolicy {
 /// space GC then still deletes the first eligible image, and succeeds.
 #[test]
 fn a_negative_amount_to_free_still_deletes_one_image() {
-    assert_eq!(threshold::amount_to_free(1000, 155, 85, 85, None), -5);
-    assert_eq!(threshold::usage_percent(1000, 155, None), 85);
+    assert_eq!(threshold::amount_to_free(1000, 155, 85), -5);
+    assert_eq!(threshold::usage_percent(1000, 155), 85);
     let mut node = Node::at_ten();
     node.disks.nodefs = Filesystem::new(1000, 155);
     node.runtime.images = vec![Image::new("a", 10), Image::new("b", 10)];

@@ -4,13 +4,14 @@
 //! container-GC flags, which have no configuration-file fields.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use chrono::TimeDelta;
 
 use crate::kubelet::containers::ContainerGcPolicy;
 use crate::kubelet::errors::aggregate;
 use crate::kubelet::images::ImageGcPolicy;
-use crate::kubelet::mutant::{self, Mutant};
+use crate::kubelet::mutant::{Mutable, Mutant};
 use crate::kubelet::node::FeatureGates;
 use crate::kubelet::time::format_duration;
 
@@ -63,21 +64,111 @@ pub struct KubeletConfigFile {
     pub image_maximum_gc_age: Option<TimeDelta>,
 }
 
-/// Defaulting of a configuration file (`SetDefaults_KubeletConfiguration`): absent thresholds
-/// get 85 and 80; an absent *or zero* imageMinimumGCAge gets 2m (so a file cannot ask for 0).
+/// What defaulting (`SetDefaults_KubeletConfiguration`) makes of a configuration file: absent
+/// thresholds get 85 and 80; an absent *or zero* imageMinimumGCAge gets 2m (so a file cannot
+/// ask for 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Defaulting {
+    /// The configuration.
+    pub config: KubeletConfiguration,
+    /// Whether its imageMinimumGCAge is the default, in place of an absent or zero one.
+    pub min_age_defaulted: bool,
+}
+
+impl Defaulting {
+    /// The defaulting of `file`.
+    pub fn of(file: &KubeletConfigFile) -> Self {
+        let defaults = KubeletConfiguration::default();
+        let written = file.image_minimum_gc_age.unwrap_or(TimeDelta::zero());
+        let min_age_defaulted = written == TimeDelta::zero();
+        Self {
+            config: KubeletConfiguration {
+                image_gc_high_threshold_percent: file.image_gc_high_threshold_percent.unwrap_or(defaults.image_gc_high_threshold_percent),
+                image_gc_low_threshold_percent: file.image_gc_low_threshold_percent.unwrap_or(defaults.image_gc_low_threshold_percent),
+                image_minimum_gc_age: if min_age_defaulted { defaults.image_minimum_gc_age } else { written },
+                image_maximum_gc_age: file.image_maximum_gc_age.unwrap_or_default(),
+                ..defaults
+            },
+            min_age_defaulted,
+        }
+    }
+}
+
+/// The configuration `file` makes after defaulting ([`Defaulting`]), on a kubelet running with
+/// `active`.
 pub fn defaulted(file: &KubeletConfigFile, active: Option<Mutant>) -> KubeletConfiguration {
-    let defaults = KubeletConfiguration::default();
-    let mut min_age = file.image_minimum_gc_age.unwrap_or(TimeDelta::zero());
-    if min_age == TimeDelta::zero() && !mutant::is(active, Mutant::MinAgeNotDefaulted) {
-        min_age = defaults.image_minimum_gc_age;
+    Defaulting::of(file).mutated(active).config
+}
+
+/// A failed check of `ValidateKubeletConfiguration`'s image-GC part. The variants are in
+/// upstream's order of checking, which is the order the errors are reported in.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ConfigError {
+    /// imageGCHighThresholdPercent outside 0..=100.
+    HighOutOfRange(i64),
+    /// imageGCLowThresholdPercent outside 0..=100.
+    LowOutOfRange(i64),
+    /// The low threshold is not below the high one.
+    LowNotBelowHigh {
+        /// The low threshold.
+        low: i64,
+        /// The high threshold.
+        high: i64,
+    },
+    /// A negative imageMinimumGCAge.
+    NegativeMinAge(TimeDelta),
+    /// imageMaximumGCAge set with the `ImageMaximumGCAge` feature gate off.
+    MaxAgeWithoutGate,
+    /// A negative imageMaximumGCAge.
+    NegativeMaxAge(TimeDelta),
+    /// An imageMaximumGCAge not above imageMinimumGCAge.
+    MaxAgeNotAboveMinAge {
+        /// imageMaximumGCAge.
+        max_age: TimeDelta,
+        /// imageMinimumGCAge.
+        min_age: TimeDelta,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid configuration: ")?;
+        match self {
+            ConfigError::HighOutOfRange(high) => {
+                write!(f, "imageGCHighThresholdPercent (--image-gc-high-threshold) {high} must be between 0 and 100, inclusive")
+            }
+            ConfigError::LowOutOfRange(low) => {
+                write!(f, "imageGCLowThresholdPercent (--image-gc-low-threshold) {low} must be between 0 and 100, inclusive")
+            }
+            ConfigError::LowNotBelowHigh { low, high } => write!(
+                f,
+                "imageGCLowThresholdPercent (--image-gc-low-threshold) {low} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) {high}"
+            ),
+            ConfigError::NegativeMinAge(min_age) => write!(f, "imageMinimumGCAge {} must not be negative", format_duration(*min_age)),
+            ConfigError::MaxAgeWithoutGate => {
+                f.write_str("ImageMaximumGCAge feature gate is required for Kubelet configuration option imageMaximumGCAge")
+            }
+            ConfigError::NegativeMaxAge(max_age) => write!(f, "imageMaximumGCAge {} must not be negative", format_duration(*max_age)),
+            ConfigError::MaxAgeNotAboveMinAge { max_age, min_age } => write!(
+                f,
+                "imageMaximumGCAge {} must be greater than imageMinimumGCAge {}",
+                format_duration(*max_age),
+                format_duration(*min_age)
+            ),
+        }
     }
-    KubeletConfiguration {
-        image_gc_high_threshold_percent: file.image_gc_high_threshold_percent.unwrap_or(defaults.image_gc_high_threshold_percent),
-        image_gc_low_threshold_percent: file.image_gc_low_threshold_percent.unwrap_or(defaults.image_gc_low_threshold_percent),
-        image_minimum_gc_age: min_age,
-        image_maximum_gc_age: file.image_maximum_gc_age.unwrap_or_default(),
-        ..defaults
-    }
+}
+
+/// The image-GC checks of a configuration: the thresholds checked, and every check that failed,
+/// in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigCheck {
+    /// imageGCLowThresholdPercent.
+    pub low: i64,
+    /// imageGCHighThresholdPercent.
+    pub high: i64,
+    /// The failed checks.
+    pub failed: Vec<ConfigError>,
 }
 
 impl KubeletConfiguration {
@@ -91,53 +182,29 @@ impl KubeletConfiguration {
         }
     }
 
-    /// `ValidateKubeletConfiguration`, image-GC part: every failing check, aggregated.
-    pub fn validate(&self, gates: &FeatureGates, active: Option<Mutant>) -> Result<(), String> {
-        let mut errors = Vec::new();
+    /// The image-GC checks of `ValidateKubeletConfiguration` (stricter than the image GC
+    /// manager's own: low must be *below* high).
+    pub fn check(&self, gates: &FeatureGates) -> ConfigCheck {
         let (high, low) = (self.image_gc_high_threshold_percent, self.image_gc_low_threshold_percent);
         let (min_age, max_age) = (self.image_minimum_gc_age, self.image_maximum_gc_age);
-        if !mutant::is(active, Mutant::ConfigRangeUnchecked) {
-            if !(0..=100).contains(&high) {
-                errors.push(format!("invalid configuration: imageGCHighThresholdPercent (--image-gc-high-threshold) {high} must be between 0 and 100, inclusive"));
-            }
-            if !(0..=100).contains(&low) {
-                errors.push(format!("invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) {low} must be between 0 and 100, inclusive"));
-            }
-        }
-        let wrong_order = if mutant::is(active, Mutant::ThresholdOrderSwapped) {
-            high >= low
-        } else if mutant::is(active, Mutant::ConfigAllowsEqual) {
-            low > high
-        } else {
-            low >= high
-        };
-        if wrong_order {
-            errors.push(format!(
-                "invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) {low} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) {high}"
-            ));
-        }
-        if !mutant::is(active, Mutant::ConfigAgesUnchecked) {
-            if min_age < TimeDelta::zero() {
-                errors.push(format!("invalid configuration: imageMinimumGCAge {} must not be negative", format_duration(min_age)));
-            }
-            if max_age != TimeDelta::zero() && !gates.image_maximum_gc_age {
-                errors.push(
-                    "invalid configuration: ImageMaximumGCAge feature gate is required for Kubelet configuration option imageMaximumGCAge"
-                        .into(),
-                );
-            }
-            if max_age < TimeDelta::zero() {
-                errors.push(format!("invalid configuration: imageMaximumGCAge {} must not be negative", format_duration(max_age)));
-            }
-            if max_age > TimeDelta::zero() && max_age <= min_age {
-                errors.push(format!(
-                    "invalid configuration: imageMaximumGCAge {} must be greater than imageMinimumGCAge {}",
-                    format_duration(max_age),
-                    format_duration(min_age)
-                ));
-            }
-        }
-        if errors.is_empty() { Ok(()) } else { Err(aggregate(&errors)) }
+        let zero = TimeDelta::zero();
+        let checks = [
+            (!(0..=100).contains(&high), ConfigError::HighOutOfRange(high)),
+            (!(0..=100).contains(&low), ConfigError::LowOutOfRange(low)),
+            (low >= high, ConfigError::LowNotBelowHigh { low, high }),
+            (min_age < zero, ConfigError::NegativeMinAge(min_age)),
+            (max_age != zero && !gates.image_maximum_gc_age, ConfigError::MaxAgeWithoutGate),
+            (max_age < zero, ConfigError::NegativeMaxAge(max_age)),
+            (max_age > zero && max_age <= min_age, ConfigError::MaxAgeNotAboveMinAge { max_age, min_age }),
+        ];
+        ConfigCheck { low, high, failed: checks.into_iter().filter(|(failed, _)| *failed).map(|(_, e)| e).collect() }
+    }
+
+    /// `ValidateKubeletConfiguration`, image-GC part, on a kubelet running with `active`: every
+    /// failing check, aggregated.
+    pub fn validate(&self, gates: &FeatureGates, active: Option<Mutant>) -> Result<(), String> {
+        let failed = self.check(gates).mutated(active).failed;
+        if failed.is_empty() { Ok(()) } else { Err(aggregate(&failed.iter().map(ToString::to_string).collect::<Vec<_>>())) }
     }
 }
 

@@ -43,3 +43,15 @@ impl fmt::Display for Event {
         write!(f, "{:?} {} on {}: {}", self.event_type, self.reason, self.object, self.message)
     }
 }
+
+/// A failure the kubelet may record as a Warning event on its Node. Whether it does is a rule of
+/// its own: `ImageGCFailed`, for one, only from the second failure in a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailureEvent {
+    /// The event's reason (`ImageGCFailed`).
+    pub reason: &'static str,
+    /// The failure's text, the event's message.
+    pub message: String,
+    /// Whether it is recorded.
+    pub recorded: bool,
+}

@@ -8,9 +8,9 @@ use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::kubelet::config::KubeletConfiguration;
 use crate::kubelet::containers::ContainerGc;
-use crate::kubelet::events::{CONTAINER_GC_FAILED, IMAGE_GC_FAILED};
+use crate::kubelet::events::{CONTAINER_GC_FAILED, FailureEvent, IMAGE_GC_FAILED};
 use crate::kubelet::images::{ImageGcError, ImageGcManager};
-use crate::kubelet::mutant::{self, Mutant};
+use crate::kubelet::mutant::{Mutable, Mutant};
 use crate::kubelet::node::Node;
 use crate::kubelet::time::add;
 
@@ -26,10 +26,39 @@ pub const MAX_ITERATIONS: usize = 1_000_000;
 
 /// Whether the kubelet starts its image GC loop: not when the high threshold is 100 and
 /// MaxAge is 0 (a MaxAge keeps age-based GC running even at 100).
-pub fn image_gc_loop_enabled(config: &KubeletConfiguration, active: Option<Mutant>) -> bool {
-    let stub = config.image_gc_high_threshold_percent == 100
-        && (config.image_maximum_gc_age == TimeDelta::zero() || mutant::is(active, Mutant::High100DisablesImageGc));
-    !stub || mutant::is(active, Mutant::ImageGcLoopAlwaysStarted)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageGcLoop {
+    /// Whether the high threshold is 100 (space-based GC can never run).
+    pub high_is_100: bool,
+    /// Whether the loop is started.
+    pub started: bool,
+}
+
+impl ImageGcLoop {
+    /// The decision for `config`.
+    pub fn of(config: &KubeletConfiguration) -> Self {
+        let high_is_100 = config.image_gc_high_threshold_percent == 100;
+        Self { high_is_100, started: !(high_is_100 && config.image_maximum_gc_age == TimeDelta::zero()) }
+    }
+}
+
+/// When the loops run: each first at once, then every period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// Whether each loop waits one period before its first run.
+    pub first_runs_wait: bool,
+    /// The container GC loop's period.
+    pub container_gc: TimeDelta,
+    /// The image GC loop's period.
+    pub image_gc: TimeDelta,
+    /// The image detection loop's period.
+    pub detection: TimeDelta,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Self { first_runs_wait: false, container_gc: CONTAINER_GC_PERIOD, image_gc: IMAGE_GC_PERIOD, detection: DETECTION_PERIOD }
+    }
 }
 
 /// The loops' state.
@@ -39,6 +68,8 @@ pub struct GcLoops {
     pub began_gc: DateTime<Utc>,
     /// Whether image GC runs at all.
     image_gc_enabled: bool,
+    /// When the loops run.
+    schedule: Schedule,
     /// Whether the previous image GC failed.
     prev_image_gc_failed: bool,
     /// When each loop runs next.
@@ -48,16 +79,18 @@ pub struct GcLoops {
 }
 
 impl GcLoops {
-    /// Starts the loops at `started`.
+    /// Starts the loops of a kubelet running with `active` at `started`.
     pub fn start(config: &KubeletConfiguration, started: DateTime<Utc>, active: Option<Mutant>) -> Self {
-        let first = |period| if mutant::is(active, Mutant::LoopsStartLate) { add(started, period).unwrap_or(started) } else { started };
+        let schedule = Schedule::default().mutated(active);
+        let first = |period| if schedule.first_runs_wait { add(started, period).unwrap_or(started) } else { started };
         Self {
             began_gc: started,
-            image_gc_enabled: image_gc_loop_enabled(config, active),
+            image_gc_enabled: ImageGcLoop::of(config).mutated(active).started,
+            schedule,
             prev_image_gc_failed: false,
-            next_container_gc: first(CONTAINER_GC_PERIOD),
-            next_image_gc: first(IMAGE_GC_PERIOD),
-            next_detection: first(DETECTION_PERIOD),
+            next_container_gc: first(schedule.container_gc),
+            next_image_gc: first(schedule.image_gc),
+            next_detection: first(schedule.detection),
         }
     }
 
@@ -75,9 +108,7 @@ impl GcLoops {
         let result = images.garbage_collect(node, self.began_gc);
         match &result {
             Err(e) => {
-                if self.prev_image_gc_failed || node.is(Mutant::ImageGcFailedOnFirstFailure) {
-                    node.warn(IMAGE_GC_FAILED, e.to_string());
-                }
+                node.record_failure(FailureEvent { reason: IMAGE_GC_FAILED, message: e.to_string(), recorded: self.prev_image_gc_failed });
                 self.prev_image_gc_failed = true;
             }
             Ok(()) => self.prev_image_gc_failed = false,
@@ -88,10 +119,8 @@ impl GcLoops {
     /// One run of the container GC loop's body.
     pub fn run_container_gc(&mut self, node: &mut Node, containers: &ContainerGc) -> Result<(), String> {
         let result = containers.garbage_collect(node);
-        if let Err(e) = &result
-            && !node.is(Mutant::ContainerGcFailedOnlyOnRepeat)
-        {
-            node.warn(CONTAINER_GC_FAILED, e.clone());
+        if let Err(e) = &result {
+            node.record_failure(FailureEvent { reason: CONTAINER_GC_FAILED, message: e.clone(), recorded: true });
         }
         result
     }
@@ -118,16 +147,15 @@ impl GcLoops {
             move_clock_to(node, next);
             if self.next_detection == next {
                 let _ = images.detect_images(node, next);
-                let period = if node.is(Mutant::DetectionEveryMinute) { CONTAINER_GC_PERIOD } else { DETECTION_PERIOD };
-                self.next_detection = add(next, period).unwrap_or(DateTime::<Utc>::MAX_UTC);
+                self.next_detection = add(next, self.schedule.detection).unwrap_or(DateTime::<Utc>::MAX_UTC);
             }
             if self.next_container_gc == next {
                 let _ = self.run_container_gc(node, containers);
-                self.next_container_gc = add(next, CONTAINER_GC_PERIOD).unwrap_or(DateTime::<Utc>::MAX_UTC);
+                self.next_container_gc = add(next, self.schedule.container_gc).unwrap_or(DateTime::<Utc>::MAX_UTC);
             }
             if self.image_gc_enabled && self.next_image_gc == next {
                 let _ = self.run_image_gc(node, images);
-                self.next_image_gc = add(next, IMAGE_GC_PERIOD).unwrap_or(DateTime::<Utc>::MAX_UTC);
+                self.next_image_gc = add(next, self.schedule.image_gc).unwrap_or(DateTime::<Utc>::MAX_UTC);
             }
             if next == DateTime::<Utc>::MAX_UTC {
                 break;

@@ -22,7 +22,9 @@
 //!   the eviction manager's synchronize pass.
 //! - [`time`] and [`quantity`]: Go's time and duration semantics, and byte quantities.
 //! - [`mutant`]: deliberately wrong variants of the model, for showing that the specification
-//!   notices each of them.
+//!   notices each of them, and what each makes of the decision of the rule it breaks. The rules
+//!   compute decisions as values and know nothing of mutants; the model passes each decision
+//!   through [`mutant::Mutable`] where it leaves its rule.
 
 pub mod config;
 pub mod containers;

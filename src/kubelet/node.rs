@@ -7,10 +7,10 @@ use chrono::{DateTime, TimeZone, Utc};
 
 use crate::clock::Clock;
 use crate::kubelet::disks::{Disks, FsRole};
-use crate::kubelet::events::{Event, EventType};
+use crate::kubelet::events::{Event, EventType, FailureEvent};
 use crate::kubelet::logs::PodLogs;
-use crate::kubelet::mutant::{self, Mutant};
-use crate::kubelet::pods::PodWorkers;
+use crate::kubelet::mutant::{Mutable, Mutant};
+use crate::kubelet::pods::{PodWorkers, UnknownPods};
 use crate::kubelet::runtime::{Container, Image, Runtime};
 
 /// Feature gates the kubelet's GC depends on (defaults as of v1.34).
@@ -83,14 +83,17 @@ impl Node {
         self.clock.now()
     }
 
-    /// Whether the model runs with `m`.
-    pub fn is(&self, m: Mutant) -> bool {
-        mutant::is(self.mutant, m)
-    }
-
     /// Records a Warning event on the Node.
     pub fn warn(&mut self, reason: &str, message: impl Into<String>) {
         self.events.push(Event { event_type: EventType::Warning, reason: reason.into(), message: message.into(), object: "Node".into() });
+    }
+
+    /// Records `failure` as a Warning event on the Node if the rule says it is recorded.
+    pub fn record_failure(&mut self, failure: FailureEvent) {
+        let failure = failure.mutated(self.mutant);
+        if failure.recorded {
+            self.warn(failure.reason, failure.message);
+        }
     }
 
     /// Removes an image through the runtime and gives its bytes back to the image filesystem.
@@ -110,11 +113,16 @@ impl Node {
 
     /// `ShouldPodRuntimeBeRemoved` of the pod workers.
     pub fn should_pod_runtime_be_removed(&self, uid: &str) -> bool {
-        self.pods.should_pod_runtime_be_removed(uid, self.mutant)
+        self.pods.should_pod_runtime_be_removed(uid, self.unknown_pods())
     }
 
     /// `ShouldPodContentBeRemoved` of the pod workers.
     pub fn should_pod_content_be_removed(&self, uid: &str) -> bool {
-        self.pods.should_pod_content_be_removed(uid, self.mutant)
+        self.pods.should_pod_content_be_removed(uid, self.unknown_pods())
+    }
+
+    /// What becomes of the pods the pod workers do not know.
+    fn unknown_pods(&self) -> UnknownPods {
+        self.pods.unknown_pods().mutated(self.mutant)
     }
 }

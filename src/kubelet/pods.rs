@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::kubelet::mutant::{self, Mutant};
-
 /// A pod's lifecycle as the pod workers see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PodState {
@@ -34,29 +32,34 @@ impl Default for PodWorkers {
     }
 }
 
+/// What becomes of the pods the pod workers do not know: they may go once the workers have
+/// synced, as a live pod would be known by then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownPods {
+    /// Whether their runtime objects and content may be removed.
+    pub removable: bool,
+}
+
 impl PodWorkers {
-    /// `ShouldPodRuntimeBeRemoved`: a known pod once terminated; an unknown pod once the workers
-    /// have synced.
-    pub fn should_pod_runtime_be_removed(&self, uid: &str, active: Option<Mutant>) -> bool {
+    /// What becomes of the pods the workers do not know.
+    pub fn unknown_pods(&self) -> UnknownPods {
+        UnknownPods { removable: self.synced }
+    }
+
+    /// `ShouldPodRuntimeBeRemoved`: a known pod once terminated; an unknown pod as `unknown` says.
+    pub fn should_pod_runtime_be_removed(&self, uid: &str, unknown: UnknownPods) -> bool {
         match self.states.get(uid) {
             Some(state) => *state != PodState::Running,
-            None => self.unknown_pod_removable(active),
+            None => unknown.removable,
         }
     }
 
     /// `ShouldPodContentBeRemoved`: a known pod once evicted, or deleted and terminated; an
-    /// unknown pod once the workers have synced.
-    pub fn should_pod_content_be_removed(&self, uid: &str, active: Option<Mutant>) -> bool {
+    /// unknown pod as `unknown` says.
+    pub fn should_pod_content_be_removed(&self, uid: &str, unknown: UnknownPods) -> bool {
         match self.states.get(uid) {
             Some(state) => matches!(state, PodState::Removed | PodState::Evicted),
-            None => self.unknown_pod_removable(active),
+            None => unknown.removable,
         }
-    }
-
-    fn unknown_pod_removable(&self, active: Option<Mutant>) -> bool {
-        if mutant::is(active, Mutant::UnknownPodsKept) {
-            return false;
-        }
-        self.synced || mutant::is(active, Mutant::UnknownPodsRemovedBeforeSync)
     }
 }

@@ -3,25 +3,38 @@
 //! field); always — ready or not — dangling legacy container log symlinks go, unless their
 //! container still exists and has not exited (its log may be mid-rotation).
 
+use crate::kubelet::containers::{GatedStep, gate_open};
 use crate::kubelet::disks::FsRole;
 use crate::kubelet::logs::{LEGACY_CONTAINER_LOGS_DIR, container_id_of_symlink, pod_uid_of_log_dir};
-use crate::kubelet::mutant::Mutant;
+use crate::kubelet::mutant::Mutable;
 use crate::kubelet::node::Node;
 use crate::kubelet::runtime::ContainerState;
 
+/// The pod a log directory belongs to, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogDirPod<'a> {
+    /// The directory's name.
+    pub dir: &'a str,
+    /// The pod's UID: the name's last `_` field.
+    pub uid: &'a str,
+}
+
+impl<'a> LogDirPod<'a> {
+    /// The pod of the directory named `dir`.
+    pub fn of(dir: &'a str) -> Self {
+        Self { dir, uid: pod_uid_of_log_dir(dir) }
+    }
+}
+
 /// `evictPodLogsDirectories`.
 pub fn evict_pod_logs_directories(node: &mut Node, all_sources_ready: bool) -> Result<(), String> {
-    if all_sources_ready || node.is(Mutant::LogDirsIgnoreSourcesReady) {
+    if gate_open(node, GatedStep::PodLogDirs, all_sources_ready) {
         if let Some(e) = &node.logs.read_error {
             return Err(format!("failed to read podLogsDirectory {:?}: {e}", node.logs.dir));
         }
         for dir in node.logs.pod_dirs.clone() {
-            let uid = if node.is(Mutant::LogDirUidFirstField) {
-                dir.name.split('_').next().unwrap_or_default()
-            } else {
-                pod_uid_of_log_dir(&dir.name)
-            };
-            if !node.should_pod_content_be_removed(uid) {
+            let pod = LogDirPod::of(&dir.name).mutated(node.mutant);
+            if !node.should_pod_content_be_removed(pod.uid) {
                 continue;
             }
             let path = format!("{}/{}", node.logs.dir, dir.name);
@@ -30,7 +43,7 @@ pub fn evict_pod_logs_directories(node: &mut Node, all_sources_ready: bool) -> R
             node.disks.fs_mut(FsRole::Node).release(dir.size);
         }
     }
-    if !all_sources_ready && node.is(Mutant::SymlinksNeedSourcesReady) {
+    if !gate_open(node, GatedStep::LogSymlinks, all_sources_ready) {
         return Ok(());
     }
     for link in node.logs.symlinks.clone() {

@@ -2,9 +2,10 @@
 //! `--minimum-container-ttl-duration`, `--maximum-dead-containers-per-container` and
 //! `--maximum-dead-containers` flags.
 
+use std::fmt;
+
 use chrono::TimeDelta;
 
-use crate::kubelet::mutant::{self, Mutant};
 use crate::kubelet::time::format_duration;
 
 /// Limits on dead containers.
@@ -25,10 +26,17 @@ impl Default for ContainerGcPolicy {
     }
 }
 
-/// `NewContainerGC`'s check.
-pub fn validate(policy: &ContainerGcPolicy, active: Option<Mutant>) -> Result<(), String> {
-    if policy.min_age < TimeDelta::zero() && !mutant::is(active, Mutant::NegativeContainerMinAgeAccepted) {
-        return Err(format!("invalid minimum garbage collection age: {}", format_duration(policy.min_age)));
+/// `NewContainerGC`'s objection to a policy: a negative MinAge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NegativeMinAge(pub TimeDelta);
+
+impl fmt::Display for NegativeMinAge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid minimum garbage collection age: {}", format_duration(self.0))
     }
-    Ok(())
+}
+
+/// `NewContainerGC`'s check of `policy`.
+pub fn check(policy: &ContainerGcPolicy) -> Option<NegativeMinAge> {
+    (policy.min_age < TimeDelta::zero()).then_some(NegativeMinAge(policy.min_age))
 }

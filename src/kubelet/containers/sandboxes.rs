@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
-use crate::kubelet::mutant::Mutant;
+use crate::kubelet::containers::pod_removal;
+use crate::kubelet::mutant::Mutable;
 use crate::kubelet::node::Node;
 use crate::kubelet::runtime::SandboxState;
 
@@ -19,26 +20,42 @@ struct SandboxInfo {
     active: bool,
 }
 
+/// Whether a sandbox is active — ready, or holding any container (in any state) — and so
+/// never removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Activity {
+    /// Whether it counts as ready.
+    pub ready: bool,
+    /// Whether it counts as holding containers.
+    pub holds_containers: bool,
+}
+
+impl Activity {
+    /// Whether it is active.
+    pub fn active(self) -> bool {
+        self.ready || self.holds_containers
+    }
+}
+
+/// Whether the newest of a pod's sandboxes is kept: while the pod lives, yes; once everything of
+/// it goes, no.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeepNewest(pub bool);
+
 /// `evictSandboxes`.
 pub fn evict_sandboxes(node: &mut Node, evict_non_deleted_pods: bool) -> Result<(), String> {
     let containers = node.runtime.list_containers()?;
     let sandboxes = node.runtime.list_sandboxes()?;
-    let with_containers: BTreeSet<String> = if node.is(Mutant::SandboxContainersIgnored) {
-        BTreeSet::new()
-    } else {
-        containers.into_iter().filter_map(|c| c.sandbox_id).collect()
-    };
+    let with_containers: BTreeSet<String> = containers.into_iter().filter_map(|c| c.sandbox_id).collect();
     let mut by_pod: BTreeMap<String, Vec<SandboxInfo>> = BTreeMap::new();
     for s in sandboxes {
-        let ready = s.state == SandboxState::Ready && !node.is(Mutant::ReadySandboxesRemoved);
-        let active = ready || (with_containers.contains(&s.id) && !node.is(Mutant::NotReadySandboxesRemoved));
+        let activity = Activity { ready: s.state == SandboxState::Ready, holds_containers: with_containers.contains(&s.id) };
+        let active = activity.mutated(node.mutant).active();
         by_pod.entry(s.pod_uid).or_default().push(SandboxInfo { id: s.id, created: s.created, active });
     }
     for (uid, list) in by_pod {
-        let content = node.should_pod_content_be_removed(&uid) && !node.is(Mutant::DeletedPodsKept);
-        let runtime = evict_non_deleted_pods && node.should_pod_runtime_be_removed(&uid) && !node.is(Mutant::TerminatedPodsIgnored);
-        let all = node.is(Mutant::NewestSandboxRemoved) || node.is(Mutant::NotReadySandboxesRemoved);
-        let n = if content || runtime || all { list.len() } else { list.len().saturating_sub(1) };
+        let keep_newest = KeepNewest(!pod_removal(node, &uid, evict_non_deleted_pods).everything()).mutated(node.mutant);
+        let n = if keep_newest.0 { list.len().saturating_sub(1) } else { list.len() };
         remove_oldest_sandboxes(node, list, n);
     }
     Ok(())

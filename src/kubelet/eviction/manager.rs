@@ -16,7 +16,7 @@ use crate::kubelet::events::{EVICTED, EVICTION_THRESHOLD_MET, Event, EventType};
 use crate::kubelet::eviction::reclaim::{ReclaimFn, reclaim_functions};
 use crate::kubelet::eviction::thresholds::{Signal, Threshold, effective_eviction_hard, parse_threshold};
 use crate::kubelet::images::ImageGcManager;
-use crate::kubelet::mutant::Mutant;
+use crate::kubelet::mutant::{Mutable, Mutant};
 use crate::kubelet::node::Node;
 use crate::kubelet::pods::PodState;
 use crate::kubelet::time::sub;
@@ -36,7 +36,8 @@ pub struct EvictionConfig {
 }
 
 impl EvictionConfig {
-    /// The eviction configuration of a kubelet configuration (hard thresholds only).
+    /// The eviction configuration of a kubelet configuration (hard thresholds only), on a
+    /// kubelet running with `active`.
     pub fn from_kubelet(config: &KubeletConfiguration, active: Option<Mutant>) -> Result<Self, String> {
         let hard = effective_eviction_hard(config.eviction_hard.as_ref(), config.merge_default_eviction_settings, active);
         let thresholds = hard.iter().map(|(signal, value)| parse_threshold(&format!("{signal}<{value}"))).collect::<Result<Vec<_>, _>>()?;
@@ -79,6 +80,67 @@ pub struct SyncOutcome {
     pub reclaimed_with: Vec<ReclaimFn>,
     /// The pod it evicted, if any.
     pub evicted: Option<Eviction>,
+}
+
+/// The node conditions a pass reports: each from when its signal meets a threshold until the
+/// pressure transition period has passed since it last did, so that they do not flap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeConditions {
+    /// The conditions of the thresholds met now.
+    pub observed: Vec<&'static str>,
+    /// The conditions reported.
+    pub reported: Vec<&'static str>,
+}
+
+/// The grace period an eviction gives its pod: 1 second for a hard threshold,
+/// evictionMaxPodGracePeriod for a soft one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grace {
+    /// evictionMaxPodGracePeriod (seconds).
+    pub max_pod_grace_period_seconds: i64,
+    /// The grace period given (seconds).
+    pub seconds: i64,
+}
+
+impl Grace {
+    /// The grace period of an eviction for a hard (or soft) threshold.
+    pub fn of(hard: bool, max_pod_grace_period_seconds: i64) -> Self {
+        let seconds = if hard { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS } else { max_pod_grace_period_seconds };
+        Self { max_pod_grace_period_seconds, seconds }
+    }
+}
+
+/// How the eviction manager judges node-level reclaim: it re-reads the stats, and reclaim was
+/// enough when no threshold is met with its minimum reclaim added. Each field, when unset,
+/// departs from that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReclaimCheck {
+    /// Re-read the stats (without, reclaim never counts as enough).
+    pub recheck: bool,
+    /// Add each threshold's minimum reclaim.
+    pub with_min_reclaim: bool,
+}
+
+impl Default for ReclaimCheck {
+    fn default() -> Self {
+        Self { recheck: true, with_min_reclaim: true }
+    }
+}
+
+/// Pods in eviction order, and the pods they were ranked from (in the order given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ranking {
+    /// The pods as given.
+    pub pods: Vec<PodUsage>,
+    /// The pods in eviction order.
+    pub ranked: Vec<PodUsage>,
+}
+
+impl Ranking {
+    /// The ranking of `pods` ([`rank`]).
+    pub fn of(pods: &[PodUsage]) -> Self {
+        Self { pods: pods.to_vec(), ranked: rank(pods) }
+    }
 }
 
 /// The eviction manager.
@@ -167,14 +229,11 @@ impl EvictionManager {
         for t in &thresholds {
             self.conditions_last_observed_at.insert(t.signal.node_condition(), now);
         }
-        self.node_conditions = if node.is(Mutant::NoTransitionPeriod) {
-            let mut current: Vec<&'static str> = thresholds.iter().map(|t| t.signal.node_condition()).collect();
-            current.dedup();
-            current
-        } else {
-            let period = self.config.pressure_transition_period;
-            self.conditions_last_observed_at.iter().filter(|(_, at)| sub(now, **at) < period).map(|(c, _)| *c).collect()
-        };
+        let mut observed: Vec<&'static str> = thresholds.iter().map(|t| t.signal.node_condition()).collect();
+        observed.dedup();
+        let period = self.config.pressure_transition_period;
+        let reported = self.conditions_last_observed_at.iter().filter(|(_, at)| sub(now, **at) < period).map(|(c, _)| *c).collect();
+        self.node_conditions = NodeConditions { observed, reported }.mutated(node.mutant).reported;
         let mut thresholds: Vec<Threshold> =
             first_observed.iter().filter(|(t, at)| sub(now, *at) >= t.grace_period).map(|(t, _)| t.clone()).collect();
         self.first_observed_at = first_observed;
@@ -190,15 +249,11 @@ impl EvictionManager {
         if self.reclaim_node_level_resources(node, chosen.signal, images, containers, &mut outcome) {
             return outcome;
         }
-        let Some(victim) = rank(&self.active_pods, node.mutant).into_iter().next() else {
+        let Some(victim) = Ranking::of(&self.active_pods).mutated(node.mutant).ranked.into_iter().next() else {
             return outcome;
         };
         let hard = chosen.grace_period == TimeDelta::zero();
-        let grace = if hard && !node.is(Mutant::HardEvictionGraceful) {
-            IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS
-        } else {
-            self.config.max_pod_grace_period_seconds
-        };
+        let grace = Grace::of(hard, self.config.max_pod_grace_period_seconds).mutated(node.mutant).seconds;
         let message = format!("The node was low on resource: {resource}. ");
         node.pods.states.insert(victim.name.clone(), PodState::Evicted);
         node.events.push(Event {
@@ -232,12 +287,12 @@ impl EvictionManager {
             };
             outcome.reclaimed_with.push(*f);
         }
-        if functions.is_empty() || node.is(Mutant::NoRecheckAfterReclaim) {
+        let check = ReclaimCheck::default().mutated(node.mutant);
+        if functions.is_empty() || !check.recheck {
             return false;
         }
         let observations = observe(node);
-        let enforce = !node.is(Mutant::MinReclaimIgnored);
-        !self.config.thresholds.iter().any(|t| met(t, &observations, enforce))
+        !self.config.thresholds.iter().any(|t| met(t, &observations, check.with_min_reclaim))
     }
 }
 
@@ -269,12 +324,8 @@ fn met(t: &Threshold, observations: &BTreeMap<Signal, (i64, i64)>, enforce_min_r
 
 /// Pods in eviction order under disk pressure: those using more than they requested first,
 /// then lower priority, then larger usage beyond the request.
-pub fn rank(pods: &[PodUsage], active: Option<Mutant>) -> Vec<PodUsage> {
+pub fn rank(pods: &[PodUsage]) -> Vec<PodUsage> {
     let mut ranked = pods.to_vec();
-    if active == Some(Mutant::RankByUsageOnly) {
-        ranked.sort_by_key(|p| std::cmp::Reverse(p.disk_usage));
-        return ranked;
-    }
     ranked.sort_by_key(|p| {
         (
             p.disk_usage <= p.ephemeral_storage_request,

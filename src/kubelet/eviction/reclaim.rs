@@ -11,7 +11,7 @@
 
 use crate::kubelet::disks::DiskLayout;
 use crate::kubelet::eviction::Signal;
-use crate::kubelet::mutant::{self, Mutant};
+use crate::kubelet::mutant::{Mutable, Mutant};
 
 /// A node-level reclaim function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,36 +22,51 @@ pub enum ReclaimFn {
     DeleteUnusedImages,
 }
 
-/// The reclaim functions `signal` runs on `layout`, in order.
-pub fn reclaim_functions(layout: DiskLayout, signal: Signal, active: Option<Mutant>) -> Vec<ReclaimFn> {
-    let mut functions = table(layout, signal, active);
-    if mutant::is(active, Mutant::ImagesReclaimedFirst) {
-        functions.reverse();
-    }
-    functions
+/// The filesystem a disk signal is about, as far as reclaim goes (a `containerfs` signal is
+/// about the filesystem the writable layers live on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignalFs {
+    /// The node filesystem.
+    Node,
+    /// The image filesystem.
+    Image,
 }
 
-fn table(layout: DiskLayout, signal: Signal, active: Option<Mutant>) -> Vec<ReclaimFn> {
-    use ReclaimFn::{DeleteAllUnusedContainers as Containers, DeleteUnusedImages as Images};
-    enum Fs {
-        Node,
-        Image,
+/// The reclaim functions a signal runs, with what they were chosen from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reclaim {
+    /// The disk layout.
+    pub layout: DiskLayout,
+    /// The filesystem of the signal; `None` for memory and PID signals.
+    pub fs: Option<SignalFs>,
+    /// The functions, in order.
+    pub functions: Vec<ReclaimFn>,
+}
+
+impl Reclaim {
+    /// What `signal` runs on `layout` (the table above).
+    pub fn of(layout: DiskLayout, signal: Signal) -> Self {
+        use ReclaimFn::{DeleteAllUnusedContainers as Containers, DeleteUnusedImages as Images};
+        let fs = match signal {
+            Signal::NodeFsAvailable | Signal::NodeFsInodesFree => Some(SignalFs::Node),
+            Signal::ImageFsAvailable | Signal::ImageFsInodesFree => Some(SignalFs::Image),
+            Signal::ContainerFsAvailable | Signal::ContainerFsInodesFree => match layout {
+                DiskLayout::DedicatedImageFs => Some(SignalFs::Image),
+                _ => Some(SignalFs::Node),
+            },
+            Signal::MemoryAvailable | Signal::PidAvailable => None,
+        };
+        let functions = match (layout, fs) {
+            (_, None) | (DiskLayout::DedicatedImageFs, Some(SignalFs::Node)) => Vec::new(),
+            (DiskLayout::Single, _) | (DiskLayout::DedicatedImageFs, Some(SignalFs::Image)) => vec![Containers, Images],
+            (DiskLayout::SplitImageFs, Some(SignalFs::Node)) => vec![Containers],
+            (DiskLayout::SplitImageFs, Some(SignalFs::Image)) => vec![Images],
+        };
+        Self { layout, fs, functions }
     }
-    let fs = match signal {
-        Signal::NodeFsAvailable | Signal::NodeFsInodesFree => Fs::Node,
-        Signal::ImageFsAvailable | Signal::ImageFsInodesFree => Fs::Image,
-        Signal::ContainerFsAvailable | Signal::ContainerFsInodesFree => match layout {
-            DiskLayout::DedicatedImageFs => Fs::Image,
-            _ => Fs::Node,
-        },
-        Signal::MemoryAvailable | Signal::PidAvailable => return Vec::new(),
-    };
-    match (layout, fs) {
-        (DiskLayout::Single, _) | (DiskLayout::DedicatedImageFs, Fs::Image) => vec![Containers, Images],
-        (DiskLayout::DedicatedImageFs, Fs::Node) if mutant::is(active, Mutant::DedicatedNodefsReclaims) => vec![Containers, Images],
-        (DiskLayout::DedicatedImageFs, Fs::Node) => Vec::new(),
-        (DiskLayout::SplitImageFs, _) if mutant::is(active, Mutant::SplitReclaimsBoth) => vec![Containers, Images],
-        (DiskLayout::SplitImageFs, Fs::Node) => vec![Containers],
-        (DiskLayout::SplitImageFs, Fs::Image) => vec![Images],
-    }
+}
+
+/// The reclaim functions `signal` runs on `layout`, in order, on a kubelet running with `active`.
+pub fn reclaim_functions(layout: DiskLayout, signal: Signal, active: Option<Mutant>) -> Vec<ReclaimFn> {
+    Reclaim::of(layout, signal).mutated(active).functions
 }

@@ -7,7 +7,7 @@ use std::fmt;
 
 use chrono::TimeDelta;
 
-use crate::kubelet::mutant::{self, Mutant};
+use crate::kubelet::mutant::{Mutable, Mutant};
 use crate::kubelet::quantity::parse_bytes;
 
 /// An eviction signal.
@@ -138,39 +138,55 @@ pub fn parse_threshold(expression: &str) -> Result<Threshold, String> {
 }
 
 /// `DefaultEvictionHard` on Linux.
-pub fn default_eviction_hard(active: Option<Mutant>) -> BTreeMap<String, String> {
-    let mut defaults: BTreeMap<String, String> =
-        [("memory.available", "100Mi"), ("nodefs.available", "10%"), ("nodefs.inodesFree", "5%"), ("imagefs.available", "15%")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-    if mutant::is(active, Mutant::DocsEvictionDefaults) {
-        defaults.insert("imagefs.inodesFree".into(), "5%".into());
-    }
-    defaults
+pub fn default_eviction_hard() -> BTreeMap<String, String> {
+    [("memory.available", "100Mi"), ("nodefs.available", "10%"), ("nodefs.inodesFree", "5%"), ("imagefs.available", "15%")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
-/// The `evictionHard` in force: the defaults when none is configured; the configured map alone
-/// when one is (the other signals are not defaulted), unless `mergeDefaultEvictionSettings`
-/// fills the missing signals from the defaults.
+/// The `evictionHard` in force and what it is made of: the defaults when none is configured;
+/// the configured map alone when one is (the other signals are not defaulted), unless
+/// `mergeDefaultEvictionSettings` fills the missing signals from the defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvictionHard {
+    /// The defaults.
+    pub defaults: BTreeMap<String, String>,
+    /// The configured map, if any.
+    pub configured: Option<BTreeMap<String, String>>,
+    /// Whether the defaults fill the signals the configured map lacks.
+    pub merge: bool,
+}
+
+impl EvictionHard {
+    /// The `configured` map (merged with the defaults if `merge`).
+    pub fn new(configured: Option<&BTreeMap<String, String>>, merge: bool) -> Self {
+        Self { defaults: default_eviction_hard(), configured: configured.cloned(), merge }
+    }
+
+    /// The thresholds in force.
+    pub fn in_force(self) -> BTreeMap<String, String> {
+        match self.configured {
+            None => self.defaults,
+            Some(mut map) => {
+                if self.merge {
+                    for (k, v) in self.defaults {
+                        map.entry(k).or_insert(v);
+                    }
+                }
+                map
+            }
+        }
+    }
+}
+
+/// The `evictionHard` in force ([`EvictionHard`]) on a kubelet running with `active`.
 pub fn effective_eviction_hard(
     configured: Option<&BTreeMap<String, String>>,
     merge: bool,
     active: Option<Mutant>,
 ) -> BTreeMap<String, String> {
-    let defaults = default_eviction_hard(active);
-    match configured {
-        None => defaults,
-        Some(map) => {
-            let mut out = map.clone();
-            if merge || mutant::is(active, Mutant::DefaultsAlwaysMerged) {
-                for (k, v) in defaults {
-                    out.entry(k).or_insert(v);
-                }
-            }
-            out
-        }
-    }
+    EvictionHard::new(configured, merge).mutated(active).in_force()
 }
 
 #[cfg(test)]

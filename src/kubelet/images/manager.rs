@@ -6,11 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::kubelet::events::{FREE_DISK_SPACE_FAILED, INVALID_DISK_CAPACITY};
+use crate::kubelet::events::{FREE_DISK_SPACE_FAILED, FailureEvent, INVALID_DISK_CAPACITY};
 use crate::kubelet::images::order::{self, EvictionInfo};
 use crate::kubelet::images::records::{self, ImageRecord, image_key};
-use crate::kubelet::images::{ImageGcError, ImageGcPolicy, policy, threshold};
-use crate::kubelet::mutant::Mutant;
+use crate::kubelet::images::threshold::{SpaceGc, ThresholdCheck};
+use crate::kubelet::images::{ImageGcError, ImageGcPolicy, policy};
+use crate::kubelet::mutant::Mutable;
 use crate::kubelet::node::Node;
 use crate::kubelet::runtime::Image;
 use crate::kubelet::time::sub;
@@ -32,6 +33,98 @@ pub struct FreeSpace {
     pub error: Option<ImageGcError>,
 }
 
+/// When `GarbageCollect` reads the image filesystem's stats: after age-based deletion, so that
+/// space-based deletion sees what it freed (and a stats failure leaves age-based deletion done).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StatsTiming {
+    /// After age-based deletion.
+    #[default]
+    AfterAgeGc,
+    /// Before it.
+    BeforeAgeGc,
+}
+
+/// Whether age-based deletion runs at a pass: only with a MaxAge (0 disables it), and only once
+/// MaxAge has passed since the GC loop began (records are not trusted before).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgeGcDue {
+    /// Whether a MaxAge is set.
+    pub enabled: bool,
+    /// Whether more than MaxAge has passed since the GC loop began.
+    pub waited: bool,
+}
+
+/// What age-based deletion makes of a candidate: it goes when unused for longer than MaxAge.
+/// MinAge plays no part; the facts beside it are what a rule broken here may read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgeVerdict {
+    /// How long it has been unused.
+    pub unused_for: TimeDelta,
+    /// The policy's MaxAge.
+    pub max_age: TimeDelta,
+    /// How long ago it was first detected.
+    pub since_detected: TimeDelta,
+    /// The policy's MinAge.
+    pub min_age: TimeDelta,
+    /// Whether it goes.
+    pub delete: bool,
+}
+
+impl AgeVerdict {
+    /// The verdict on `record` at `free_time` under `policy`.
+    pub fn of(record: &ImageRecord, free_time: DateTime<Utc>, policy: &ImageGcPolicy) -> Self {
+        let unused_for = sub(free_time, record.last_used);
+        Self {
+            unused_for,
+            max_age: policy.max_age,
+            since_detected: sub(free_time, record.first_detected),
+            min_age: policy.min_age,
+            delete: unused_for > policy.max_age,
+        }
+    }
+}
+
+/// What space-based deletion makes of a candidate: it is passed over when used at or after the
+/// pass's time, or when first detected less than MinAge ago.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpaceVerdict {
+    /// Whether it was used at or after the pass's time.
+    pub recently_used: bool,
+    /// How long ago it was first detected.
+    pub since_detected: TimeDelta,
+    /// The policy's MinAge.
+    pub min_age: TimeDelta,
+    /// Whether it is younger than MinAge.
+    pub too_young: bool,
+}
+
+impl SpaceVerdict {
+    /// The verdict on `record` at `free_time` with `min_age`.
+    pub fn of(record: &ImageRecord, free_time: DateTime<Utc>, min_age: TimeDelta) -> Self {
+        let since_detected = sub(free_time, record.first_detected);
+        Self { recently_used: record.last_used >= free_time, since_detected, min_age, too_young: since_detected < min_age }
+    }
+
+    /// Whether it may be deleted.
+    pub fn eligible(&self) -> bool {
+        !self.recently_used && !self.too_young
+    }
+}
+
+/// How `freeSpace` walks the eligible candidates: it deletes one, counts the image's recorded
+/// size as freed, and stops once it has freed enough (so a target of 0 still deletes one
+/// image); a deletion error is collected and the walk goes on. Each field, when set, departs
+/// from that.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FreeSpaceWalk {
+    /// Check "freed enough" before each deletion instead of after it.
+    pub check_before_deleting: bool,
+    /// Stop at the first deletion error.
+    pub stop_at_first_error: bool,
+    /// Count the bytes the filesystem got back instead of the recorded size.
+    pub count_released_bytes: bool,
+}
+
 /// The image GC manager of one kubelet.
 #[derive(Clone, Debug)]
 pub struct ImageGcManager {
@@ -48,7 +141,7 @@ pub struct ImageGcManager {
 impl ImageGcManager {
     /// `NewImageGCManager`: fails with upstream's text on an invalid policy.
     pub fn new(policy: ImageGcPolicy, node: &Node) -> Result<Self, String> {
-        policy::validate(&policy, node.mutant)?;
+        policy::check(&policy).mutated(node.mutant).result()?;
         Ok(Self { policy, records: BTreeMap::new(), post_gc_hook_runs: Vec::new(), collected: BTreeMap::new() })
     }
 
@@ -64,7 +157,9 @@ impl ImageGcManager {
 
     /// `detectImages`: one detection pass at `detect_time`; the keys of the images in use.
     pub fn detect_images(&mut self, node: &Node, detect_time: DateTime<Utc>) -> Result<BTreeSet<String>, ImageGcError> {
-        records::detect(&mut self.records, node, detect_time)
+        let detection = records::detect(&self.records, node, detect_time)?.mutated(node.mutant);
+        self.records = detection.records;
+        Ok(detection.in_use)
     }
 
     /// `imagesInEvictionOrder`: a detection pass at `free_time`, then the candidates in order.
@@ -77,53 +172,45 @@ impl ImageGcManager {
     /// at or above the high threshold — space-based deletion down to the low threshold.
     pub fn garbage_collect(&mut self, node: &mut Node, began_gc: DateTime<Utc>) -> Result<(), ImageGcError> {
         let free_time = node.now();
-        let mut images = self.images_in_eviction_order(node, free_time)?;
-        let early_stats =
-            if node.is(Mutant::StatsBeforeAgeGc) { Some(node.disks.image_fs_stats().map_err(ImageGcError::Stats)?) } else { None };
-        let (remaining, error) = self.free_old_images(node, images, free_time, began_gc);
+        let images = self.images_in_eviction_order(node, free_time)?;
+        let early_stats = match StatsTiming::default().mutated(node.mutant) {
+            StatsTiming::BeforeAgeGc => Some(node.disks.image_fs_stats().map_err(ImageGcError::Stats)?),
+            StatsTiming::AfterAgeGc => None,
+        };
+        let (images, error) = self.free_old_images(node, images, free_time, began_gc);
         if let Some(e) = error {
             return Err(e);
         }
-        images = remaining;
         let fs = match early_stats {
             Some(fs) => fs,
             None => node.disks.image_fs_stats().map_err(ImageGcError::Stats)?,
         };
-        let capacity = fs.capacity.unwrap_or(0);
-        let mut available = fs.available;
-        if available > capacity && !node.is(Mutant::AvailableNotClamped) {
-            available = capacity;
-        }
-        if capacity == 0 {
-            if node.is(Mutant::CapacityUnchecked) {
-                return Ok(());
+        let (low, high) = (self.policy.low_threshold_percent, self.policy.high_threshold_percent);
+        match ThresholdCheck::of(&fs, low, high).mutated(node.mutant).action {
+            SpaceGc::NotNeeded => Ok(()),
+            SpaceGc::InvalidCapacity => {
+                let e = ImageGcError::InvalidCapacity;
+                node.warn(INVALID_DISK_CAPACITY, e.to_string());
+                Err(e)
             }
-            let e = ImageGcError::InvalidCapacity;
-            node.warn(INVALID_DISK_CAPACITY, e.to_string());
-            return Err(e);
-        }
-        let usage = threshold::usage_percent(capacity, available, node.mutant);
-        if usage >= self.policy.high_threshold_percent || node.is(Mutant::SpaceGcAlwaysRuns) {
-            let (low, high) = (self.policy.low_threshold_percent, self.policy.high_threshold_percent);
-            let amount = threshold::amount_to_free(capacity, available, low, high, node.mutant);
-            let result = self.free_space(node, amount, free_time, &images);
-            if let Some(e) = result.error {
-                return Err(e);
-            }
-            self.post_gc_hook_runs.push(result.images_left.unwrap_or_default());
-            if result.freed < amount {
-                let e = ImageGcError::NotEnoughFreed { attempted: amount, freed: result.freed };
-                if !node.is(Mutant::FreeDiskSpaceFailedSilent) {
-                    node.warn(FREE_DISK_SPACE_FAILED, e.to_string());
+            SpaceGc::Free(amount) => {
+                let result = self.free_space(node, amount, free_time, &images);
+                if let Some(e) = result.error {
+                    return Err(e);
                 }
-                return Err(e);
+                self.post_gc_hook_runs.push(result.images_left.unwrap_or_default());
+                if result.freed < amount {
+                    let e = ImageGcError::NotEnoughFreed { attempted: amount, freed: result.freed };
+                    node.record_failure(FailureEvent { reason: FREE_DISK_SPACE_FAILED, message: e.to_string(), recorded: true });
+                    return Err(e);
+                }
+                Ok(())
             }
         }
-        Ok(())
     }
 
     /// `freeOldImages`: deletes candidates unused for longer than MaxAge, once MaxAge has passed
-    /// since the GC loop began. MinAge plays no part. Returns the candidates left.
+    /// since the GC loop began ([`AgeGcDue`], [`AgeVerdict`]). Returns the candidates left.
     pub fn free_old_images(
         &mut self,
         node: &mut Node,
@@ -132,19 +219,14 @@ impl ImageGcManager {
         began_gc: DateTime<Utc>,
     ) -> (Vec<EvictionInfo>, Option<ImageGcError>) {
         let max_age = self.policy.max_age;
-        if max_age == TimeDelta::zero() && !node.is(Mutant::MaxAgeZeroNotDisabled) {
-            return (images, None);
-        }
-        if sub(free_time, began_gc) <= max_age && !node.is(Mutant::MaxAgeNoStartupWait) {
+        let due = AgeGcDue { enabled: max_age != TimeDelta::zero(), waited: sub(free_time, began_gc) > max_age }.mutated(node.mutant);
+        if !due.enabled || !due.waited {
             return (images, None);
         }
         let mut errors = Vec::new();
         let mut remaining = Vec::new();
         for image in images {
-            let unused_for = sub(free_time, image.record.last_used);
-            let old = if node.is(Mutant::MaxAgeInclusive) { unused_for >= max_age } else { unused_for > max_age };
-            let young = node.is(Mutant::MaxAgeHonoursMinAge) && sub(free_time, image.record.first_detected) < self.policy.min_age;
-            if !old || young {
+            if !AgeVerdict::of(&image.record, free_time, &self.policy).mutated(node.mutant).delete {
                 remaining.push(image);
                 continue;
             }
@@ -157,32 +239,20 @@ impl ImageGcManager {
         (remaining, error)
     }
 
-    /// `freeSpace`: walks the candidates in order, skipping those used at or after `free_time`
-    /// and those first detected less than MinAge ago, deleting the rest until `bytes_to_free`
-    /// is reached (checked after each deletion, so a target of 0 still deletes one image).
+    /// `freeSpace`: walks the candidates in order, passing over those used at or after
+    /// `free_time` and those first detected less than MinAge ago ([`SpaceVerdict`]), deleting
+    /// the rest until `bytes_to_free` is reached ([`FreeSpaceWalk`]).
     pub fn free_space(&mut self, node: &mut Node, bytes_to_free: i64, free_time: DateTime<Utc>, images: &[EvictionInfo]) -> FreeSpace {
+        let walk = FreeSpaceWalk::default().mutated(node.mutant);
         let mut errors = Vec::new();
         let mut freed: i64 = 0;
         let mut left = Vec::new();
-        let min_age = self.policy.min_age;
         for image in images {
-            if image.record.last_used >= free_time && !node.is(Mutant::RecentlyUsedNotSkipped) {
+            if !SpaceVerdict::of(&image.record, free_time, self.policy.min_age).mutated(node.mutant).eligible() {
                 left.push(image.id.clone());
                 continue;
             }
-            let age = sub(free_time, image.record.first_detected);
-            let too_young = if node.is(Mutant::MinAgeIgnored) {
-                false
-            } else if node.is(Mutant::MinAgeExclusive) {
-                age <= min_age
-            } else {
-                age < min_age
-            };
-            if too_young {
-                left.push(image.id.clone());
-                continue;
-            }
-            if node.is(Mutant::StopCheckBeforeDelete) && freed >= bytes_to_free {
+            if walk.check_before_deleting && freed >= bytes_to_free {
                 break;
             }
             let removed = match self.free_image(node, image, REASON_SPACE) {
@@ -190,16 +260,15 @@ impl ImageGcManager {
                 Err(e) => {
                     errors.push(e);
                     left.push(image.id.clone());
-                    if node.is(Mutant::DeletionErrorsStop) {
+                    if walk.stop_at_first_error {
                         break;
                     }
                     continue;
                 }
             };
-            let counted =
-                if node.is(Mutant::FreedMeasuredOnDisk) { removed.released_bytes.unwrap_or(removed.size) } else { image.record.size };
+            let counted = if walk.count_released_bytes { removed.released_bytes.unwrap_or(removed.size) } else { image.record.size };
             freed = freed.saturating_add(counted);
-            if freed >= bytes_to_free && !node.is(Mutant::StopCheckBeforeDelete) {
+            if !walk.check_before_deleting && freed >= bytes_to_free {
                 break;
             }
         }

@@ -7,8 +7,10 @@
 //! - [`records`]: what the kubelet remembers of each image (first detected, last used) and the
 //!   detection pass that updates it.
 //! - [`order`]: which images are candidates, and in which order they go.
-//! - [`threshold`]: the usage and amount-to-free arithmetic, with upstream's integer truncation.
-//! - [`manager`]: `GarbageCollect`, `freeSpace`, `freeOldImages`, `DeleteUnusedImages`.
+//! - [`threshold`]: the usage and amount-to-free arithmetic, with upstream's integer truncation,
+//!   and the check of the image filesystem's stats against the thresholds.
+//! - [`manager`]: `GarbageCollect`, `freeSpace`, `freeOldImages`, `DeleteUnusedImages`, and
+//!   their verdicts on each candidate.
 //! - [`error`]: the errors, with upstream's texts.
 
 pub mod error;

@@ -2,11 +2,10 @@
 //! not in use and not pinned, least recently used first, ties broken by earlier first
 //! detection. (Upstream's sort is unstable on full ties; here they keep record-key order.)
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::kubelet::images::ImageRecord;
-use crate::kubelet::mutant::{self, Mutant};
+use crate::kubelet::mutant::Mutable;
 use crate::kubelet::node::Node;
 
 /// Reason of the odd event upstream records for an empty image ID: the format string itself.
@@ -21,13 +20,25 @@ pub struct EvictionInfo {
     pub record: ImageRecord,
 }
 
+/// The records that pinning protects: every pinned one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pinned(pub BTreeSet<String>);
+
+impl Pinned {
+    /// The keys of the pinned records among `records`.
+    pub fn of(records: &BTreeMap<String, ImageRecord>) -> Self {
+        Self(records.iter().filter(|(_, r)| r.pinned).map(|(key, _)| key.clone()).collect())
+    }
+}
+
 /// The candidates among `records`, sorted for eviction; records whose key yields an empty image
 /// ID are skipped with an event.
 pub fn candidates(records: &BTreeMap<String, ImageRecord>, in_use: &BTreeSet<String>, node: &mut Node) -> Vec<EvictionInfo> {
     let by_handler = crate::kubelet::images::records::keyed_by_handler(node);
+    let pinned = Pinned::of(records).mutated(node.mutant);
     let mut images = Vec::new();
     for (key, record) in records {
-        if in_use.contains(key) || (record.pinned && !node.is(Mutant::PinnedCollected)) {
+        if in_use.contains(key) || pinned.0.contains(key) {
             continue;
         }
         let id = if by_handler { key.split(',').next().unwrap_or_default().to_string() } else { key.clone() };
@@ -37,23 +48,14 @@ pub fn candidates(records: &BTreeMap<String, ImageRecord>, in_use: &BTreeSet<Str
         }
         images.push(EvictionInfo { id, record: record.clone() });
     }
-    sort(&mut images, node.mutant);
-    images
+    sort(&mut images);
+    images.mutated(node.mutant)
 }
 
 /// Sorts candidates: oldest `lastUsed` first, then oldest `firstDetected`.
-pub fn sort(images: &mut [EvictionInfo], active: Option<mutant::Mutant>) {
+pub fn sort(images: &mut [EvictionInfo]) {
     images.sort_by(|a, b| {
         let (a, b) = (&a.record, &b.record);
-        let by_detection = if mutant::is(active, Mutant::TieBreakReversed) {
-            b.first_detected.cmp(&a.first_detected)
-        } else {
-            a.first_detected.cmp(&b.first_detected)
-        };
-        let by_use = if mutant::is(active, Mutant::LruReversed) { b.last_used.cmp(&a.last_used) } else { a.last_used.cmp(&b.last_used) };
-        match by_use {
-            Ordering::Equal => by_detection,
-            other => other,
-        }
+        a.last_used.cmp(&b.last_used).then(a.first_detected.cmp(&b.first_detected))
     });
 }

@@ -2,9 +2,9 @@
 //! than the kubelet configuration's validation ([`crate::kubelet::config`]): low == high passes
 //! here and fails there.
 
-use chrono::TimeDelta;
+use std::fmt;
 
-use crate::kubelet::mutant::{self, Mutant};
+use chrono::TimeDelta;
 
 /// Thresholds and ages of image GC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,26 +26,63 @@ impl Default for ImageGcPolicy {
     }
 }
 
-/// `NewImageGCManager`'s validation: the first failing check's text, in upstream's order.
-pub fn validate(policy: &ImageGcPolicy, active: Option<Mutant>) -> Result<(), String> {
+/// A failed check of `NewImageGCManager`, in upstream's order of checking.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyError {
+    /// HighThresholdPercent outside 0..=100.
+    HighOutOfRange(i64),
+    /// LowThresholdPercent outside 0..=100.
+    LowOutOfRange(i64),
+    /// The low threshold above the high one.
+    LowAboveHigh {
+        /// The low threshold.
+        low: i64,
+        /// The high threshold.
+        high: i64,
+    },
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyError::HighOutOfRange(high) => write!(f, "invalid HighThresholdPercent {high}, must be in range [0-100]"),
+            PolicyError::LowOutOfRange(low) => write!(f, "invalid LowThresholdPercent {low}, must be in range [0-100]"),
+            PolicyError::LowAboveHigh { low, high } => {
+                write!(f, "LowThresholdPercent {low} can not be higher than HighThresholdPercent {high}")
+            }
+        }
+    }
+}
+
+/// `NewImageGCManager`'s checks of a policy: the thresholds checked, and every check that
+/// failed, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyCheck {
+    /// The low threshold.
+    pub low: i64,
+    /// The high threshold.
+    pub high: i64,
+    /// The failed checks.
+    pub failed: Vec<PolicyError>,
+}
+
+impl PolicyCheck {
+    /// The first failed check's text, as upstream stops at it.
+    pub fn result(&self) -> Result<(), String> {
+        match self.failed.first() {
+            Some(e) => Err(e.to_string()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The checks of `policy` (looser than the configuration's: low == high passes).
+pub fn check(policy: &ImageGcPolicy) -> PolicyCheck {
     let (high, low) = (policy.high_threshold_percent, policy.low_threshold_percent);
-    if !mutant::is(active, Mutant::ConstructorRangeUnchecked) {
-        if !(0..=100).contains(&high) {
-            return Err(format!("invalid HighThresholdPercent {high}, must be in range [0-100]"));
-        }
-        if !(0..=100).contains(&low) {
-            return Err(format!("invalid LowThresholdPercent {low}, must be in range [0-100]"));
-        }
-    }
-    let wrong_order = if mutant::is(active, Mutant::ThresholdOrderSwapped) {
-        high > low
-    } else if mutant::is(active, Mutant::ConstructorRejectsEqual) {
-        low >= high
-    } else {
-        low > high
-    };
-    if wrong_order {
-        return Err(format!("LowThresholdPercent {low} can not be higher than HighThresholdPercent {high}"));
-    }
-    Ok(())
+    let checks = [
+        (!(0..=100).contains(&high), PolicyError::HighOutOfRange(high)),
+        (!(0..=100).contains(&low), PolicyError::LowOutOfRange(low)),
+        (low > high, PolicyError::LowAboveHigh { low, high }),
+    ];
+    PolicyCheck { low, high, failed: checks.into_iter().filter(|(failed, _)| *failed).map(|(_, e)| e).collect() }
 }
