@@ -234,6 +234,33 @@ impl<'a> Parser<'a> {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// From the syntax tree to Kubernetes JSON
-// ---------------------------------------------------------------------------------------------
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apiserver::protobuf::to_json::number;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn debug_syntax_parser() {
+        let text = concat!(
+            r#"Outer { r#type: Some("a \"q\" \\ \n\t\0 \u{7f} é"), n: Some(-12), f: Some(1e-7), i: inf, "#,
+            r#"e: Empty, list: [1, 2], map: {"k": Inner { b: true }, "z": None}, none: None }"#
+        );
+        let node = Parser::parse(text).unwrap();
+        let Node::Message { name, fields } = &node else { panic!("{node:?}") };
+        assert_eq!(name, "Outer");
+        assert_eq!(fields[0], ("r#type".into(), Node::Some(Box::new(Node::Str("a \"q\" \\ \n\t\0 \u{7f} é".into())))));
+        assert_eq!(fields[2].1, Node::Some(Box::new(Node::Number("1e-7".into()))));
+        assert_eq!(fields[4].1, Node::Message { name: "Empty".into(), fields: vec![] });
+        assert!(Parser::parse("Outer { a: 1 } trailing").is_err());
+        assert!(Parser::parse("Outer { a: \"open").is_err());
+        assert!(Parser::parse(&"[".repeat(5000)).is_err());
+        // The number literals the parser keeps as text are what `to_json` turns into JSON numbers.
+        assert_eq!(number("1e-7").unwrap(), json!(1e-7));
+        assert_eq!(number("5.0").unwrap(), json!(5));
+        assert_eq!(number("NaN").unwrap(), Value::Null);
+        // A string with every kind of character round-trips through Debug and the parser.
+        let tricky = "tab\t nl\n quote\" backslash\\ nul\0 bell\u{7} zwj\u{200d} emoji😀 combining\u{301}";
+        assert_eq!(Parser::parse(&format!("{tricky:?}")).unwrap(), Node::Str(tricky.into()));
+    }
+}

@@ -97,3 +97,43 @@ pub(super) fn is_bytes_field(owner: &str, name: &str) -> bool {
 pub(super) fn keeps_zero(owner: &str, name: &str) -> bool {
     KEPT_ZEROS.iter().any(|(message, fields)| *message == owner && fields.contains(&name))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_names_follow_kubernetes() {
+        let cases = [
+            ("PodStatus", "pod_ip", "podIP"),
+            ("PodStatus", "host_ips", "hostIPs"),
+            ("PodSpec", "host_ipc", "hostIPC"),
+            ("PodSpec", "host_pid", "hostPID"),
+            ("ServiceSpec", "cluster_ip", "clusterIP"),
+            ("ServiceSpec", "r#type", "type"),
+            ("AwsElasticBlockStoreVolumeSource", "volume_id", "volumeID"),
+            ("NodeSpec", "provider_id", "providerID"),
+            ("NodeSpec", "pod_cid_rs", "podCIDRs"),
+            ("NodeSystemInfo", "system_uuid", "systemUUID"),
+            ("FcVolumeSource", "target_ww_ns", "targetWWNs"),
+            ("PolicyRule", "non_resource_ur_ls", "nonResourceURLs"),
+            ("VolumeSource", "scale_io", "scaleIO"),
+            ("VolumeSource", "downward_api", "downwardAPI"),
+            ("PodSpec", "set_hostname_as_fqdn", "setHostnameAsFQDN"),
+            ("AzureDiskVolumeSource", "disk_uri", "diskURI"),
+            ("IngressClassParametersReference", "a_pi_group", "apiGroup"),
+            ("CustomResourceValidation", "open_apiv3_schema", "openAPIV3Schema"),
+            ("CustomResourceDefinitionVersion", "schema", "schema"),
+            ("JsonSchemaProps", "schema", "$schema"),
+            ("JsonSchemaProps", "r#ref", "$ref"),
+            ("JsonSchemaProps", "x_kubernetes_int_or_string", "x-kubernetes-int-or-string"),
+            ("DaemonEndpoint", "port", "Port"),
+            ("ObjectMeta", "api_version", "apiVersion"),
+            ("ManagedFieldsEntry", "fields_v1", "fieldsV1"),
+            ("PodStatus", "qos_class", "qosClass"),
+        ];
+        for (owner, field, expected) in cases {
+            assert_eq!(json_name(owner, field), expected, "{owner}.{field}");
+        }
+    }
+}

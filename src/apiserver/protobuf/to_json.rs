@@ -292,6 +292,28 @@ pub(super) fn schema_or_string_array(fields: &[(String, Node)]) -> Result<Option
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// What the Go types say: JSON names, embedded structs, bytes fields, pointer fields
-// ---------------------------------------------------------------------------------------------
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn go_durations() {
+        let cases = [
+            (0, "0s"),
+            (999, "999ns"),
+            (1_500, "1.5µs"),
+            (1_500_000, "1.5ms"),
+            (30_000_000_000, "30s"),
+            (90_000_000_000, "1m30s"),
+            (3_600_000_000_000, "1h0m0s"),
+            (3_723_500_000_000, "1h2m3.5s"),
+            (-2_000_000_000, "-2s"),
+        ];
+        for (nanos, expected) in cases {
+            assert_eq!(go_duration(nanos), expected);
+        }
+        let fields = vec![("duration".to_string(), Node::Some(Box::new(Node::Number("30000000000".into()))))];
+        assert_eq!(message_to_json("Duration", &fields).unwrap(), Some(json!("30s")));
+    }
+}
