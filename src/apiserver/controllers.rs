@@ -6,16 +6,24 @@
 //! a scheduled pod's graceful deletion once its grace period has passed). The garbage collector is deliberately *not* here: it is an
 //! ordinary API client.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use crate::apiserver::crd::{self, CLEANUP_FINALIZER};
 use crate::apiserver::deletion::{DeleteOptions, Propagation};
 use crate::apiserver::kinds::{PV_PROTECTION, PVC_PROTECTION};
-use crate::apiserver::mutant::Mutant;
+use crate::apiserver::mutant::Mutable;
+use crate::apiserver::registry::ResourceInfo;
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::store::ObjectKey;
 use crate::apiserver::validation::string_list;
 use crate::clock::parse_time;
+
+/// The resources whose objects the namespace controller deletes from a terminating namespace
+/// (upstream's controller discovers them: the namespaced resources of every served group).
+#[derive(Clone, Debug, Default)]
+pub struct NamespacedResources(pub Vec<Arc<ResourceInfo>>);
 
 /// The namespace finalizer the namespace controller removes once the namespace is empty.
 const NAMESPACE_FINALIZER: &str = "kubernetes";
@@ -69,7 +77,8 @@ impl State {
         let ns_scope = Scope::namespaces(&self.registry);
         let spec_finalizers = string_list(&namespace["spec"], "finalizers");
         if spec_finalizers.iter().any(|f| f == NAMESPACE_FINALIZER) {
-            if self.mutant != Some(Mutant::NamespaceKeepsContents) && self.delete_namespace_contents(name) > 0 {
+            let resources = self.namespaced_resources().mutated_by(self.mutant);
+            if self.delete_namespace_contents(name, resources) > 0 {
                 return;
             }
             let mut finalized = (**self.store.get(&ns_scope.key(name)).expect("checked by caller")).clone();
@@ -87,13 +96,19 @@ impl State {
         }
     }
 
-    /// Deletes the namespace's objects that are not yet being deleted; returns how many remain.
-    fn delete_namespace_contents(&mut self, namespace: &str) -> usize {
-        let resources: Vec<_> =
-            self.registry.all().filter(|r| r.namespaced && r.storage == (r.group.clone(), r.plural.clone())).cloned().collect();
+    /// Every namespaced resource, once where several share a storage.
+    fn namespaced_resources(&self) -> NamespacedResources {
+        NamespacedResources(
+            self.registry.all().filter(|r| r.namespaced && r.storage == (r.group.clone(), r.plural.clone())).cloned().collect(),
+        )
+    }
+
+    /// Deletes the namespace's objects of `resources` that are not yet being deleted; returns
+    /// how many remain.
+    fn delete_namespace_contents(&mut self, namespace: &str, resources: NamespacedResources) -> usize {
         let background = DeleteOptions { propagation: Some(Propagation::Background), ..Default::default() };
         let mut remaining = 0;
-        for resource in resources {
+        for resource in resources.0 {
             let scope = Scope { version: resource.versions[0].clone(), namespace: Some(namespace.into()), resource: resource.clone() };
             let items: Vec<(String, bool)> = self
                 .store

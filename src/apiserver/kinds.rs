@@ -6,7 +6,6 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::crd;
-use crate::apiserver::mutant::Mutant;
 use crate::apiserver::state::Scope;
 use crate::apiserver::status::FieldError;
 
@@ -34,16 +33,30 @@ pub fn default_on_create(scope: &Scope, obj: &mut Value, now: &str) {
 }
 
 /// What the default admission plugins add to a new object: the StorageObjectInUseProtection
-/// plugin's finalizers on claims and volumes.
-pub fn admit_on_create(scope: &Scope, obj: &mut Value, mutant: Option<Mutant>) {
-    if mutant == Some(Mutant::NoStorageProtection) {
-        return;
-    }
+/// plugin's finalizer on claims and volumes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admission {
+    /// The storage-protection finalizer.
+    pub protection_finalizer: Option<&'static str>,
+}
+
+/// What admission adds to a new object of `scope`'s resource.
+pub fn admission(scope: &Scope) -> Admission {
     let r = &scope.resource;
-    match (r.group.as_str(), r.plural.as_str()) {
-        ("", "persistentvolumeclaims") => add_finalizer(obj, PVC_PROTECTION),
-        ("", "persistentvolumes") => add_finalizer(obj, PV_PROTECTION),
-        _ => {}
+    let protection_finalizer = match (r.group.as_str(), r.plural.as_str()) {
+        ("", "persistentvolumeclaims") => Some(PVC_PROTECTION),
+        ("", "persistentvolumes") => Some(PV_PROTECTION),
+        _ => None,
+    };
+    Admission { protection_finalizer }
+}
+
+impl Admission {
+    /// Adds what admission adds to `obj`.
+    pub fn admit(self, obj: &mut Value) {
+        if let Some(finalizer) = self.protection_finalizer {
+            add_finalizer(obj, finalizer);
+        }
     }
 }
 

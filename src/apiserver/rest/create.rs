@@ -3,10 +3,11 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::kinds;
+use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::validation::{normalize_metadata, validate_object_meta};
+use crate::apiserver::validation::{MetaValidation, normalize_metadata};
 use crate::clock::format_time;
 
 /// Characters upstream uses for `generateName` suffixes (no vowels, no confusable digits).
@@ -103,8 +104,8 @@ impl State {
         }
         let now = format_time(self.clock.now());
         kinds::default_on_create(scope, &mut body, &now);
-        kinds::admit_on_create(scope, &mut body, self.mutant);
-        let mut errs = validate_object_meta(&body["metadata"], &scope.resource, self.mutant);
+        kinds::admission(scope).mutated_by(self.mutant).admit(&mut body);
+        let mut errs = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(kinds::validate(scope, &body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));

@@ -1,12 +1,17 @@
 //! DELETE and DELETE on a collection: the request side of deletion (catalogue B.3). What a
-//! delete does to one object is decided by [`crate::apiserver::deletion::plan_delete`]; this
-//! file applies the decision, with the special cases of namespaces and CRDs.
+//! delete does to one object is decided in steps by [`crate::apiserver::deletion`]; this file
+//! passes each step's decision through the server's mutant, if any, on to the next step
+//! ([`crate::apiserver::mutant`]), and applies the plan, with the special cases of namespaces
+//! and CRDs.
 
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::apiserver::crd::CLEANUP_FINALIZER;
-use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, check_preconditions, deletion_finalizers, plan_delete};
-use crate::apiserver::mutant::Mutant;
+use crate::apiserver::deletion::{
+    DeleteAnswer, DeleteContext, DeleteOptions, DeletePlan, FinalizerChange, GracePeriod, PolicySources, check_preconditions, plan_delete,
+};
+use crate::apiserver::mutant::Mutable;
 use crate::apiserver::registry::DefaultGcPolicy;
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
@@ -27,13 +32,7 @@ pub struct Deleted {
 impl State {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
-        let not_dry;
-        let opts = if self.mutant == Some(Mutant::IgnoreDryRun) {
-            not_dry = DeleteOptions { dry_run: false, ..opts.clone() };
-            &not_dry
-        } else {
-            opts
-        };
+        let opts = &opts.clone().mutated_by(self.mutant);
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.present(&existing)?;
@@ -42,11 +41,10 @@ impl State {
             version: &scope.version,
             now: self.clock.now(),
             garbage_collection: self.garbage_collection,
-            mutant: self.mutant,
         };
-        check_preconditions(&existing, opts, ctx)?;
+        check_preconditions(&existing, opts, ctx).mutated_by(self.mutant).result()?;
         let plan = if scope.is_namespaces() {
-            plan_namespace_delete(&existing, opts, ctx)
+            plan_namespace_delete(&existing, &self.finalizer_change(&existing, opts, DefaultGcPolicy::DeleteDependents, ctx), ctx.now)
         } else if scope.is_crds() && existing["metadata"]["deletionTimestamp"].is_null() {
             let mut with_cleanup = existing.clone();
             let mut finalizers = string_list(&existing["metadata"], "finalizers");
@@ -54,9 +52,9 @@ impl State {
                 finalizers.push(CLEANUP_FINALIZER.into());
             }
             with_cleanup["metadata"]["finalizers"] = json!(finalizers);
-            plan_delete(&with_cleanup, opts, ctx)
+            self.plan(&with_cleanup, opts, ctx)
         } else {
-            plan_delete(&existing, opts, ctx)
+            self.plan(&existing, opts, ctx)
         };
         match plan {
             DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
@@ -93,7 +91,7 @@ impl State {
                 if !opts.dry_run {
                     self.remove(&key).expect("present under lock");
                 }
-                let body = if scope.resource.returns_deleted_object != (self.mutant == Some(Mutant::SwapDeleteAnswers)) {
+                let body = if DeleteAnswer::of(&scope.resource).mutated_by(self.mutant) == DeleteAnswer::Object {
                     last
                 } else {
                     let mut details = json!({"name": name, "kind": scope.resource.plural, "uid": last["metadata"]["uid"]});
@@ -106,36 +104,61 @@ impl State {
             }
         }
     }
+
+    /// What a DELETE with `opts` does to `existing` (already checked against the preconditions):
+    /// its grace period, finalizer change and ending, each as the server's mutant makes it.
+    fn plan(&self, existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+        let grace = GracePeriod::of(existing, opts, ctx.resource).mutated_by(self.mutant);
+        let finalizers = self.finalizer_change(existing, opts, ctx.resource.default_gc_policy(ctx.version), ctx);
+        match plan_delete(existing, opts, grace, &finalizers, ctx.now) {
+            Some(ending) => ending.mutated_by(self.mutant).plan(ctx.now),
+            None => DeletePlan::Unchanged,
+        }
+    }
+
+    /// The change a DELETE with `opts` makes to the finalizers of `existing`, a resource with the
+    /// `default` policy: the policy's sources and the change as the server's mutant makes them;
+    /// none when the server runs without garbage collection.
+    fn finalizer_change(
+        &self,
+        existing: &Value,
+        opts: &DeleteOptions,
+        default: DefaultGcPolicy,
+        ctx: DeleteContext<'_>,
+    ) -> FinalizerChange {
+        let current = string_list(&existing["metadata"], "finalizers");
+        if !ctx.garbage_collection {
+            return FinalizerChange::none(current);
+        }
+        let policy = PolicySources::of(opts, &current, default).mutated_by(self.mutant).policy();
+        FinalizerChange::new(current, policy).mutated_by(self.mutant)
+    }
 }
 
 /// The namespace registry's own Delete: the first request only starts termination (phase
 /// `Terminating`, deletionTimestamp, GC finalizers from the options); once the namespace
 /// controller has emptied `spec.finalizers`, a delete goes the generic way.
-fn plan_namespace_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+fn plan_namespace_delete(existing: &Value, finalizers: &FinalizerChange, now: DateTime<Utc>) -> DeletePlan {
     let meta = &existing["metadata"];
-    let gc_finalizers =
-        |opts: &DeleteOptions, current: &[String]| deletion_finalizers(opts, current, DefaultGcPolicy::DeleteDependents, ctx);
     if meta["deletionTimestamp"].is_null() {
         let mut obj = existing.clone();
-        obj["metadata"]["deletionTimestamp"] = json!(format_time(ctx.now));
+        obj["metadata"]["deletionTimestamp"] = json!(format_time(now));
         obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
         obj["status"]["phase"] = json!("Terminating");
-        let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
-        if changed {
-            obj["metadata"]["finalizers"] = json!(finalizers);
+        if finalizers.changed() {
+            obj["metadata"]["finalizers"] = json!(finalizers.new);
         }
         return DeletePlan::Keep(obj);
     }
     if !string_list(&existing["spec"], "finalizers").is_empty() {
         return DeletePlan::Unchanged;
     }
-    let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
-    if finalizers.is_empty() {
+    if finalizers.new.is_empty() {
         return DeletePlan::Remove;
     }
     let mut obj = existing.clone();
-    if changed {
-        obj["metadata"]["finalizers"] = json!(finalizers);
+    if finalizers.changed() {
+        obj["metadata"]["finalizers"] = json!(finalizers.new);
     }
     DeletePlan::Keep(obj)
 }
@@ -151,9 +174,8 @@ impl State {
         query: &crate::apiserver::request::Query,
         opts: &DeleteOptions,
     ) -> ApiResult<crate::apiserver::rest::read::Listed> {
-        let everything = crate::apiserver::rest::read::Selection::default();
-        let selection = if self.mutant == Some(Mutant::IgnoreCollectionSelector) { &everything } else { selection };
-        let listed = self.list(scope, selection, query)?;
+        let selection = selection.clone().mutated_by(self.mutant);
+        let listed = self.list(scope, &selection, query)?;
         for item in &listed.items {
             let name = item["metadata"]["name"].as_str().unwrap_or("");
             let item_scope = Scope { namespace: item["metadata"]["namespace"].as_str().map(String::from), ..scope.clone() };

@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::apiserver::Shared;
-use crate::apiserver::deletion::DeleteOptions;
+use crate::apiserver::deletion::{DeleteOptions, DeleteRequest};
+use crate::apiserver::mutant::Mutable;
 use crate::apiserver::protobuf;
 use crate::apiserver::request::{Query, Representation, ResourcePath};
 use crate::apiserver::rest::read::{Selection, list_body, list_meta};
@@ -70,6 +71,11 @@ fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
         }
         _ => Ok(body.clone()),
     }
+}
+
+/// The `DeleteOptions` of a DELETE, read and validated as the server's mutant makes them.
+fn delete_options(shared: &Shared, headers: &HeaderMap, body: &Bytes, query: &Query) -> ApiResult<DeleteOptions> {
+    DeleteRequest::parse(&delete_body(headers, body)?, query)?.mutated_by(shared.config.mutant).validate()
 }
 
 /// Renders one object.
@@ -147,14 +153,14 @@ async fn dispatch(shared: &Arc<Shared>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &render_object(repr, &scope, patched, shared)))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {
-            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, shared.config.mutant)?;
+            let opts = delete_options(shared, &parts.headers, &body, &query)?;
             let deleted = shared.lock().delete(&scope, name, &opts)?;
             Ok(json_response(deleted.code, &deleted.body))
         }
         // The namespace registry has no DeleteCollection: one request may not end every namespace.
         (Method::DELETE, None) if scope.is_namespaces() => Err(ApiError::method_not_allowed()),
         (Method::DELETE, None) => {
-            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, shared.config.mutant)?;
+            let opts = delete_options(shared, &parts.headers, &body, &query)?;
             let selection = Selection::from_query(&query, &scope)?;
             let listed = shared.lock().delete_collection(&scope, &selection, &query, &opts)?;
             Ok(json_response(200, &list_body(&scope, listed)))

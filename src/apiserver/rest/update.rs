@@ -4,14 +4,15 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::deletion::should_delete_during_update;
+use crate::apiserver::deletion::{AfterUpdate, after_update};
 use crate::apiserver::kinds;
+use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch;
 use crate::apiserver::rest::create::{check_namespace, check_type};
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::state::{Scope, State};
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::validation::{normalize_metadata, string_list, validate_object_meta, validate_object_meta_update};
+use crate::apiserver::validation::{MetaValidation, normalize_metadata, string_list};
 
 /// Which part of the object a write may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,8 +104,8 @@ impl State {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }
-        let mut errs = validate_object_meta(&new["metadata"], &scope.resource, self.mutant);
-        errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"], self.mutant));
+        let mut errs =
+            MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(kinds::validate(scope, &new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
@@ -113,7 +114,7 @@ impl State {
             return Ok(existing);
         }
         let namespace_finalized = !scope.is_namespaces() || string_list(&new["spec"], "finalizers").is_empty();
-        if should_delete_during_update(&new, self.mutant) && namespace_finalized {
+        if after_update(&new).mutated_by(self.mutant) == AfterUpdate::Removed && namespace_finalized {
             if !opts.dry_run {
                 self.remove(&key);
             }
