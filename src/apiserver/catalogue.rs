@@ -200,6 +200,12 @@ impl Builtin {
     }
 }
 
+/// The resources whose objects the namespace controller deletes from a terminating namespace
+/// (upstream's controller discovers them: the namespaced resources of every served group),
+/// each once where several share a storage.
+#[derive(Clone, Debug, Default)]
+pub struct NamespacedResources(pub Vec<Arc<ResourceInfo>>);
+
 /// All served resources, looked up by group and plural.
 #[derive(Clone, Debug)]
 pub struct Catalogue {
@@ -239,6 +245,11 @@ impl Catalogue {
     /// The resource of `kind` in `group` (any version).
     pub fn by_kind(&self, group: &str, kind: &str) -> Option<Arc<ResourceInfo>> {
         self.resources.values().find(|r| r.group == group && r.kind == kind).cloned()
+    }
+
+    /// Every namespaced resource, once where several share a storage.
+    pub fn namespaced(&self) -> NamespacedResources {
+        NamespacedResources(self.all().filter(|r| r.namespaced && r.storage == (r.group.clone(), r.plural.clone())).cloned().collect())
     }
 
     /// Every resource.

@@ -3,14 +3,17 @@
 //! Pure functions of the stored object, the `DeleteOptions` and the resource's rules, mirroring
 //! upstream `registry/rest/delete.go` (`BeforeDelete`) and `generic/registry/store.go`
 //! (`Delete`, `deletionFinalizersForGarbageCollection`, `markAsDeleting`): catalogue sections
-//! B.1 (policy resolution), B.2 (per-resource defaults) and B.3 (request → object state).
+//! B.1 (policy resolution), B.2 (per-resource defaults) and B.3 (request → object state). A
+//! delete is planned in steps, each ending in a value (a decision) that the DELETE verb
+//! ([`crate::apiserver::rest::delete`]) hands to the next; between the two is where a mutant may
+//! change it ([`crate::apiserver::mutant`]); nothing here knows of mutants.
+
+use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::{DefaultGcPolicy, ResourceInfo};
-use crate::apiserver::http::request::Query;
-use crate::apiserver::mutant::Mutant;
 use crate::apiserver::status::{ApiError, ApiResult, FieldError, FieldErrorKind, QualifiedResource};
 use crate::apiserver::validation::string_list;
 use crate::clock::{format_time, parse_time};
@@ -48,7 +51,8 @@ fn options_invalid(errors: Vec<FieldError>) -> ApiError {
     ApiError::invalid("meta.k8s.io", "DeleteOptions", "", errors)
 }
 
-fn parse_dry_run(values: &[&str]) -> ApiResult<bool> {
+/// Reads `dryRun` (keeping the error a request with another value gets).
+pub fn parse_dry_run(values: &[&str]) -> ApiResult<bool> {
     match values {
         [] => Ok(false),
         ["All"] => Ok(true),
@@ -61,38 +65,37 @@ fn parse_dry_run(values: &[&str]) -> ApiResult<bool> {
     }
 }
 
-impl DeleteOptions {
-    /// Reads the options from a request body if it has one, else from the query parameters,
-    /// as the upstream DELETE handler does; then validates them (catalogue B.1 "Conflicts"),
-    /// unless the server's `mutant` skips that.
-    pub fn from_request(body: &[u8], query: &Query, mutant: Option<Mutant>) -> ApiResult<Self> {
-        let lenient = mutant == Some(Mutant::AcceptInvalidDeleteOptions);
-        let parse_policy = |v| parse_policy(v).or_else(|e| if lenient { Ok(None) } else { Err(e) });
-        let parse_dry_run = |v: &[&str]| parse_dry_run(v).or_else(|e| if lenient { Ok(false) } else { Err(e) });
-        let opts = if body.iter().any(|b| !b.is_ascii_whitespace()) {
-            let v: Value = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
-            let dry: Vec<&str> = v["dryRun"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-            Self {
-                propagation: parse_policy(v["propagationPolicy"].as_str())?,
-                orphan_dependents: v["orphanDependents"].as_bool(),
-                grace_period_seconds: v["gracePeriodSeconds"].as_i64(),
-                precondition_uid: v["preconditions"]["uid"].as_str().map(String::from),
-                precondition_resource_version: v["preconditions"]["resourceVersion"].as_str().map(String::from),
-                dry_run: parse_dry_run(&dry)?,
-            }
-        } else {
-            Self {
-                propagation: parse_policy(query.get("propagationPolicy"))?,
-                orphan_dependents: query.flag("orphanDependents")?,
-                grace_period_seconds: query.int("gracePeriodSeconds")?,
-                precondition_uid: None,
-                precondition_resource_version: None,
-                dry_run: parse_dry_run(&query.all("dryRun"))?,
-            }
+/// `DeleteOptions` as a request gives them, before validation: a field the server cannot take
+/// still holds its error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeleteRequest {
+    /// `propagationPolicy`.
+    pub propagation: ApiResult<Option<Propagation>>,
+    /// Deprecated `orphanDependents`.
+    pub orphan_dependents: ApiResult<Option<bool>>,
+    /// `gracePeriodSeconds`.
+    pub grace_period_seconds: ApiResult<Option<i64>>,
+    /// `preconditions.uid`.
+    pub precondition_uid: Option<String>,
+    /// `preconditions.resourceVersion`.
+    pub precondition_resource_version: Option<String>,
+    /// `dryRun`.
+    pub dry_run: ApiResult<bool>,
+}
+
+impl DeleteRequest {
+    /// Validates the options (catalogue B.1 "Conflicts"): the error of the first field the
+    /// handler could not read, in the order it reads them, or of `orphanDependents` set with
+    /// `propagationPolicy`.
+    pub fn validate(self) -> ApiResult<DeleteOptions> {
+        let opts = DeleteOptions {
+            propagation: self.propagation?,
+            orphan_dependents: self.orphan_dependents?,
+            grace_period_seconds: self.grace_period_seconds?,
+            precondition_uid: self.precondition_uid,
+            precondition_resource_version: self.precondition_resource_version,
+            dry_run: self.dry_run?,
         };
-        if lenient && opts.propagation.is_some() {
-            return Ok(Self { orphan_dependents: None, ..opts });
-        }
         if let (Some(_), Some(policy)) = (opts.orphan_dependents, opts.propagation) {
             let policy = format!("{policy:?}");
             return Err(options_invalid(vec![FieldError::invalid(
@@ -105,7 +108,8 @@ impl DeleteOptions {
     }
 }
 
-fn parse_policy(v: Option<&str>) -> ApiResult<Option<Propagation>> {
+/// Reads `propagationPolicy` (keeping the error a request with another value gets).
+pub fn parse_policy(v: Option<&str>) -> ApiResult<Option<Propagation>> {
     match v {
         None => Ok(None),
         Some("Orphan") => Ok(Some(Propagation::Orphan)),
@@ -120,50 +124,81 @@ fn parse_policy(v: Option<&str>) -> ApiResult<Option<Propagation>> {
     }
 }
 
-/// B.1 `shouldOrphanDependents`.
-pub fn should_orphan(opts: &DeleteOptions, finalizers: &[String], default: DefaultGcPolicy) -> bool {
-    if default == DefaultGcPolicy::Unsupported {
-        return false;
-    }
-    if let Some(o) = opts.orphan_dependents {
-        return o;
-    }
-    if let Some(p) = opts.propagation {
-        return p == Propagation::Orphan;
-    }
-    if let Some(f) = finalizers.iter().find(|f| *f == FINALIZER_ORPHAN || *f == FINALIZER_FOREGROUND) {
-        return f == FINALIZER_ORPHAN;
-    }
-    default == DefaultGcPolicy::OrphanDependents
+/// What chooses the GC policy of a delete, strongest first (B.1, upstream
+/// `shouldOrphanDependents` and `shouldDeleteDependents`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicySources {
+    /// What the deprecated `orphanDependents` says: `true` orphans, `false` does not, which
+    /// leaves the dependents to background deletion.
+    pub orphan_dependents: Option<Propagation>,
+    /// `propagationPolicy`.
+    pub propagation: Option<Propagation>,
+    /// What the first GC finalizer already on the object says.
+    pub finalizers: Option<Propagation>,
+    /// The resource's default (B.2).
+    pub default: DefaultGcPolicy,
 }
 
-/// B.1 `shouldDeleteDependents` (foreground).
-pub fn should_delete_dependents(opts: &DeleteOptions, finalizers: &[String], default: DefaultGcPolicy) -> bool {
-    if default == DefaultGcPolicy::Unsupported || opts.orphan_dependents.is_some() {
-        return false;
+impl PolicySources {
+    /// The sources of a delete with `opts` of an object with `finalizers`.
+    pub fn of(opts: &DeleteOptions, finalizers: &[String], default: DefaultGcPolicy) -> Self {
+        let by_finalizer = finalizers.iter().find_map(|f| match f.as_str() {
+            FINALIZER_ORPHAN => Some(Propagation::Orphan),
+            FINALIZER_FOREGROUND => Some(Propagation::Foreground),
+            _ => None,
+        });
+        Self {
+            orphan_dependents: opts.orphan_dependents.map(|o| if o { Propagation::Orphan } else { Propagation::Background }),
+            propagation: opts.propagation,
+            finalizers: by_finalizer,
+            default,
+        }
     }
-    if let Some(p) = opts.propagation {
-        return p == Propagation::Foreground;
+
+    /// The policy of the delete: the strongest source's; `None` for a resource that never gets
+    /// GC finalizers, whatever the options.
+    pub fn policy(self) -> Option<Propagation> {
+        let default = match self.default {
+            DefaultGcPolicy::Unsupported => return None,
+            DefaultGcPolicy::OrphanDependents => Propagation::Orphan,
+            DefaultGcPolicy::DeleteDependents => Propagation::Background,
+        };
+        Some(self.orphan_dependents.or(self.propagation).or(self.finalizers).unwrap_or(default))
     }
-    if let Some(f) = finalizers.iter().find(|f| *f == FINALIZER_ORPHAN || *f == FINALIZER_FOREGROUND) {
-        return f == FINALIZER_FOREGROUND;
-    }
-    false
 }
 
-/// B.1: the finalizer list after a delete with `opts`, and whether it changed as a set. GC
-/// finalizers are stripped, other finalizers keep their order, then `orphan` and/or
-/// `foregroundDeletion` are appended.
-pub fn gc_finalizers(opts: &DeleteOptions, finalizers: &[String], default: DefaultGcPolicy) -> (bool, Vec<String>) {
-    let mut out: Vec<String> = finalizers.iter().filter(|f| *f != FINALIZER_ORPHAN && *f != FINALIZER_FOREGROUND).cloned().collect();
-    if should_orphan(opts, finalizers, default) {
-        out.push(FINALIZER_ORPHAN.into());
+/// A delete's change of the finalizer list (B.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinalizerChange {
+    /// The list before the delete.
+    pub current: Vec<String>,
+    /// The list after it.
+    pub new: Vec<String>,
+}
+
+impl FinalizerChange {
+    /// The change a delete with `policy` makes: GC finalizers are stripped, other finalizers
+    /// keep their order, then the policy's GC finalizer (if any) is appended.
+    pub fn new(current: Vec<String>, policy: Option<Propagation>) -> Self {
+        let mut new: Vec<String> = current.iter().filter(|f| *f != FINALIZER_ORPHAN && *f != FINALIZER_FOREGROUND).cloned().collect();
+        match policy {
+            Some(Propagation::Orphan) => new.push(FINALIZER_ORPHAN.into()),
+            Some(Propagation::Foreground) => new.push(FINALIZER_FOREGROUND.into()),
+            Some(Propagation::Background) | None => {}
+        }
+        Self { current, new }
     }
-    if should_delete_dependents(opts, finalizers, default) {
-        out.push(FINALIZER_FOREGROUND.into());
+
+    /// No change: the server runs with garbage collection disabled (B.3 row 21).
+    pub fn none(current: Vec<String>) -> Self {
+        Self { new: current.clone(), current }
     }
-    let as_set = |l: &[String]| l.iter().cloned().collect::<std::collections::BTreeSet<_>>();
-    if as_set(&out) == as_set(finalizers) { (false, finalizers.to_vec()) } else { (true, out) }
+
+    /// Whether the list changed as a set: only then is the new list written.
+    pub fn changed(&self) -> bool {
+        let as_set = |l: &[String]| l.iter().cloned().collect::<BTreeSet<_>>();
+        as_set(&self.new) != as_set(&self.current)
+    }
 }
 
 /// What a DELETE does to the stored object.
@@ -186,12 +221,26 @@ pub enum DeletePlan {
     LostResourceVersion,
 }
 
-/// Checks `preconditions.uid` and `preconditions.resourceVersion` (B.3 rows 2-3).
-pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> ApiResult<()> {
-    if ctx.mutant == Some(Mutant::IgnorePreconditions) {
-        return Ok(());
+/// The verdict of the precondition check (B.3 rows 2-3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreconditionCheck {
+    /// The conflict of a precondition that fails.
+    pub conflict: Option<ApiError>,
+}
+
+impl PreconditionCheck {
+    /// The verdict as the DELETE takes it: a conflict fails the request.
+    pub fn result(self) -> ApiResult<()> {
+        self.conflict.map_or(Ok(()), Err)
     }
-    let resource = ctx.resource;
+}
+
+/// Checks `preconditions.uid` and `preconditions.resourceVersion` (B.3 rows 2-3).
+pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> PreconditionCheck {
+    PreconditionCheck { conflict: preconditions_hold(existing, opts, ctx.resource).err() }
+}
+
+fn preconditions_hold(existing: &Value, opts: &DeleteOptions, resource: &ResourceInfo) -> ApiResult<()> {
     // Upstream's rest.BeforeDelete names the kind where other conflicts name the resource.
     let by_kind = QualifiedResource { group: &resource.group, resource: &resource.kind };
     let meta = &existing["metadata"];
@@ -223,54 +272,40 @@ pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, ctx: DeleteCo
     Ok(())
 }
 
-/// The finalizer list after a delete as the server computes it (see [`gc_finalizers`]): left
-/// alone when the server runs without garbage collection, and as the server's mutant (if any)
-/// gets it wrong.
-pub fn deletion_finalizers(
-    opts: &DeleteOptions,
-    current: &[String],
-    default: DefaultGcPolicy,
-    ctx: DeleteContext<'_>,
-) -> (bool, Vec<String>) {
-    if !ctx.garbage_collection {
-        return (false, current.to_vec());
-    }
-    let Some(mutant) = ctx.mutant else {
-        return gc_finalizers(opts, current, default);
-    };
-    let mut opts = opts.clone();
-    let mut default = default;
-    let mut seen = current.to_vec();
-    match mutant {
-        Mutant::IgnoreOrphanDependents => opts.orphan_dependents = None,
-        Mutant::IgnoreDefaultPolicies if default == DefaultGcPolicy::OrphanDependents => default = DefaultGcPolicy::DeleteDependents,
-        Mutant::IgnoreExistingGcFinalizers => seen.retain(|f| f != FINALIZER_ORPHAN && f != FINALIZER_FOREGROUND),
-        Mutant::EventsGetGcFinalizers if default == DefaultGcPolicy::Unsupported => default = DefaultGcPolicy::DeleteDependents,
-        _ => {}
-    }
-    let (_, mut out) = gc_finalizers(&opts, &seen, default);
-    let never_added = match mutant {
-        Mutant::NeverAddForegroundFinalizer => Some(FINALIZER_FOREGROUND),
-        Mutant::NeverAddOrphanFinalizer => Some(FINALIZER_ORPHAN),
-        _ => None,
-    };
-    if let Some(f) = never_added.filter(|f| !current.iter().any(|c| c == f)) {
-        out.retain(|o| o != f);
-    }
-    let as_set = |l: &[String]| l.iter().cloned().collect::<std::collections::BTreeSet<_>>();
-    if as_set(&out) == as_set(current) { (false, current.to_vec()) } else { (true, out) }
+/// What decides the grace period of a delete that starts graceful deletion (upstream
+/// `rest.BeforeDelete` with the pod strategy's `CheckGracefulDelete`, B.3 row 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GracePeriod {
+    /// Whether the resource is deleted gracefully at all (pods).
+    pub graceful: bool,
+    /// `gracePeriodSeconds`.
+    pub requested: Option<i64>,
+    /// The pod's `spec.terminationGracePeriodSeconds`.
+    pub default: Option<i64>,
+    /// The pod runs nowhere (it is unscheduled, or terminated): it goes without grace.
+    pub not_running: bool,
 }
 
-/// A pod's grace period for this delete (upstream pod `CheckGracefulDelete`, B.3 row 9).
-fn pod_grace_period(pod: &Value, opts: &DeleteOptions, mutant: Option<Mutant>) -> i64 {
-    let requested = opts.grace_period_seconds.filter(|g| *g != 0 || mutant != Some(Mutant::GraceZeroIgnored));
-    let mut period = requested.or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64()).unwrap_or(0);
-    let unscheduled = pod["spec"]["nodeName"].as_str().unwrap_or("").is_empty();
-    let terminal = matches!(pod["status"]["phase"].as_str(), Some("Succeeded" | "Failed"));
-    if (unscheduled || terminal) && mutant != Some(Mutant::UnscheduledPodsGraceful) {
-        period = 0;
+impl GracePeriod {
+    /// The inputs of a delete with `opts` of `object`, a `resource`.
+    pub fn of(object: &Value, opts: &DeleteOptions, resource: &ResourceInfo) -> Self {
+        Self {
+            graceful: resource.graceful,
+            requested: opts.grace_period_seconds,
+            default: object["spec"]["terminationGracePeriodSeconds"].as_i64(),
+            not_running: object["spec"]["nodeName"].as_str().unwrap_or("").is_empty()
+                || matches!(object["status"]["phase"].as_str(), Some("Succeeded" | "Failed")),
+        }
     }
-    if period < 0 { 1 } else { period }
+
+    /// The grace period in seconds; `None` for a resource deleted without grace.
+    pub fn seconds(self) -> Option<i64> {
+        if !self.graceful {
+            return None;
+        }
+        let period = if self.not_running { 0 } else { self.requested.or(self.default).unwrap_or(0) };
+        Some(if period < 0 { 1 } else { period })
+    }
 }
 
 fn bump_generation(meta: &mut Value) {
@@ -291,13 +326,35 @@ pub struct DeleteContext<'a> {
     pub now: DateTime<Utc>,
     /// `false` when the server runs with garbage collection disabled (B.3 row 21).
     pub garbage_collection: bool,
-    /// The server's broken rule, if any (see [`crate::apiserver::mutant`]).
-    pub mutant: Option<Mutant>,
 }
 
-/// Plans a DELETE of `existing` (already checked against the preconditions) with `opts`.
-pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
-    let (resource, now) = (ctx.resource, ctx.now);
+/// How a delete ends once `rest.BeforeDelete` and the finalizer update are done (upstream
+/// `Store.Delete`): the facts its last step goes by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ending {
+    /// The object as `BeforeDelete` and the finalizer update leave it.
+    pub object: Value,
+    /// The grace period a graceful deletion leaves; `None` when the delete is not graceful.
+    pub grace: Option<i64>,
+    /// Whether finalizers are left, which the object waits for.
+    pub pending_finalizers: bool,
+    /// Whether a removal loses the resourceVersion precondition
+    /// ([`DeletePlan::LostResourceVersion`]).
+    pub loses_resource_version: bool,
+    /// Whether `markAsDeleting` keeps the object's deletionTimestamp, one earlier than now.
+    pub keeps_timestamp: bool,
+}
+
+/// Plans a DELETE of `existing` (already checked against the preconditions) with `opts`, a
+/// graceful deletion with `grace` and the finalizer change `finalizers`, up to its [`Ending`];
+/// `None` when graceful deletion is already pending and nothing changes (B.3 row 10).
+pub fn plan_delete(
+    existing: &Value,
+    opts: &DeleteOptions,
+    grace: GracePeriod,
+    finalizers: &FinalizerChange,
+    now: DateTime<Utc>,
+) -> Option<Ending> {
     let mut obj = existing.clone();
     let meta = &mut obj["metadata"];
     let deletion_ts = meta["deletionTimestamp"].as_str().and_then(parse_time);
@@ -314,11 +371,10 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
                     meta["deletionGracePeriodSeconds"] = json!(p);
                     true
                 }
-                _ => return DeletePlan::Unchanged,
+                _ => return None,
             },
         }
-    } else if resource.graceful && ctx.mutant != Some(Mutant::PodsNotGraceful) {
-        let grace = pod_grace_period(existing, opts, ctx.mutant);
+    } else if let Some(grace) = grace.seconds() {
         meta["deletionTimestamp"] = json!(format_time(now + Duration::seconds(grace)));
         meta["deletionGracePeriodSeconds"] = json!(grace);
         bump_generation(meta);
@@ -328,47 +384,80 @@ pub fn plan_delete(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_
     };
 
     // deletionFinalizersForGarbageCollection.
-    let (changed, finalizers) = deletion_finalizers(opts, &string_list(meta, "finalizers"), resource.default_gc_policy(ctx.version), ctx);
+    let changed = finalizers.changed();
     if changed {
-        meta["finalizers"] = json!(finalizers);
-        if finalizers.is_empty() {
+        meta["finalizers"] = json!(finalizers.new);
+        if finalizers.new.is_empty() {
             meta.as_object_mut().expect("metadata is an object").remove("finalizers");
         }
     }
-    let pending_finalizers = !finalizers.is_empty() && ctx.mutant != Some(Mutant::RemoveDespiteFinalizers);
-
-    if graceful {
-        let grace = meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
-        return if grace == 0 && !pending_finalizers { DeletePlan::WriteThenRemove(obj) } else { DeletePlan::Keep(obj) };
-    }
-    if !pending_finalizers && ctx.mutant != Some(Mutant::KeepWithoutFinalizers) {
-        let looked_at_finalizers = changed || !string_list(&existing["metadata"], "finalizers").is_empty();
-        let survives = ctx.mutant == Some(Mutant::PreconditionSurvivesFinalizerUpdate);
-        return if looked_at_finalizers && opts.precondition_resource_version.is_some() && !survives {
-            DeletePlan::LostResourceVersion
-        } else {
-            DeletePlan::Remove
-        };
-    }
-    // markAsDeleting: first deletion bumps generation; an earlier timestamp is kept.
-    if deletion_ts.is_none() {
-        bump_generation(meta);
-    }
-    if deletion_ts.is_none_or(|ts| ts > now) || ctx.mutant == Some(Mutant::MoveDeletionTimestamp) {
-        meta["deletionTimestamp"] = json!(format_time(now));
-    }
-    meta["deletionGracePeriodSeconds"] = json!(0);
-    DeletePlan::Keep(obj)
+    let looked_at_finalizers = changed || !finalizers.current.is_empty();
+    Some(Ending {
+        grace: graceful.then(|| meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0)),
+        pending_finalizers: !finalizers.new.is_empty(),
+        loses_resource_version: looked_at_finalizers && opts.precondition_resource_version.is_some(),
+        keeps_timestamp: deletion_ts.is_some_and(|ts| ts <= now),
+        object: obj,
+    })
 }
 
-/// B.3 row 13: whether an update leaves an object that must be removed at once (being deleted
-/// with grace 0 or none, and no finalizers left).
-pub fn should_delete_during_update(updated: &Value, mutant: Option<Mutant>) -> bool {
+impl Ending {
+    /// What the DELETE does to the stored object.
+    pub fn plan(self, now: DateTime<Utc>) -> DeletePlan {
+        let mut obj = self.object;
+        if let Some(grace) = self.grace {
+            return if grace == 0 && !self.pending_finalizers { DeletePlan::WriteThenRemove(obj) } else { DeletePlan::Keep(obj) };
+        }
+        if !self.pending_finalizers {
+            return if self.loses_resource_version { DeletePlan::LostResourceVersion } else { DeletePlan::Remove };
+        }
+        // markAsDeleting: first deletion bumps generation; an earlier timestamp is kept.
+        let meta = &mut obj["metadata"];
+        if meta["deletionTimestamp"].as_str().and_then(parse_time).is_none() {
+            bump_generation(meta);
+        }
+        if !self.keeps_timestamp {
+            meta["deletionTimestamp"] = json!(format_time(now));
+        }
+        meta["deletionGracePeriodSeconds"] = json!(0);
+        DeletePlan::Keep(obj)
+    }
+}
+
+/// What a DELETE that removes the object answers with (upstream `ReturnDeletedObject`, B.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeleteAnswer {
+    /// The object as it was last written.
+    Object,
+    /// A `Status` naming the object.
+    Status,
+}
+
+impl DeleteAnswer {
+    /// The answer of `resource`'s DELETE.
+    pub fn of(resource: &ResourceInfo) -> Self {
+        if resource.returns_deleted_object { Self::Object } else { Self::Status }
+    }
+}
+
+/// What becomes of an object an update leaves (B.3 row 13, upstream
+/// `ShouldDeleteDuringUpdate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterUpdate {
+    /// It is stored.
+    Stored,
+    /// It is removed at once: it is being deleted with grace 0 or none, and no finalizers are
+    /// left.
+    Removed,
+}
+
+/// What becomes of `updated` (see [`AfterUpdate`]).
+pub fn after_update(updated: &Value) -> AfterUpdate {
     let meta = &updated["metadata"];
-    mutant != Some(Mutant::KeepAfterLastFinalizer)
-        && !meta["deletionTimestamp"].is_null()
+    let gone = !meta["deletionTimestamp"].is_null()
         && meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) == 0
-        && string_list(meta, "finalizers").is_empty()
+        && string_list(meta, "finalizers").is_empty();
+    if gone { AfterUpdate::Removed } else { AfterUpdate::Stored }
 }
 
 #[cfg(test)]
@@ -383,9 +472,11 @@ mod tests {
     #[test]
     fn finalizers_are_rebuilt_with_gc_finalizers_appended() {
         let opts = DeleteOptions { propagation: Some(Propagation::Foreground), ..Default::default() };
-        let (changed, out) = gc_finalizers(&opts, &fins(&["orphan", "a/b", "c/d"]), DefaultGcPolicy::DeleteDependents);
-        assert!(changed);
-        assert_eq!(out, fins(&["a/b", "c/d", "foregroundDeletion"]));
+        let current = fins(&["orphan", "a/b", "c/d"]);
+        let policy = PolicySources::of(&opts, &current, DefaultGcPolicy::DeleteDependents).policy();
+        let change = FinalizerChange::new(current, policy);
+        assert!(change.changed());
+        assert_eq!(change.new, fins(&["a/b", "c/d", "foregroundDeletion"]));
     }
 
     #[test]
@@ -395,7 +486,8 @@ mod tests {
         let pod = json!({"metadata": {"name": "p", "deletionTimestamp": "2030-01-01T00:00:30Z", "deletionGracePeriodSeconds": 30},
             "spec": {"nodeName": "n"}});
         let now = parse_time("2030-01-01T00:00:00Z").unwrap();
-        let ctx = DeleteContext { resource: &pods, version: "v1", now, garbage_collection: true, mutant: None };
-        assert_eq!(plan_delete(&pod, &DeleteOptions::default(), ctx), DeletePlan::Unchanged);
+        let opts = DeleteOptions::default();
+        let grace = GracePeriod::of(&pod, &opts, &pods);
+        assert_eq!(plan_delete(&pod, &opts, grace, &FinalizerChange::none(Vec::new()), now), None);
     }
 }

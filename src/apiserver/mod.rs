@@ -39,6 +39,7 @@
 //!   served instance; [`status`]: `Status` errors.
 //! - [`mutant`]: deliberately broken rules, for judging specifications.
 
+pub mod admission;
 pub mod catalogue;
 pub mod controllers;
 pub mod convert;

@@ -2,6 +2,27 @@
 //! of the API server's half of deletion (catalogue B.1-B.4), and the specification must have a
 //! scenario that fails against every one. Select one with [`crate::apiserver::Config::mutant`]
 //! (`kubegc run --apiserver-mutant`); never outside such a check.
+//!
+//! The reference rules ([`crate::apiserver::deletion`], [`crate::apiserver::validation`], the
+//! admission of [`crate::apiserver::kinds`], the namespace controller) know nothing of mutants.
+//! The verbs ([`crate::apiserver::rest`]: parsing DeleteOptions, create, update, delete) and the
+//! namespace controller pass each decision of a rule through [`Mutable`] before the next step
+//! uses it, the one place where a mutant reaches the server; the implementations below say what
+//! each mutant makes of the decision of the rule it breaks. The rules that two mutants add, which
+//! the API server does not have, live here too.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::admission::Admission;
+use crate::apiserver::catalogue::DefaultGcPolicy;
+use crate::apiserver::catalogue::NamespacedResources;
+use crate::apiserver::deletion::{
+    AfterUpdate, DeleteAnswer, DeleteOptions, DeleteRequest, Ending, FinalizerChange, GracePeriod, PolicySources, PreconditionCheck,
+};
+use crate::apiserver::selectors::Selection;
+use crate::apiserver::status::FieldError;
+use crate::apiserver::validation::{MetaRule, MetaValidation, new_finalizers_refused};
+use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
 crate::mutants::define_mutants! {
     "the API server";
@@ -67,4 +88,199 @@ crate::mutants::define_mutants! {
     /// A resourceVersion precondition survives an update that only looked at finalizers, so the
     /// removal succeeds (upstream's store conflicts, catalogue B.3 row 23 as the real server has it).
     PreconditionSurvivesFinalizerUpdate = "precondition-survives-finalizer-update",
+}
+
+/// A decision of the reference rules that a mutant may change.
+pub trait Mutable: Sized {
+    /// The decision as `mutant` makes it; a mutant of another rule leaves it as it is.
+    fn mutated(self, mutant: Mutant) -> Self;
+
+    /// The decision as the server's mutant makes it, as the rule made it when the server runs
+    /// none.
+    fn mutated_by(self, mutant: Option<Mutant>) -> Self {
+        match mutant {
+            Some(mutant) => self.mutated(mutant),
+            None => self,
+        }
+    }
+}
+
+/// DeleteOptions as read, before validation (B.1).
+impl Mutable for DeleteRequest {
+    fn mutated(self, mutant: Mutant) -> Self {
+        if mutant != Mutant::AcceptInvalidDeleteOptions {
+            return self;
+        }
+        let propagation = self.propagation.or(Ok(None));
+        // With a policy set, orphanDependents gives way instead of conflicting.
+        let orphan_dependents = match propagation {
+            Ok(Some(_)) => self.orphan_dependents.map(|_| None),
+            _ => self.orphan_dependents,
+        };
+        Self { propagation, orphan_dependents, dry_run: self.dry_run.or(Ok(false)), ..self }
+    }
+}
+
+/// DeleteOptions as the delete uses them.
+impl Mutable for DeleteOptions {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::IgnoreDryRun => Self { dry_run: false, ..self },
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for PreconditionCheck {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::IgnorePreconditions => Self { conflict: None },
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for GracePeriod {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::PodsNotGraceful => Self { graceful: false, ..self },
+            Mutant::GraceZeroIgnored => Self { requested: self.requested.filter(|g| *g != 0), ..self },
+            Mutant::UnscheduledPodsGraceful => Self { not_running: false, ..self },
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for PolicySources {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match (mutant, self.default) {
+            (Mutant::IgnoreOrphanDependents, _) => Self { orphan_dependents: None, ..self },
+            (Mutant::IgnoreExistingGcFinalizers, _) => Self { finalizers: None, ..self },
+            (Mutant::IgnoreDefaultPolicies, DefaultGcPolicy::OrphanDependents)
+            | (Mutant::EventsGetGcFinalizers, DefaultGcPolicy::Unsupported) => Self { default: DefaultGcPolicy::DeleteDependents, ..self },
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for FinalizerChange {
+    fn mutated(mut self, mutant: Mutant) -> Self {
+        let never_added = match mutant {
+            Mutant::NeverAddForegroundFinalizer => FINALIZER_FOREGROUND,
+            Mutant::NeverAddOrphanFinalizer => FINALIZER_ORPHAN,
+            _ => return self,
+        };
+        if !self.current.iter().any(|f| f == never_added) {
+            self.new.retain(|f| f != never_added);
+        }
+        self
+    }
+}
+
+impl Mutable for Ending {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::RemoveDespiteFinalizers => Self { pending_finalizers: false, ..self },
+            // A delete without grace waits as if a finalizer were pending.
+            Mutant::KeepWithoutFinalizers if self.grace.is_none() => Self { pending_finalizers: true, ..self },
+            Mutant::PreconditionSurvivesFinalizerUpdate => Self { loses_resource_version: false, ..self },
+            Mutant::MoveDeletionTimestamp => Self { keeps_timestamp: false, ..self },
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for DeleteAnswer {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match (mutant, self) {
+            (Mutant::SwapDeleteAnswers, DeleteAnswer::Object) => DeleteAnswer::Status,
+            (Mutant::SwapDeleteAnswers, DeleteAnswer::Status) => DeleteAnswer::Object,
+            (_, answer) => answer,
+        }
+    }
+}
+
+impl Mutable for AfterUpdate {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::KeepAfterLastFinalizer => AfterUpdate::Stored,
+            _ => self,
+        }
+    }
+}
+
+/// The objects a DELETE on a collection selects.
+impl Mutable for Selection {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::IgnoreCollectionSelector => Selection::default(),
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for Admission {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::NoStorageProtection => Admission { protection_finalizer: None },
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for NamespacedResources {
+    fn mutated(self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::NamespaceKeepsContents => NamespacedResources::default(),
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for MetaValidation<'_> {
+    fn mutated(mut self, mutant: Mutant) -> Self {
+        match mutant {
+            Mutant::AcceptInvalidFinalizers => without(&mut self.errors, &[MetaRule::Finalizers, MetaRule::KubeFinalizerNames]),
+            Mutant::AcceptInvalidOwnerReferences => without(&mut self.errors, &[MetaRule::OwnerReferences]),
+            Mutant::AllowDeletionTimestampUpdates => without(&mut self.errors, &[MetaRule::ImmutableDeletion]),
+            Mutant::AllowFinalizersWhileDeleting => without(&mut self.errors, &[MetaRule::NoNewFinalizersWhileDeleting]),
+            Mutant::StrictOwnerReferences => {
+                // The errors go where the rule runs: right after the owner-reference rule.
+                let at = self.errors.iter().position(|(rule, _)| *rule > MetaRule::OwnerReferences).unwrap_or(self.errors.len());
+                let strict = strict_owner_reference_problems(&self.new["ownerReferences"]);
+                self.errors.splice(at..at, strict.into_iter().map(|e| (MetaRule::OwnerReferences, e)));
+            }
+            Mutant::ForbidFinalizerAdditions => {
+                if let Some(old) = self.old {
+                    // The rule holds whether or not the object is being deleted.
+                    without(&mut self.errors, &[MetaRule::NoNewFinalizersWhileDeleting]);
+                    let refused = new_finalizers_refused(self.new, old);
+                    self.errors.extend(refused.into_iter().map(|e| (MetaRule::NoNewFinalizersWhileDeleting, e)));
+                }
+            }
+            _ => {}
+        }
+        self
+    }
+}
+
+/// Drops the errors of `rules`.
+fn without(errors: &mut Vec<(MetaRule, FieldError)>, rules: &[MetaRule]) {
+    errors.retain(|(rule, _)| !rules.contains(rule));
+}
+
+/// The rules [`Mutant::StrictOwnerReferences`] adds, which the API server does not have.
+fn strict_owner_reference_problems(refs: &Value) -> Vec<FieldError> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut errs = Vec::new();
+    for r in refs.as_array().into_iter().flatten() {
+        let api_version = r["apiVersion"].as_str().unwrap_or("");
+        if api_version != "v1" && !api_version.contains('/') {
+            errs.push(FieldError::invalid("metadata.ownerReferences", json!(api_version), "apiVersion must be v1 or group/version"));
+        }
+        if !seen.insert(r["uid"].as_str().unwrap_or("")) {
+            errs.push(FieldError::invalid("metadata.ownerReferences", r["uid"].clone(), "a uid may appear once"));
+        }
+    }
+    errs
 }

@@ -279,6 +279,27 @@ fn field_value(object: &Value, field: &str) -> String {
     }
 }
 
+/// Which objects a list or watch selects.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// `labelSelector`.
+    pub labels: LabelSelector,
+    /// `fieldSelector`.
+    pub fields: FieldSelector,
+}
+
+impl Selection {
+    /// Whether every object is selected.
+    pub fn is_everything(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+
+    /// Whether a stored object is selected.
+    pub fn matches(&self, stored: &Value) -> bool {
+        self.labels.matches_object(stored) && self.fields.matches(stored)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

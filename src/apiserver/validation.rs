@@ -5,7 +5,6 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::{NameRule, ResourceInfo};
-use crate::apiserver::mutant::Mutant;
 use crate::apiserver::status::FieldError;
 use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
@@ -229,79 +228,110 @@ pub fn string_list(meta: &Value, key: &str) -> Vec<String> {
     meta[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
 }
 
-/// Validates the metadata of an object about to be written (create or update); `mutant` may
-/// skip a rule (see [`crate::apiserver::mutant`]).
-pub fn validate_object_meta(meta: &Value, resource: &ResourceInfo, mutant: Option<Mutant>) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    match meta["name"].as_str() {
-        Some(name) if !name.is_empty() => errs.extend(validate_name(name, resource.name_rule, "metadata.name")),
-        _ => errs.push(FieldError::required("metadata.name", "name or generateName is required")),
+/// A rule of metadata validation, so that an error says which rule found it. The rules run in
+/// the order listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MetaRule {
+    /// The name's format.
+    Name,
+    /// Label and annotation keys and values.
+    LabelsAndAnnotations,
+    /// Finalizer names, and not both GC finalizers (B.3 rows 16-17).
+    Finalizers,
+    /// Owner references (B.4).
+    OwnerReferences,
+    /// Core's rule for the finalizer names of kube-apiserver's own kinds.
+    KubeFinalizerNames,
+    /// An update may not change the uid.
+    ImmutableUid,
+    /// An update may not set or change deletionTimestamp and deletionGracePeriodSeconds (B.3
+    /// row 15).
+    ImmutableDeletion,
+    /// An update may not add finalizers to an object being deleted (B.3).
+    NoNewFinalizersWhileDeleting,
+}
+
+/// Metadata validation of a write: the field errors each rule found, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetaValidation<'a> {
+    /// The metadata written.
+    pub new: &'a Value,
+    /// The stored metadata, when an update replaces it.
+    pub old: Option<&'a Value>,
+    /// The errors, each with the rule that found it.
+    pub errors: Vec<(MetaRule, FieldError)>,
+}
+
+impl<'a> MetaValidation<'a> {
+    /// Validates the metadata `new` of an object about to be written, and for an update of the
+    /// stored `old` (after `rest.BeforeUpdate` has carried over its deletion timestamp and grace
+    /// period) the rules of apimachinery's `ValidateObjectMetaUpdate`.
+    pub fn of(new: &'a Value, old: Option<&'a Value>, resource: &ResourceInfo) -> Self {
+        let mut errors = validate_object_meta(new, resource);
+        if let Some(old) = old {
+            errors.extend(validate_object_meta_update(new, old));
+        }
+        Self { new, old, errors }
     }
-    errs.extend(validate_labels_and_annotations(meta));
-    if mutant != Some(Mutant::AcceptInvalidFinalizers) {
-        errs.extend(validate_finalizers(&string_list(meta, "finalizers")));
+
+    /// The errors found.
+    pub fn into_errors(self) -> Vec<FieldError> {
+        self.errors.into_iter().map(|(_, e)| e).collect()
     }
+}
+
+/// Each rule's errors, tagged with the rule.
+fn tagged<const N: usize>(found: [(MetaRule, Vec<FieldError>); N]) -> Vec<(MetaRule, FieldError)> {
+    found.into_iter().flat_map(|(rule, errs)| errs.into_iter().map(move |e| (rule, e))).collect()
+}
+
+fn validate_object_meta(meta: &Value, resource: &ResourceInfo) -> Vec<(MetaRule, FieldError)> {
+    let name = match meta["name"].as_str() {
+        Some(name) if !name.is_empty() => validate_name(name, resource.name_rule, "metadata.name"),
+        _ => vec![FieldError::required("metadata.name", "name or generateName is required")],
+    };
     // Only kube-apiserver's own kinds validate with core's ObjectMeta rules; CustomResourceDefinitions
     // (apiextensions-apiserver) and custom resources use apimachinery's alone.
     let core_rules = !resource.custom && resource.group != "apiextensions.k8s.io";
-    let kube_finalizer_rule = core_rules && mutant != Some(Mutant::AcceptInvalidFinalizers);
-    if mutant != Some(Mutant::AcceptInvalidOwnerReferences) {
-        errs.extend(validate_owner_references(&meta["ownerReferences"]));
-    }
-    if mutant == Some(Mutant::StrictOwnerReferences) {
-        errs.extend(strict_owner_reference_problems(&meta["ownerReferences"]));
-    }
-    if kube_finalizer_rule {
-        errs.extend(kube_finalizer_name_problems(meta));
-    }
-    errs
+    tagged([
+        (MetaRule::Name, name),
+        (MetaRule::LabelsAndAnnotations, validate_labels_and_annotations(meta)),
+        (MetaRule::Finalizers, validate_finalizers(&string_list(meta, "finalizers"))),
+        (MetaRule::OwnerReferences, validate_owner_references(&meta["ownerReferences"])),
+        (MetaRule::KubeFinalizerNames, if core_rules { kube_finalizer_name_problems(meta) } else { vec![] }),
+    ])
 }
 
-/// The rules [`Mutant::StrictOwnerReferences`] adds, which the API server does not have.
-fn strict_owner_reference_problems(refs: &Value) -> Vec<FieldError> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut errs = Vec::new();
-    for r in refs.as_array().into_iter().flatten() {
-        let api_version = r["apiVersion"].as_str().unwrap_or("");
-        if api_version != "v1" && !api_version.contains('/') {
-            errs.push(FieldError::invalid("metadata.ownerReferences", json!(api_version), "apiVersion must be v1 or group/version"));
-        }
-        if !seen.insert(r["uid"].as_str().unwrap_or("")) {
-            errs.push(FieldError::invalid("metadata.ownerReferences", r["uid"].clone(), "a uid may appear once"));
-        }
-    }
-    errs
-}
-
-/// The update-only rules (apimachinery `ValidateObjectMetaUpdate`, after `rest.BeforeUpdate`
-/// has carried over the old deletion timestamp and grace period); `mutant` may skip a rule.
-pub fn validate_object_meta_update(new: &Value, old: &Value, mutant: Option<Mutant>) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let immutable: &[&str] = if mutant == Some(Mutant::AllowDeletionTimestampUpdates) {
-        &["uid"]
-    } else {
-        &["uid", "deletionTimestamp", "deletionGracePeriodSeconds"]
+fn validate_object_meta_update(new: &Value, old: &Value) -> Vec<(MetaRule, FieldError)> {
+    let immutable = |keys: &[&str]| -> Vec<FieldError> {
+        keys.iter()
+            .filter(|key| new[**key] != old[**key])
+            .map(|key| FieldError::invalid(format!("metadata.{key}"), new[*key].clone(), "field is immutable"))
+            .collect()
     };
-    for key in immutable {
-        if new[key] != old[key] {
-            errs.push(FieldError::invalid(format!("metadata.{key}"), new[key].clone(), "field is immutable"));
-        }
+    let deleting = !old["deletionTimestamp"].is_null();
+    tagged([
+        (MetaRule::ImmutableUid, immutable(&["uid"])),
+        (MetaRule::ImmutableDeletion, immutable(&["deletionTimestamp", "deletionGracePeriodSeconds"])),
+        (MetaRule::NoNewFinalizersWhileDeleting, if deleting { new_finalizers_refused(new, old) } else { vec![] }),
+    ])
+}
+
+/// The error for the finalizers `new` adds to `old`, if it adds any, in the words upstream uses
+/// when `old` is being deleted.
+pub fn new_finalizers_refused(new: &Value, old: &Value) -> Vec<FieldError> {
+    let old_f = string_list(old, "finalizers");
+    let mut added: Vec<String> = string_list(new, "finalizers").into_iter().filter(|f| !old_f.contains(f)).collect();
+    if added.is_empty() {
+        return vec![];
     }
-    let guarded = !old["deletionTimestamp"].is_null() || mutant == Some(Mutant::ForbidFinalizerAdditions);
-    if guarded && mutant != Some(Mutant::AllowFinalizersWhileDeleting) {
-        let old_f = string_list(old, "finalizers");
-        let mut added: Vec<String> = string_list(new, "finalizers").into_iter().filter(|f| !old_f.contains(f)).collect();
-        if !added.is_empty() {
-            // Upstream prints the sorted set with Go's `%#v`: []string{"a", "b"}.
-            added.sort();
-            let listed = added.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", ");
-            errs.push(FieldError::forbidden(
-                "metadata.finalizers",
-                format!("no new finalizers can be added if the object is being deleted, found new finalizers []string{{{listed}}}"),
-            ));
-        }
-    }
-    errs
+    // Upstream prints the sorted set with Go's `%#v`: []string{"a", "b"}.
+    added.sort();
+    let listed = added.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", ");
+    vec![FieldError::forbidden(
+        "metadata.finalizers",
+        format!("no new finalizers can be added if the object is being deleted, found new finalizers []string{{{listed}}}"),
+    )]
 }
 
 #[cfg(test)]

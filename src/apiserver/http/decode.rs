@@ -5,13 +5,15 @@ use bytes::Bytes;
 use http::{HeaderMap, header};
 use serde_json::Value;
 
+use crate::apiserver::deletion::{DeleteRequest, parse_dry_run, parse_policy};
 use crate::apiserver::http::request::Query;
 use crate::apiserver::protobuf;
 use crate::apiserver::schema::{FieldValidation, WriteOptions};
+use crate::apiserver::selectors::Selection;
 use crate::apiserver::selectors::{FieldSelector, LabelSelector};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::Scope;
-use crate::apiserver::storage::read::{Page, Selection};
+use crate::apiserver::storage::read::Page;
 
 /// A header's value, if present and text.
 pub fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
@@ -41,12 +43,40 @@ pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
 }
 
 /// A DELETE body as JSON: typed clients send `DeleteOptions` as protobuf.
-pub fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
+fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
     match header_str(headers, header::CONTENT_TYPE) {
         Some(ct) if protobuf::is_protobuf(ct) && !body.is_empty() => {
             Ok(Bytes::from(protobuf::decode(body).map_err(ApiError::bad_request)?.to_string()))
         }
         _ => Ok(body.clone()),
+    }
+}
+
+/// The `DeleteOptions` of a DELETE as the request gives them, not yet validated: from the
+/// body if it has one, else from the query parameters, as the upstream DELETE handler reads
+/// them. Fails only on a body that cannot be decoded.
+pub fn delete_request(headers: &HeaderMap, body: &Bytes, query: &Query) -> ApiResult<DeleteRequest> {
+    let body = delete_body(headers, body)?;
+    if body.iter().any(|b| !b.is_ascii_whitespace()) {
+        let v: Value = serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+        let dry: Vec<&str> = v["dryRun"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        Ok(DeleteRequest {
+            propagation: parse_policy(v["propagationPolicy"].as_str()),
+            orphan_dependents: Ok(v["orphanDependents"].as_bool()),
+            grace_period_seconds: Ok(v["gracePeriodSeconds"].as_i64()),
+            precondition_uid: v["preconditions"]["uid"].as_str().map(String::from),
+            precondition_resource_version: v["preconditions"]["resourceVersion"].as_str().map(String::from),
+            dry_run: parse_dry_run(&dry),
+        })
+    } else {
+        Ok(DeleteRequest {
+            propagation: parse_policy(query.get("propagationPolicy")),
+            orphan_dependents: query.flag("orphanDependents"),
+            grace_period_seconds: query.int("gracePeriodSeconds"),
+            precondition_uid: None,
+            precondition_resource_version: None,
+            dry_run: parse_dry_run(&query.all("dryRun")),
+        })
     }
 }
 

@@ -21,12 +21,12 @@ use http::{Method, header};
 use serde_json::Value;
 
 use crate::apiserver::Server;
-use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::discovery;
-use crate::apiserver::http::decode::{delete_body, header_str, list_page, object, selection, write_options};
+use crate::apiserver::http::decode::{delete_request, header_str, list_page, object, selection, write_options};
 use crate::apiserver::http::render::{json_response, list_body, object_as};
 use crate::apiserver::http::request::{Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
+use crate::apiserver::mutant::Mutable;
 use crate::apiserver::openapi;
 use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
 use crate::apiserver::storage::update::Target;
@@ -162,13 +162,13 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &object_as(repr, &scope, patched, now)))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {
-            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, server.config.mutant)?;
+            let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
             let deleted = server.lock().delete(&scope, name, &opts)?;
             Ok(json_response(deleted.code, &deleted.body))
         }
         (Method::DELETE, None) if !scope.resource.collection_delete => Err(ApiError::method_not_allowed()),
         (Method::DELETE, None) => {
-            let opts = DeleteOptions::from_request(&delete_body(&parts.headers, &body)?, &query, server.config.mutant)?;
+            let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
             let listed = server.lock().delete_collection(&scope, &selection(&query, &scope)?, &list_page(&query)?, &opts)?;
             Ok(json_response(200, &list_body(&scope, listed)))
         }

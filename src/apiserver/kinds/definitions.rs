@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::Catalogue;
 use crate::apiserver::crd::{self, CLEANUP_FINALIZER};
-use crate::apiserver::deletion::{self, DeleteContext, DeleteOptions, DeletePlan};
+use crate::apiserver::deletion::{DeleteOptions, DeletePlan};
 use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::delete::DeletePlanner;
 use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
@@ -28,9 +29,9 @@ impl Kind for Definitions {
 
     /// The first delete adds the cleanup finalizer, so the definition stays until its
     /// resource's objects are gone.
-    fn plan_delete(&self, existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+    fn plan_delete(&self, existing: &Value, planner: &DeletePlanner<'_>) -> DeletePlan {
         if !existing["metadata"]["deletionTimestamp"].is_null() {
-            return deletion::plan_delete(existing, opts, ctx);
+            return planner.generic(existing);
         }
         let mut with_cleanup = existing.clone();
         let mut finalizers = string_list(&existing["metadata"], "finalizers");
@@ -38,7 +39,7 @@ impl Kind for Definitions {
             finalizers.push(CLEANUP_FINALIZER.into());
         }
         with_cleanup["metadata"]["finalizers"] = json!(finalizers);
-        deletion::plan_delete(&with_cleanup, opts, ctx)
+        planner.generic(&with_cleanup)
     }
 
     fn has_controller(&self) -> bool {

@@ -20,8 +20,6 @@ pub mod pods;
 pub mod records;
 pub mod volumes;
 
-use serde_json::{Value, json};
-
 use crate::apiserver::storage::hooks::{Generic, Kind};
 
 /// The hooks of the resource `plural` in `group` (a [`crate::apiserver::storage::hooks::KindOf`]).
@@ -35,15 +33,5 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
         _ => &Generic,
-    }
-}
-
-/// Adds `finalizer` to an object's finalizers unless it is there.
-fn add_finalizer(object: &mut Value, finalizer: &str) {
-    let meta = &mut object["metadata"];
-    match meta["finalizers"].as_array_mut() {
-        Some(list) if list.iter().any(|f| f == finalizer) => {}
-        Some(list) => list.push(json!(finalizer)),
-        None => meta["finalizers"] = json!([finalizer]),
     }
 }

@@ -4,9 +4,10 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::catalogue::DefaultGcPolicy;
-use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, Propagation, deletion_finalizers};
-use crate::apiserver::mutant::Mutant;
+use crate::apiserver::catalogue::{DefaultGcPolicy, NamespacedResources};
+use crate::apiserver::deletion::{DeleteOptions, DeletePlan, Propagation};
+use crate::apiserver::mutant::Mutable;
+use crate::apiserver::storage::delete::DeletePlanner;
 use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
@@ -28,31 +29,28 @@ impl Kind for Namespaces {
     /// The namespace registry's own Delete: the first request only starts termination (phase
     /// `Terminating`, deletionTimestamp, GC finalizers from the options); once the namespace
     /// controller has emptied `spec.finalizers`, a delete goes the generic way.
-    fn plan_delete(&self, existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
+    fn plan_delete(&self, existing: &Value, planner: &DeletePlanner<'_>) -> DeletePlan {
+        let finalizers = planner.finalizer_change(existing, DefaultGcPolicy::DeleteDependents);
         let meta = &existing["metadata"];
-        let gc_finalizers =
-            |opts: &DeleteOptions, current: &[String]| deletion_finalizers(opts, current, DefaultGcPolicy::DeleteDependents, ctx);
         if meta["deletionTimestamp"].is_null() {
             let mut obj = existing.clone();
-            obj["metadata"]["deletionTimestamp"] = json!(format_time(ctx.now));
+            obj["metadata"]["deletionTimestamp"] = json!(format_time(planner.ctx.now));
             obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
             obj["status"]["phase"] = json!("Terminating");
-            let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
-            if changed {
-                obj["metadata"]["finalizers"] = json!(finalizers);
+            if finalizers.changed() {
+                obj["metadata"]["finalizers"] = json!(finalizers.new);
             }
             return DeletePlan::Keep(obj);
         }
         if !string_list(&existing["spec"], "finalizers").is_empty() {
             return DeletePlan::Unchanged;
         }
-        let (changed, finalizers) = gc_finalizers(opts, &string_list(meta, "finalizers"));
-        if finalizers.is_empty() {
+        if finalizers.new.is_empty() {
             return DeletePlan::Remove;
         }
         let mut obj = existing.clone();
-        if changed {
-            obj["metadata"]["finalizers"] = json!(finalizers);
+        if finalizers.changed() {
+            obj["metadata"]["finalizers"] = json!(finalizers.new);
         }
         DeletePlan::Keep(obj)
     }
@@ -73,7 +71,8 @@ impl Kind for Namespaces {
         let ns_scope = Scope::namespaces(&storage.catalogue);
         let spec_finalizers = string_list(&namespace["spec"], "finalizers");
         if spec_finalizers.iter().any(|f| f == NAMESPACE_FINALIZER) {
-            if storage.mutant != Some(Mutant::NamespaceKeepsContents) && delete_contents(storage, name) > 0 {
+            let resources = storage.catalogue.namespaced().mutated_by(storage.mutant);
+            if delete_contents(storage, name, resources) > 0 {
                 return;
             }
             let mut finalized = (**storage.store.get(key).expect("awaited objects are stored")).clone();
@@ -92,13 +91,12 @@ impl Kind for Namespaces {
     }
 }
 
-/// Deletes the namespace's objects that are not yet being deleted; returns how many remain.
-fn delete_contents(storage: &mut Storage, namespace: &str) -> usize {
-    let resources: Vec<_> =
-        storage.catalogue.all().filter(|r| r.namespaced && r.storage == (r.group.clone(), r.plural.clone())).cloned().collect();
+/// Deletes the namespace's objects of `resources` that are not yet being deleted; returns how
+/// many remain.
+fn delete_contents(storage: &mut Storage, namespace: &str, resources: NamespacedResources) -> usize {
     let background = DeleteOptions { propagation: Some(Propagation::Background), ..Default::default() };
     let mut remaining = 0;
-    for resource in resources {
+    for resource in resources.0 {
         let scope = Scope { version: resource.versions[0].clone(), namespace: Some(namespace.into()), resource: resource.clone() };
         let items: Vec<(String, bool)> = storage
             .store

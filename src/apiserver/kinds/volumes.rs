@@ -1,29 +1,23 @@
 //! PersistentVolumeClaims and PersistentVolumes: the StorageObjectInUseProtection admission
-//! plugin (on by default) gives each a protection finalizer at create, and the pvc-protection
+//! plugin (on by default) gives each a protection finalizer at create
+//! ([`crate::apiserver::admission`]), and the pvc-protection
 //! and pv-protection controllers remove it from a terminating claim no pod uses, a terminating
 //! volume no claim is bound to.
 
 use serde_json::Value;
 
-use crate::apiserver::kinds::add_finalizer;
+use crate::apiserver::admission::{Admission, PV_PROTECTION, PVC_PROTECTION};
 use crate::apiserver::storage::Storage;
 use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::validation::string_list;
 
-/// The finalizer every new PersistentVolumeClaim gets; the pvc-protection controller removes
-/// it once no pod uses the claim.
-pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
-
-/// The finalizer every new PersistentVolume gets, removed once the volume is not bound.
-pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
-
 /// core/v1 PersistentVolumeClaims.
 pub struct Claims;
 
 impl Kind for Claims {
-    fn admit_on_create(&self, claim: &mut Value) {
-        add_finalizer(claim, PVC_PROTECTION);
+    fn admission(&self) -> Admission {
+        Admission { protection_finalizer: Some(PVC_PROTECTION) }
     }
 
     fn has_controller(&self) -> bool {
@@ -40,8 +34,8 @@ impl Kind for Claims {
 pub struct Volumes;
 
 impl Kind for Volumes {
-    fn admit_on_create(&self, volume: &mut Value) {
-        add_finalizer(volume, PV_PROTECTION);
+    fn admission(&self) -> Admission {
+        Admission { protection_finalizer: Some(PV_PROTECTION) }
     }
 
     fn has_controller(&self) -> bool {

@@ -2,11 +2,11 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::mutant::Mutant;
+use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::{Scope, Storage};
-use crate::apiserver::validation::{normalize_metadata, validate_object_meta};
+use crate::apiserver::validation::{MetaValidation, normalize_metadata};
 use crate::clock::format_time;
 
 /// Characters upstream uses for `generateName` suffixes (no vowels, no confusable digits).
@@ -104,10 +104,8 @@ impl Storage {
         let now = format_time(self.clock.now());
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
-        if self.mutant != Some(Mutant::NoStorageProtection) {
-            kind.admit_on_create(&mut body);
-        }
-        let mut errs = validate_object_meta(&body["metadata"], &scope.resource, self.mutant);
+        kind.admission().mutated_by(self.mutant).admit(&mut body);
+        let mut errs = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(kind.validate(&body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));

@@ -1,15 +1,21 @@
 //! DELETE and DELETE on a collection: the request side of deletion (catalogue B.3). What a
-//! delete does to one object is decided by [`crate::apiserver::deletion::plan_delete`]; this
-//! file applies the decision; a kind with a delete of its own (namespaces, CRDs) plans it in
-//! its [`crate::apiserver::kinds`] hook.
+//! delete does to one object is decided in steps by [`crate::apiserver::deletion`];
+//! [`DeletePlanner`] passes each step's decision through the server's mutant, if any
+//! ([`crate::apiserver::mutant`]), on to the next step, and a kind with a delete of its own
+//! (namespaces, CRDs) composes those steps in its hook. This file applies the plan.
 
 use serde_json::{Value, json};
 
-use crate::apiserver::deletion::{DeleteContext, DeleteOptions, DeletePlan, check_preconditions};
-use crate::apiserver::mutant::Mutant;
+use crate::apiserver::catalogue::DefaultGcPolicy;
+use crate::apiserver::deletion::{
+    DeleteAnswer, DeleteContext, DeleteOptions, DeletePlan, FinalizerChange, GracePeriod, PolicySources, check_preconditions, plan_delete,
+};
+use crate::apiserver::mutant::{Mutable, Mutant};
+use crate::apiserver::selectors::Selection;
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::storage::read::{Listed, Page, Selection};
+use crate::apiserver::storage::read::{Listed, Page};
 use crate::apiserver::storage::{Scope, Storage};
+use crate::apiserver::validation::string_list;
 
 /// The answer to a DELETE: HTTP code and body.
 #[derive(Clone, Debug)]
@@ -25,13 +31,7 @@ pub struct Deleted {
 impl Storage {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
-        let not_dry;
-        let opts = if self.mutant == Some(Mutant::IgnoreDryRun) {
-            not_dry = DeleteOptions { dry_run: false, ..opts.clone() };
-            &not_dry
-        } else {
-            opts
-        };
+        let opts = &opts.clone().mutated_by(self.mutant);
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.present(&existing)?;
@@ -40,10 +40,10 @@ impl Storage {
             version: &scope.version,
             now: self.clock.now(),
             garbage_collection: self.garbage_collection,
-            mutant: self.mutant,
         };
-        check_preconditions(&existing, opts, ctx)?;
-        let plan = self.kind(scope).plan_delete(&existing, opts, ctx);
+        check_preconditions(&existing, opts, ctx).mutated_by(self.mutant).result()?;
+        let planner = DeletePlanner { opts, ctx, mutant: self.mutant };
+        let plan = self.kind(scope).plan_delete(&existing, &planner);
         match plan {
             DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
             DeletePlan::LostResourceVersion => {
@@ -79,7 +79,7 @@ impl Storage {
                 if !opts.dry_run {
                     self.remove(&key).expect("present under lock");
                 }
-                let body = if scope.resource.returns_deleted_object != (self.mutant == Some(Mutant::SwapDeleteAnswers)) {
+                let body = if DeleteAnswer::of(&scope.resource).mutated_by(self.mutant) == DeleteAnswer::Object {
                     last
                 } else {
                     let mut details = json!({"name": name, "kind": scope.resource.plural, "uid": last["metadata"]["uid"]});
@@ -94,14 +94,51 @@ impl Storage {
     }
 }
 
+/// Plans a DELETE from the generic store's steps (upstream `rest.BeforeDelete`, the
+/// finalizer update, `Store.Delete`'s ending), passing each step's decision through the
+/// server's mutant on to the next. A kind's delete hook composes its own plan from them.
+pub struct DeletePlanner<'a> {
+    /// The delete's options.
+    pub opts: &'a DeleteOptions,
+    /// The resource, version and time of the delete.
+    pub ctx: DeleteContext<'a>,
+    /// The server's broken rule, if any.
+    mutant: Option<Mutant>,
+}
+
+impl DeletePlanner<'_> {
+    /// What the generic store's DELETE does to `existing` (already checked against the
+    /// preconditions): its grace period, finalizer change and ending.
+    pub fn generic(&self, existing: &Value) -> DeletePlan {
+        let (opts, ctx) = (self.opts, self.ctx);
+        let grace = GracePeriod::of(existing, opts, ctx.resource).mutated_by(self.mutant);
+        let finalizers = self.finalizer_change(existing, ctx.resource.default_gc_policy(ctx.version));
+        match plan_delete(existing, opts, grace, &finalizers, ctx.now) {
+            Some(ending) => ending.mutated_by(self.mutant).plan(ctx.now),
+            None => DeletePlan::Unchanged,
+        }
+    }
+
+    /// The change the DELETE makes to the finalizers of `existing`, a resource with the
+    /// `default` policy: the policy's sources and the change; none when the server runs
+    /// without garbage collection.
+    pub fn finalizer_change(&self, existing: &Value, default: DefaultGcPolicy) -> FinalizerChange {
+        let current = string_list(&existing["metadata"], "finalizers");
+        if !self.ctx.garbage_collection {
+            return FinalizerChange::none(current);
+        }
+        let policy = PolicySources::of(self.opts, &current, default).mutated_by(self.mutant).policy();
+        FinalizerChange::new(current, policy).mutated_by(self.mutant)
+    }
+}
+
 impl Storage {
     /// DELETE on a collection: deletes each selected item with a copy of `opts`, ignoring items
     /// that are already gone; the first other error aborts. Returns the items as listed
     /// (catalogue B.3 row 25).
     pub fn delete_collection(&mut self, scope: &Scope, selection: &Selection, page: &Page, opts: &DeleteOptions) -> ApiResult<Listed> {
-        let everything = Selection::default();
-        let selection = if self.mutant == Some(Mutant::IgnoreCollectionSelector) { &everything } else { selection };
-        let listed = self.list(scope, selection, page)?;
+        let selection = selection.clone().mutated_by(self.mutant);
+        let listed = self.list(scope, &selection, page)?;
         for item in &listed.items {
             let name = item["metadata"]["name"].as_str().unwrap_or("");
             let item_scope = Scope { namespace: item["metadata"]["namespace"].as_str().map(String::from), ..scope.clone() };

@@ -6,10 +6,12 @@
 
 use serde_json::Value;
 
+use crate::apiserver::admission::Admission;
 use crate::apiserver::catalogue::Catalogue;
-use crate::apiserver::deletion::{self, DeleteContext, DeleteOptions, DeletePlan};
+use crate::apiserver::deletion::DeletePlan;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::Storage;
+use crate::apiserver::storage::delete::DeletePlanner;
 use crate::apiserver::storage::store::ObjectKey;
 
 /// The hooks of one kind. Every method defaults to the generic store's behaviour.
@@ -18,16 +20,18 @@ pub trait Kind: Sync {
     fn default_on_create(&self, _object: &mut Value, _now: &str) {}
 
     /// What the default admission plugins add to a new object.
-    fn admit_on_create(&self, _object: &mut Value) {}
+    fn admission(&self) -> Admission {
+        Admission::default()
+    }
 
     /// Validates the kind's own fields of an object about to be written.
     fn validate(&self, _object: &Value) -> Vec<FieldError> {
         Vec::new()
     }
 
-    /// What a DELETE of `existing` does.
-    fn plan_delete(&self, existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> DeletePlan {
-        deletion::plan_delete(existing, opts, ctx)
+    /// What a DELETE of `existing` does, planned from the generic store's steps.
+    fn plan_delete(&self, existing: &Value, planner: &DeletePlanner<'_>) -> DeletePlan {
+        planner.generic(existing)
     }
 
     /// Whether an update that leaves the object deleted, with no grace and no finalizers, may

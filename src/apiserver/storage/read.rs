@@ -4,31 +4,10 @@
 use base64::Engine;
 use serde_json::Value;
 
-use crate::apiserver::selectors::{FieldSelector, LabelSelector};
+use crate::apiserver::selectors::Selection;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
-
-/// Which objects a list or watch selects.
-#[derive(Clone, Debug, Default)]
-pub struct Selection {
-    /// `labelSelector`.
-    pub labels: LabelSelector,
-    /// `fieldSelector`.
-    pub fields: FieldSelector,
-}
-
-impl Selection {
-    /// Whether every object is selected.
-    pub fn is_everything(&self) -> bool {
-        self.labels.is_empty() && self.fields.is_empty()
-    }
-
-    /// Whether a stored object is selected.
-    pub fn matches(&self, stored: &Value) -> bool {
-        self.labels.matches_object(stored) && self.fields.matches(stored)
-    }
-}
 
 /// Which page of a list: `limit` and `continue`.
 #[derive(Clone, Debug, Default)]

@@ -4,13 +4,14 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::deletion::should_delete_during_update;
+use crate::apiserver::deletion::{AfterUpdate, after_update};
+use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch;
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::{Scope, Storage};
-use crate::apiserver::validation::{normalize_metadata, validate_object_meta, validate_object_meta_update};
+use crate::apiserver::validation::{MetaValidation, normalize_metadata};
 
 /// Which part of the object a write may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,8 +103,8 @@ impl Storage {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }
-        let mut errs = validate_object_meta(&new["metadata"], &scope.resource, self.mutant);
-        errs.extend(validate_object_meta_update(&new["metadata"], &existing["metadata"], self.mutant));
+        let mut errs =
+            MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(self.kind(scope).validate(&new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
@@ -111,7 +112,7 @@ impl Storage {
         if new == existing {
             return Ok(existing);
         }
-        if should_delete_during_update(&new, self.mutant) && self.kind(scope).removable_after_update(&new) {
+        if after_update(&new).mutated_by(self.mutant) == AfterUpdate::Removed && self.kind(scope).removable_after_update(&new) {
             if !opts.dry_run {
                 self.remove(&key);
             }

@@ -1,0 +1,32 @@
+//! What the default admission plugins add to a new object, as a value: the
+//! StorageObjectInUseProtection plugin (on by default) gives every new claim and volume a
+//! protection finalizer, which the pvc-protection and pv-protection controllers remove.
+
+use serde_json::{Value, json};
+
+/// The finalizer every new PersistentVolumeClaim gets; the pvc-protection controller removes
+/// it once no pod uses the claim.
+pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+
+/// The finalizer every new PersistentVolume gets, removed once the volume is not bound.
+pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+
+/// What admission adds to a new object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Admission {
+    /// The storage-protection finalizer.
+    pub protection_finalizer: Option<&'static str>,
+}
+
+impl Admission {
+    /// Adds what admission adds to `object`.
+    pub fn admit(self, object: &mut Value) {
+        let Some(finalizer) = self.protection_finalizer else { return };
+        let meta = &mut object["metadata"];
+        match meta["finalizers"].as_array_mut() {
+            Some(list) if list.iter().any(|f| f == finalizer) => {}
+            Some(list) => list.push(json!(finalizer)),
+            None => meta["finalizers"] = json!([finalizer]),
+        }
+    }
+}
