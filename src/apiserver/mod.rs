@@ -27,7 +27,8 @@
 //! - [`catalogue`]: the served resources, their scope and per-resource rules; [`crd`] adds
 //!   resources from CustomResourceDefinitions.
 //! - [`kinds`]: what is special about one kind (pods, namespaces, CRDs, claims and volumes,
-//!   events), behind one hook trait.
+//!   events), behind the store's hook trait; [`admission`]: what the default admission
+//!   plugins add to a new object.
 //! - Rules, as pure functions: [`deletion`] (what a DELETE does, catalogue B.1-B.3),
 //!   [`validation`] and [`schema`] (metadata, unknown fields), [`patch`], [`selectors`],
 //!   [`convert`] (served and stored versions).

@@ -3,11 +3,13 @@
 //! scenario that fails against every one. Select one with [`crate::apiserver::Config::mutant`]
 //! (`kubegc run --apiserver-mutant`); never outside such a check.
 //!
-//! The reference rules ([`crate::apiserver::deletion`], [`crate::apiserver::validation`], the
-//! admission of [`crate::apiserver::kinds`], the namespace controller) know nothing of mutants.
-//! The verbs ([`crate::apiserver::rest`]: parsing DeleteOptions, create, update, delete) and the
-//! namespace controller pass each decision of a rule through [`Mutable`] before the next step
-//! uses it, the one place where a mutant reaches the server; the implementations below say what
+//! The reference rules ([`crate::apiserver::deletion`], [`crate::apiserver::validation`],
+//! [`crate::apiserver::admission`], the kinds' hooks in [`crate::apiserver::kinds`]) know
+//! nothing of mutants. Whoever takes a rule's decision on to the next step — the dispatch in
+//! [`crate::apiserver::http`] (DeleteOptions), the verbs of [`crate::apiserver::storage`]
+//! (create, update, delete, and the [`crate::apiserver::storage::delete::DeletePlanner`] that a
+//! kind's delete is planned with) and the namespace controller — passes it through
+//! [`Mutable`] first, the one place where a mutant reaches the server; the implementations below say what
 //! each mutant makes of the decision of the rule it breaks. The rules that two mutants add, which
 //! the API server does not have, live here too.
 
