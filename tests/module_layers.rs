@@ -1,6 +1,7 @@
 //! The layering the architecture promises (docs/architecture.md), checked on the sources: no
 //! two modules of `src/apiserver`, `src/gc` or `harness/src` import each other, directly or
-//! through others, and the collector never imports the API server outside its tests.
+//! through others; the collector never imports the API server outside its tests, and the
+//! kubelet model imports neither.
 //!
 //! An import is any `crate::` path outside comments and outside the `#[cfg(test)] mod tests`
 //! block that ends a file. Cycles are looked for twice: between files, and between the
@@ -142,12 +143,27 @@ fn the_harness_modules_import_each_other_in_no_cycle() {
     assert_no_cycles(&manifest().join("harness/src"), "", 1);
 }
 
+/// The modules of `area` whose code (tests aside) names a module under one of `forbidden`.
+fn importers(area: &str, forbidden: &[&str]) -> Vec<String> {
+    let sources = sources(&manifest().join("src"), area);
+    assert!(!sources.is_empty(), "{area}: no sources found");
+    sources
+        .into_iter()
+        .filter(|(_, code)| crate_paths(code).iter().any(|p| forbidden.iter().any(|f| p == f || p.starts_with(&format!("{f}::")))))
+        .map(|(module, _)| module)
+        .collect()
+}
+
 #[test]
 fn the_collector_reaches_the_api_server_only_through_a_client() {
-    let sources = sources(&manifest().join("src"), "gc");
-    let offenders: Vec<&String> =
-        sources.iter().filter(|(_, code)| crate_paths(code).iter().any(|p| p.starts_with("apiserver"))).map(|(m, _)| m).collect();
+    let offenders = importers("gc", &["apiserver"]);
     assert!(offenders.is_empty(), "the collector imports the API server in {offenders:?}");
+}
+
+#[test]
+fn the_kubelet_model_stands_alone() {
+    let offenders = importers("kubelet", &["apiserver", "gc"]);
+    assert!(offenders.is_empty(), "the kubelet model imports the API server or the collector in {offenders:?}");
 }
 
 #[test]
