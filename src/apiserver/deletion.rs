@@ -4,9 +4,10 @@
 //! upstream `registry/rest/delete.go` (`BeforeDelete`) and `generic/registry/store.go`
 //! (`Delete`, `deletionFinalizersForGarbageCollection`, `markAsDeleting`): catalogue sections
 //! B.1 (policy resolution), B.2 (per-resource defaults) and B.3 (request → object state). A
-//! delete is planned in steps, each ending in a value (a decision) that the DELETE verb
-//! ([`crate::apiserver::rest::delete`]) hands to the next; between the two is where a mutant may
-//! change it ([`crate::apiserver::mutant`]); nothing here knows of mutants.
+//! delete is planned in steps, each ending in a value (a decision) that the DELETE verb's
+//! planner ([`crate::apiserver::storage::delete::DeletePlanner`]) hands to the next; between
+//! the two is where a mutant may change it ([`crate::apiserver::mutant`]); nothing here knows
+//! of mutants.
 
 use std::collections::BTreeSet;
 
