@@ -6,8 +6,8 @@
 //! compare names.
 //!
 //! - [`pods`]: defaults, container validation, the node agent finishing graceful deletions.
-//! - [`namespaces`]: defaults, the namespace registry's own delete and `finalize`
-//!   subresource, the namespace controller.
+//! - [`namespaces`]: defaults, the namespace registry's own delete, removal only once
+//!   `spec.finalizers` is empty, the namespace controller.
 //! - [`definitions`]: CustomResourceDefinitions — status, validation, the cleanup finalizer
 //!   and its controller, serving the resources they define.
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin and the

@@ -1,6 +1,6 @@
-//! Namespaces: their defaults, the namespace registry's own delete (termination first), the
-//! `finalize` subresource, and the namespace controller that empties a terminating namespace
-//! and then finalizes it.
+//! Namespaces: their defaults, the namespace registry's own delete (termination first), removal
+//! only once `spec.finalizers` (written through the `finalize` subresource) is empty, and the
+//! namespace controller that empties a terminating namespace and then finalizes it.
 
 use serde_json::{Value, json};
 
