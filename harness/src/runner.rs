@@ -224,7 +224,11 @@ impl Runs<'_> {
                 .boxed_local()
             })
             .with_writer(self.console.clone().tee::<W, _>(writer::JUnit::for_tee(junit.clone(), 0)).normalized())
-            .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default());
+            .with_cli(cucumber::cli::Opts::<_, _, _, cucumber::cli::Empty>::default())
+            // A step no definition matches is reported as skipped: it fails the scenario, so a
+            // misspelt step never passes by accident. (Scenarios a backend cannot run are
+            // filtered out below and never start.)
+            .fail_on_skipped();
         let cucumber = if options.fail_fast { cucumber.fail_fast() } else { cucumber };
         cucumber
             .filter_run(features, move |feature, _, scenario| {

@@ -52,6 +52,20 @@ fn run_without_a_collector_fails() {
 }
 
 #[test]
+fn an_undefined_step_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let feature = dir.path().join("misspelt.feature");
+    let text = "Feature: A misspelt step\n\n  Scenario: A step no definition matches\n    Given a step that no definition matches at all\n";
+    std::fs::write(&feature, text).unwrap();
+    let report = dir.path().join("junit.xml");
+    let out = kubegc(&["run", "--features", feature.to_str().unwrap(), "--junit", report.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", summary(&out));
+    assert!(summary(&out).contains("1 failed"), "{}", summary(&out));
+    let xml = std::fs::read_to_string(&report).unwrap();
+    assert!(xml.contains("<failure"), "the JUnit report names the failure: {xml}");
+}
+
+#[test]
 fn junit_report_has_one_testcase_per_scenario() {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("junit.xml");
