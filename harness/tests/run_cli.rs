@@ -60,7 +60,8 @@ fn an_undefined_step_fails_the_run() {
     let report = dir.path().join("junit.xml");
     let out = kubegc(&["run", "--features", feature.to_str().unwrap(), "--junit", report.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", summary(&out));
-    assert!(summary(&out).contains("1 failed"), "{}", summary(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 scenario (1 failed)"), "{stdout}");
     let xml = std::fs::read_to_string(&report).unwrap();
     assert!(xml.contains("<failure"), "the JUnit report names the failure: {xml}");
 }
