@@ -144,3 +144,26 @@ async fn watcher_reconnects_relists_after_gone_and_converges() {
     assert_eq!(names, ["b", "c", "d"]);
     task.abort();
 }
+
+#[tokio::test]
+async fn a_watch_of_one_object_sees_only_that_object() {
+    let server = ApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    for name in ["a", "b"] {
+        api.create(&PostParams::default(), &cm(name)).await.unwrap();
+    }
+    // Both URL forms name one object; a field selector given as well is combined with the name.
+    for uri in [
+        "/api/v1/namespaces/default/configmaps/a?watch=true&timeoutSeconds=1",
+        "/api/v1/watch/namespaces/default/configmaps/a?timeoutSeconds=1&fieldSelector=metadata.namespace%3Ddefault",
+    ] {
+        let request = http::Request::get(uri).body(kube::client::Body::empty()).unwrap();
+        let response = server.client().send(request).await.unwrap();
+        let body = http_body_util::BodyExt::collect(response.into_body()).await.unwrap().to_bytes();
+        let names: Vec<String> = String::from_utf8_lossy(&body)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["object"]["metadata"]["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["a"], "{uri}");
+    }
+}

@@ -80,11 +80,17 @@ pub fn delete_request(headers: &HeaderMap, body: &Bytes, query: &Query) -> ApiRe
     }
 }
 
-/// The `labelSelector` and `fieldSelector` of a list, watch or collection delete.
-pub fn selection(query: &Query, scope: &Scope) -> ApiResult<Selection> {
+/// The `labelSelector` and `fieldSelector` of a list, watch or collection delete; a request
+/// for object `name` (a watch of one object) also selects it by name.
+pub fn selection(query: &Query, scope: &Scope, name: Option<&str>) -> ApiResult<Selection> {
+    let by_name = name.map(|name| format!("metadata.name={name}"));
+    let fields = match (query.get("fieldSelector"), by_name) {
+        (Some(f), Some(by_name)) => Some(format!("{f},{by_name}")),
+        (f, by_name) => by_name.or(f.map(String::from)),
+    };
     Ok(Selection {
         labels: query.get("labelSelector").map(LabelSelector::parse).transpose()?.unwrap_or_default(),
-        fields: query.get("fieldSelector").map(|s| FieldSelector::parse(s, &scope.resource)).transpose()?.unwrap_or_default(),
+        fields: fields.map(|f| FieldSelector::parse(&f, &scope.resource)).transpose()?.unwrap_or_default(),
     })
 }
 

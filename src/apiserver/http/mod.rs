@@ -143,7 +143,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &object_as(repr, &scope, object, now)))
         }
         (Method::GET, None) => {
-            let listed = server.lock().list(&scope, &selection(&query, &scope)?, &list_page(&query)?)?;
+            let listed = server.lock().list(&scope, &selection(&query, &scope, None)?, &list_page(&query)?)?;
             Ok(json_response(200, &render::list_as(repr, &scope, listed, now)))
         }
         (Method::POST, None) => {
@@ -169,7 +169,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         (Method::DELETE, None) if !scope.resource.collection_delete => Err(ApiError::method_not_allowed()),
         (Method::DELETE, None) => {
             let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
-            let listed = server.lock().delete_collection(&scope, &selection(&query, &scope)?, &list_page(&query)?, &opts)?;
+            let listed = server.lock().delete_collection(&scope, &selection(&query, &scope, None)?, &list_page(&query)?, &opts)?;
             Ok(json_response(200, &list_body(&scope, listed)))
         }
         _ => Err(ApiError::method_not_allowed()),

@@ -20,7 +20,6 @@ use crate::apiserver::crd;
 use crate::apiserver::http::decode;
 use crate::apiserver::http::request::{Query, Representation};
 use crate::apiserver::http::table;
-use crate::apiserver::selectors::FieldSelector;
 use crate::apiserver::selectors::Selection;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::store::{EventType, StoreEvent};
@@ -51,17 +50,8 @@ impl WatchRequest {
             None | Some("0") => None,
             Some(rv) => Some(rv.parse::<u64>().map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?),
         };
-        let mut selection = decode::selection(query, scope)?;
-        if let Some(name) = name {
-            let by_name = format!("metadata.name={name}");
-            let combined = match query.get("fieldSelector") {
-                Some(f) => format!("{f},{by_name}"),
-                None => by_name,
-            };
-            selection.fields = FieldSelector::parse(&combined, &scope.resource)?;
-        }
         Ok(Self {
-            selection,
+            selection: decode::selection(query, scope, name)?,
             from,
             send_initial_events: query.flag("sendInitialEvents")?.unwrap_or(false),
             bookmarks: query.flag("allowWatchBookmarks")?.unwrap_or(false),

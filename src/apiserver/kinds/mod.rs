@@ -27,8 +27,8 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
     match (group, plural) {
         ("", "pods") => &pods::Pods,
         ("", "namespaces") => &namespaces::Namespaces,
-        ("", "persistentvolumeclaims") => &volumes::Claims,
-        ("", "persistentvolumes") => &volumes::Volumes,
+        ("", "persistentvolumeclaims") => &volumes::CLAIMS,
+        ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CoreEvents,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,

@@ -12,48 +12,39 @@ use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::validation::string_list;
 
-/// core/v1 PersistentVolumeClaims.
-pub struct Claims;
+/// A kind whose objects the StorageObjectInUseProtection plugin protects: a new object gets
+/// `finalizer`, and a terminating one keeps it while `in_use` says so.
+pub struct Protected {
+    /// The protection finalizer.
+    pub finalizer: &'static str,
+    /// Whether the object is still in use.
+    pub in_use: fn(&Storage, &ObjectKey, &Value) -> bool,
+}
 
-impl Kind for Claims {
+/// core/v1 PersistentVolumeClaims, in use while a pod that has not finished mounts them.
+pub const CLAIMS: Protected =
+    Protected { finalizer: PVC_PROTECTION, in_use: |storage, key, _| claim_in_use(storage, &key.namespace, &key.name) };
+
+/// core/v1 PersistentVolumes, in use while bound.
+pub const VOLUMES: Protected = Protected { finalizer: PV_PROTECTION, in_use: |_, _, volume| volume["status"]["phase"] == "Bound" };
+
+impl Kind for Protected {
     fn admission(&self) -> Admission {
-        Admission { protection_finalizer: Some(PVC_PROTECTION) }
+        Admission { protection_finalizer: Some(self.finalizer) }
     }
 
     fn has_controller(&self) -> bool {
         true
     }
 
-    fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, claim: &Value, _node_agent: bool) {
-        let in_use = claim_in_use(storage, &key.namespace, &key.name);
-        release_protected(storage, key, claim, PVC_PROTECTION, in_use);
-    }
-}
-
-/// core/v1 PersistentVolumes.
-pub struct Volumes;
-
-impl Kind for Volumes {
-    fn admission(&self) -> Admission {
-        Admission { protection_finalizer: Some(PV_PROTECTION) }
-    }
-
-    fn has_controller(&self) -> bool {
-        true
-    }
-
-    fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, volume: &Value, _node_agent: bool) {
-        let bound = volume["status"]["phase"] == "Bound";
-        release_protected(storage, key, volume, PV_PROTECTION, bound);
-    }
-}
-
-/// A terminating claim or volume keeps its protection `finalizer` while `in_use`.
-fn release_protected(storage: &mut Storage, key: &ObjectKey, object: &Value, finalizer: &str, in_use: bool) {
-    if !string_list(&object["metadata"], "finalizers").iter().any(|f| f == finalizer) {
-        storage.awaiting_controllers.remove(key);
-    } else if !in_use {
-        storage.remove_controller_finalizer(key, object, finalizer);
+    /// The pvc-protection or pv-protection controller: a terminating object keeps its
+    /// finalizer while in use.
+    fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, object: &Value, _node_agent: bool) {
+        if !string_list(&object["metadata"], "finalizers").iter().any(|f| f == self.finalizer) {
+            storage.awaiting_controllers.remove(key);
+        } else if !(self.in_use)(storage, key, object) {
+            storage.remove_controller_finalizer(key, object, self.finalizer);
+        }
     }
 }
 
