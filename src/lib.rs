@@ -1,6 +1,8 @@
 //! kubegc: an executable specification of Kubernetes garbage collection.
 //!
-//! Start with [`ApiServer`] (an in-memory Kubernetes API server that real clients use
+//! Start with [`Cluster`] (the API server with the garbage collector and the workload
+//! controllers running, and `settle()` to wait for them: the front door for tests),
+//! [`ApiServer`] (an in-memory Kubernetes API server that real clients use
 //! unchanged; [`ApiServer::client`] gives a `kube::Client` with no socket),
 //! [`GarbageCollector`] (the reference collector, an ordinary API client), and
 //! [`kubelet::Node`] (a fake node on which the reference kubelet model collects images and
@@ -23,6 +25,11 @@
 //!   `containers`, `eviction`, `loops` and `config` over a fake `node` (`runtime`, `disks`,
 //!   `pods`, `logs`, `events`), with Go's `time` and `quantity` semantics, `errors` and
 //!   `mutant`.
+//! - [`cluster`]: the front door for tests — the API server, the collector and the workload
+//!   controllers together, and `settle`.
+//! - [`workloads`]: the workload controllers the fake runs as a cluster would (Deployments,
+//!   ReplicaSets, ReplicationControllers, Jobs) — `claims`, `pods`, `replicas`, `deployments`,
+//!   `jobs`, and one pass's `snapshot`, `writes` and `status`.
 //! - [`clock`]: the real and the virtual clock time-dependent behaviour is measured on.
 //! - [`metadata`]: the Kubernetes metadata names (the garbage-collection finalizers) the API
 //!   server and the collector share.
@@ -31,12 +38,20 @@
 
 pub mod apiserver;
 pub mod clock;
+pub mod cluster;
 pub mod gc;
 pub mod kubelet;
 pub mod metadata;
 mod mutants;
 pub mod rate_limit;
+pub mod workloads;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use apiserver::ApiServer;
 pub use clock::Clock;
+pub use cluster::Cluster;
 pub use gc::GarbageCollector;

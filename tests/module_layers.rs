@@ -167,6 +167,13 @@ fn the_kubelet_model_stands_alone() {
 }
 
 #[test]
+fn the_workload_controllers_are_clients_too() {
+    let offenders = importers("workloads", &["apiserver", "gc"]);
+    assert!(offenders.is_empty(), "the workload controllers import the API server or the collector in {offenders:?}");
+    assert_no_cycles(&manifest().join("src"), "workloads", 2);
+}
+
+#[test]
 fn the_check_sees_a_cycle_when_there_is_one() {
     let sources: Sources = [
         ("apiserver::a".to_string(), "use crate::apiserver::b::{Thing, c::Other};".to_string()),

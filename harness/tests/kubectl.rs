@@ -20,7 +20,9 @@ on_both_servers!(
     server_side_dry_run_delete_changes_nothing,
     wait_for_delete_returns_when_the_last_finalizer_goes,
     events_by_reason_across_namespaces,
-    delete_namespace_deletes_its_contents_then_itself
+    delete_namespace_deletes_its_contents_then_itself,
+    a_deployment_makes_a_replica_set_and_pods_and_foreground_deletion_removes_them,
+    a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it
 );
 
 const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
@@ -201,4 +203,48 @@ fn delete_namespace_deletes_its_contents_then_itself(on: On) {
     s.ok(&["delete", "namespace", "doomed", "--timeout=30s"]);
     let out = s.kubectl(&["get", "namespace", "doomed"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("NotFound"));
+}
+
+/// The owner references of every object of `kind`, by name.
+fn owners(s: &support::Served, kind: &str) -> Vec<(String, Value)> {
+    let list = s.json(&["get", kind]);
+    let items = list["items"].as_array().cloned().unwrap_or_default();
+    items.iter().map(|o| (o["metadata"]["name"].as_str().unwrap().to_string(), o["metadata"]["ownerReferences"].clone())).collect()
+}
+
+/// A controller reference to `kind/name`, as the workload controllers set it.
+fn controlled_by(references: &Value, kind: &str, name: &str) -> bool {
+    references.as_array().is_some_and(|r| {
+        r.len() == 1 && r[0]["kind"] == kind && r[0]["name"] == name && r[0]["controller"] == true && r[0]["blockOwnerDeletion"] == true
+    })
+}
+
+fn a_deployment_makes_a_replica_set_and_pods_and_foreground_deletion_removes_them(on: On) {
+    let s = on.start();
+    s.ok(&["create", "deployment", "web", "--image=registry.k8s.io/pause:3.10", "--replicas=2"]);
+    s.eventually("a ReplicaSet controlled by the Deployment, with two Pods controlled by it", |s| {
+        let sets = owners(s, "replicasets");
+        let [(rs, by)] = sets.as_slice() else { return false };
+        let pods = owners(s, "pods");
+        controlled_by(by, "Deployment", "web") && pods.len() == 2 && pods.iter().all(|(_, by)| controlled_by(by, "ReplicaSet", rs))
+    });
+    let rs = owners(&s, "replicasets")[0].0.clone();
+    assert!(rs.starts_with("web-"), "the ReplicaSet is named after the Deployment and a template hash: {rs}");
+    s.ok(&["delete", "deployment", "web", "--cascade=foreground", "--timeout=60s"]);
+    assert!(owners(&s, "replicasets").is_empty() && owners(&s, "pods").is_empty(), "the foreground deletion left dependents");
+}
+
+fn a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it(on: On) {
+    let s = on.start();
+    s.ok(&["create", "job", "pi", "--image=registry.k8s.io/pause:3.10"]);
+    s.eventually("a Pod controlled by the Job, kept by the tracking finalizer", |s| {
+        let pods = s.json(&["get", "pods"]);
+        let items = pods["items"].as_array().cloned().unwrap_or_default();
+        let [pod] = items.as_slice() else { return false };
+        controlled_by(&pod["metadata"]["ownerReferences"], "Job", "pi")
+            && strings(&pod["metadata"]["finalizers"]) == ["batch.kubernetes.io/job-tracking"]
+            && pod["metadata"]["labels"]["batch.kubernetes.io/job-name"] == "pi"
+    });
+    s.ok(&["delete", "job", "pi", "--cascade=foreground", "--timeout=60s"]);
+    assert!(owners(&s, "pods").is_empty(), "the Job's pod outlived it");
 }

@@ -1,6 +1,8 @@
-//! What the default admission plugins add to a new object, as a value: the
+//! What the default admission plugins do to a new object, as a value: the
 //! StorageObjectInUseProtection plugin (on by default) gives every new claim and volume a
-//! protection finalizer, which the pvc-protection and pv-protection controllers remove.
+//! protection finalizer, which the pvc-protection and pv-protection controllers remove; the
+//! ServiceAccount plugin refuses a pod whose service account does not exist (the store looks
+//! it up, see [`Admission::service_account`]).
 
 use serde_json::{Value, json};
 
@@ -16,6 +18,18 @@ pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
 pub struct Admission {
     /// The storage-protection finalizer.
     pub protection_finalizer: Option<&'static str>,
+    /// Whether the object is a pod whose `spec.serviceAccountName` must exist: a missing one is
+    /// refused with 403 (`error looking up service account`). The fake has no service account
+    /// controller, so the `default` account counts as present in every namespace.
+    pub service_account: bool,
+}
+
+impl Admission {
+    /// The service account a new pod names, if admission must find it.
+    pub fn service_account_of(self, object: &Value) -> Option<&str> {
+        let name = object["spec"]["serviceAccountName"].as_str().filter(|n| !n.is_empty() && *n != "default");
+        if self.service_account { name } else { None }
+    }
 }
 
 impl Admission {

@@ -224,7 +224,7 @@ impl Mutable for Selection {
 impl Mutable for Admission {
     fn mutated(self, mutant: Mutant) -> Self {
         match mutant {
-            Mutant::NoStorageProtection => Admission { protection_finalizer: None },
+            Mutant::NoStorageProtection => Admission { protection_finalizer: None, ..self },
             _ => self,
         }
     }

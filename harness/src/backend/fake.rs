@@ -1,22 +1,20 @@
-//! The fake backend: the in-process fake apiserver with the reference garbage collector, both
-//! in this process, talking over the in-process HTTP service. Settled means the collector has
-//! observed every write and has no work left, and the apiserver's simulated controllers have
-//! nothing pending.
+//! The fake backend: a [`kubegc::Cluster`] in this process — the fake apiserver with the
+//! reference garbage collector and the workload controllers, talking over the in-process HTTP
+//! service. Settled means the collector has observed every write and has no work left, the
+//! workload controllers have nothing to write, and the apiserver's own controllers are idle.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use kubegc::Cluster;
 use kubegc::apiserver::ApiServer;
-use kubegc::gc::{Config, GarbageCollector};
+use kubegc::gc::Config;
 
 use crate::backend::Backend;
 
-/// In-process fake apiserver plus reference collector.
+/// In-process fake apiserver plus reference collector and workload controllers.
 pub struct FakeBackend {
-    server: ApiServer,
-    /// The reference collector; none to watch the apiserver's half alone.
-    gc: Option<Arc<GarbageCollector>>,
+    cluster: Cluster,
     /// How long an "eventually" assertion waits.
     eventually: Duration,
 }
@@ -28,20 +26,25 @@ impl std::fmt::Debug for FakeBackend {
 }
 
 impl FakeBackend {
-    /// Starts the reference collector against `server`. Must be called inside a Tokio runtime.
+    /// Starts the reference collector and the workload controllers against `server`. Must be
+    /// called inside a Tokio runtime.
     pub fn start(server: ApiServer) -> Self {
         Self::with_collector(server, Config::default())
     }
 
     /// Starts a collector configured so (a mutant, for instance) against `server`.
     pub fn with_collector(server: ApiServer, config: Config) -> Self {
-        let gc = Some(Arc::new(GarbageCollector::start(server.client(), config)));
-        Self { server, gc, eventually: DEFAULT_EVENTUALLY }
+        Self::of(Cluster::builder().server(server).collector_config(config).start())
     }
 
-    /// The fake apiserver alone, with no garbage collector.
+    /// The fake apiserver and its workload controllers, with no garbage collector.
     pub fn without_gc(server: ApiServer) -> Self {
-        Self { server, gc: None, eventually: DEFAULT_EVENTUALLY }
+        Self::of(Cluster::builder().server(server).without_collector().start())
+    }
+
+    /// The backend of a started `cluster`.
+    pub fn of(cluster: Cluster) -> Self {
+        Self { cluster, eventually: DEFAULT_EVENTUALLY }
     }
 
     /// The same backend with "eventually" assertions waiting `timeout` (the default is
@@ -49,13 +52,6 @@ impl FakeBackend {
     pub fn with_eventually_timeout(mut self, timeout: Duration) -> Self {
         self.eventually = timeout;
         self
-    }
-
-    fn gc_state(&self) -> kubegc::gc::Settled {
-        match &self.gc {
-            Some(gc) => gc.settled_with(|g, r| self.server.resource_revision(g, r)),
-            None => kubegc::gc::Settled { settled: true, pending: vec!["no garbage collector is running (--gc none)".into()] },
-        }
     }
 }
 
@@ -71,28 +67,11 @@ impl Backend for FakeBackend {
     }
 
     fn client(&self) -> kube::Client {
-        self.server.client()
+        self.cluster.client()
     }
 
     fn settle(&self) -> BoxFuture<'_, Result<(), String>> {
-        Box::pin(async move {
-            let start = tokio::time::Instant::now();
-            loop {
-                let state = self.gc_state();
-                let controllers_idle = self.server.controllers_idle();
-                if state.settled && controllers_idle {
-                    return Ok(());
-                }
-                if start.elapsed() > SETTLE_LIMIT {
-                    let mut why = state.pending;
-                    if !controllers_idle {
-                        why.push("the apiserver's simulated controllers have pending work".into());
-                    }
-                    return Err(format!("the garbage collector did not settle within {SETTLE_LIMIT:?}: {}", why.join("; ")));
-                }
-                tokio::time::sleep(Duration::from_millis(2)).await;
-            }
-        })
+        Box::pin(self.cluster.try_settle(SETTLE_LIMIT))
     }
 
     fn new_kind_delay(&self) -> Duration {
@@ -109,11 +88,13 @@ impl Backend for FakeBackend {
     }
 
     fn diagnostics(&self) -> String {
-        let state = self.gc_state();
-        if state.pending.is_empty() {
-            "the garbage collector has nothing pending".into()
+        let pending = self.cluster.pending();
+        if self.cluster.collector().is_none() {
+            "no garbage collector is running (--gc none)".into()
+        } else if pending.is_empty() {
+            "the garbage collector and the controllers have nothing pending".into()
         } else {
-            format!("the garbage collector: {}", state.pending.join("; "))
+            format!("pending: {}", pending.join("; "))
         }
     }
 }

@@ -1,13 +1,12 @@
 //! `kubegc serve`: the fake apiserver on a TCP port, with a kubeconfig for kubectl, and by
-//! default the reference garbage collector running against it.
-
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::Arc;
+//! default the reference garbage collector and the workload controllers running against it
+//! (a [`kubegc::Cluster`]).
 
 use anyhow::Context;
-use kubegc::apiserver::{ApiServer, kubeconfig::kubeconfig_yaml};
-use kubegc::gc::GarbageCollector;
+use kubegc::Cluster;
+use kubegc::apiserver::kubeconfig::kubeconfig_yaml;
+use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use crate::debug_routes;
 
@@ -33,17 +32,24 @@ pub struct Args {
     /// Garbage collector to run beside the apiserver.
     #[arg(long, value_enum, default_value_t = GcChoice::Reference)]
     pub gc: GcChoice,
+    /// Run no workload controllers: Deployments, ReplicaSets, ReplicationControllers and Jobs
+    /// then make no ReplicaSets or Pods, as on an API server with no controller manager.
+    #[arg(long)]
+    pub no_workloads: bool,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let server = ApiServer::new();
-    let mut router = server.router();
-    let gc = match args.gc {
-        GcChoice::Reference => Some(Arc::new(GarbageCollector::start(server.client(), kubegc::gc::Config::default()))),
-        GcChoice::None => None,
-    };
-    if let Some(gc) = &gc {
+    let mut cluster = Cluster::builder();
+    if args.gc == GcChoice::None {
+        cluster = cluster.without_collector();
+    }
+    if args.no_workloads {
+        cluster = cluster.without_workloads();
+    }
+    let cluster = cluster.start();
+    let mut router = cluster.server().router();
+    if let Some(gc) = cluster.collector() {
         router = router.merge(debug_routes::router(gc.clone()));
     }
     let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
@@ -51,8 +57,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let url = format!("http://{addr}");
     std::fs::write(&args.kubeconfig, kubeconfig_yaml(&url))
         .with_context(|| format!("cannot write kubeconfig {}", args.kubeconfig.display()))?;
-    let gc_name = if gc.is_some() { "reference" } else { "none" };
-    println!("kubegc apiserver listening on {url} (kubeconfig: {}, gc: {gc_name})", args.kubeconfig.display());
+    let gc_name = if cluster.collector().is_some() { "reference" } else { "none" };
+    let workloads = if args.no_workloads { "off" } else { "on" };
+    println!(
+        "kubegc apiserver listening on {url} (kubeconfig: {}, gc: {gc_name}, workload controllers: {workloads})",
+        args.kubeconfig.display()
+    );
     axum::serve(listener, router).with_graceful_shutdown(crate::shutdown_signal()).await.context("serving the API")?;
     Ok(())
 }

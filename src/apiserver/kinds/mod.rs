@@ -13,8 +13,10 @@
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin and the
 //!   pvc-protection and pv-protection controllers.
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
+//! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults.
 
 pub mod definitions;
+pub mod jobs;
 pub mod namespaces;
 pub mod pods;
 pub mod records;
@@ -31,6 +33,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CoreEvents,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
+        ("batch", "jobs") => &jobs::Jobs,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
         _ => &Generic,
     }

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::admission::Admission;
 use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::Kind;
@@ -14,6 +15,10 @@ use crate::clock::parse_time;
 pub struct Pods;
 
 impl Kind for Pods {
+    fn admission(&self) -> Admission {
+        Admission { service_account: true, ..Admission::default() }
+    }
+
     fn default_on_create(&self, pod: &mut Value, _now: &str) {
         if pod["spec"]["terminationGracePeriodSeconds"].is_null() {
             pod["spec"]["terminationGracePeriodSeconds"] = json!(30);

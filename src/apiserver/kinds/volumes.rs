@@ -30,7 +30,7 @@ pub const VOLUMES: Protected = Protected { finalizer: PV_PROTECTION, in_use: |_,
 
 impl Kind for Protected {
     fn admission(&self) -> Admission {
-        Admission { protection_finalizer: Some(self.finalizer) }
+        Admission { protection_finalizer: Some(self.finalizer), ..Admission::default() }
     }
 
     fn has_controller(&self) -> bool {

@@ -92,9 +92,12 @@ impl Storage {
         check_namespace(scope, &mut body)?;
         let mut body = check_fields(&scope.resource, body, opts.field_validation)?;
         let meta = &mut body["metadata"];
-        if meta["name"].as_str().unwrap_or("").is_empty()
+        // Admission errors name what the request named: the generateName prefix, if that.
+        let mut named = meta["name"].as_str().unwrap_or("").to_string();
+        if named.is_empty()
             && let Some(prefix) = meta["generateName"].as_str().filter(|p| !p.is_empty())
         {
+            named = prefix.to_string();
             meta["name"] = json!(format!("{prefix}{}", random_suffix()));
         }
         let name = meta["name"].as_str().unwrap_or("").to_string();
@@ -102,9 +105,15 @@ impl Storage {
             self.check_namespace_accepts(scope, ns, &name)?;
         }
         let now = format_time(self.clock.now());
+        // The uid comes before the kind's defaults, which may use it (a Job's selector does).
+        body["metadata"]["uid"] = json!(uuid::Uuid::new_v4().to_string());
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
-        kind.admission().mutated_by(self.mutant).admit(&mut body);
+        let admission = kind.admission().mutated_by(self.mutant);
+        admission.admit(&mut body);
+        if let (Some(account), Some(ns)) = (admission.service_account_of(&body), &scope.namespace) {
+            self.check_service_account(scope, ns, &named, account)?;
+        }
         let mut errs = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(kind.validate(&body));
         if !errs.is_empty() {
@@ -119,7 +128,6 @@ impl Storage {
             });
         }
         let meta = body["metadata"].as_object_mut().expect("checked by check_type");
-        meta.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
         meta.insert("creationTimestamp".into(), json!(now));
         meta.remove("generation");
         if scope.resource.tracks_generation {
@@ -135,5 +143,16 @@ impl Storage {
         }
         let stored = self.commit(key, stored);
         scope.present(&stored)
+    }
+
+    /// The ServiceAccount admission plugin's lookup: 403 if `account` does not exist in
+    /// `namespace`.
+    fn check_service_account(&self, scope: &Scope, namespace: &str, named: &str, account: &str) -> ApiResult<()> {
+        let accounts = self.scope("", "v1", "serviceaccounts", Some(namespace.to_string()))?;
+        if self.store.get(&accounts.key(account)).is_some() {
+            return Ok(());
+        }
+        let why = format!("error looking up service account {namespace}/{account}: serviceaccount \"{account}\" not found");
+        Err(ApiError::forbidden(scope.resource.qualified(), named, &why))
     }
 }

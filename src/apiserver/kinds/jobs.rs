@@ -1,0 +1,77 @@
+//! Jobs: the registry's defaults that the job controller relies on. Unless the Job asks for a
+//! manual selector, the API server labels its pod template with the Job's name and uid
+//! (`batch.kubernetes.io/job-name`, `batch.kubernetes.io/controller-uid` and their legacy
+//! forms, keeping labels the user set) and selects on the uid label, so that a Job's pods match
+//! only that Job (upstream `generateSelector` in the Job registry's strategy). The defaulting
+//! functions fill `parallelism`, `completions` (both 1 when neither is set), `backoffLimit` (6),
+//! `completionMode`, `suspend` and `manualSelector`; the status starts empty.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::storage::hooks::Kind;
+
+/// batch/v1 Jobs.
+pub struct Jobs;
+
+/// The pod-template labels the API server adds, each with the Job metadata field it takes.
+const GENERATED_LABELS: [(&str, &str); 4] = [
+    ("job-name", "name"),
+    ("batch.kubernetes.io/job-name", "name"),
+    ("controller-uid", "uid"),
+    ("batch.kubernetes.io/controller-uid", "uid"),
+];
+
+impl Kind for Jobs {
+    fn default_on_create(&self, job: &mut Value, _now: &str) {
+        job["status"] = json!({});
+        let spec = &mut job["spec"];
+        if spec["parallelism"].is_null() && spec["completions"].is_null() {
+            spec["parallelism"] = json!(1);
+            spec["completions"] = json!(1);
+        } else if spec["parallelism"].is_null() {
+            spec["parallelism"] = json!(1);
+        }
+        for (field, default) in [
+            ("backoffLimit", json!(6)),
+            ("completionMode", json!("NonIndexed")),
+            ("suspend", json!(false)),
+            ("manualSelector", json!(false)),
+        ] {
+            if spec[field].is_null() {
+                spec[field] = default;
+            }
+        }
+        if spec["manualSelector"] == json!(true) {
+            return;
+        }
+        let meta = job["metadata"].clone();
+        let template_labels = &mut job["spec"]["template"]["metadata"]["labels"];
+        for (label, field) in GENERATED_LABELS {
+            if template_labels[label].is_null() {
+                template_labels[label] = meta[field].clone();
+            }
+        }
+        let match_labels = &mut job["spec"]["selector"]["matchLabels"];
+        if match_labels["batch.kubernetes.io/controller-uid"].is_null() {
+            match_labels["batch.kubernetes.io/controller-uid"] = meta["uid"].clone();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_selects_its_pods_by_its_uid() {
+        let mut job =
+            json!({"metadata": {"name": "pi", "uid": "u-1"}, "spec": {"template": {"metadata": {"labels": {"job-name": "mine"}}}}});
+        Jobs.default_on_create(&mut job, "");
+        let labels = &job["spec"]["template"]["metadata"]["labels"];
+        assert_eq!(labels["job-name"], "mine", "a label the user set is kept");
+        assert_eq!(labels["batch.kubernetes.io/job-name"], "pi");
+        assert_eq!(labels["batch.kubernetes.io/controller-uid"], "u-1");
+        assert_eq!(job["spec"]["selector"], json!({"matchLabels": {"batch.kubernetes.io/controller-uid": "u-1"}}));
+        assert_eq!((job["spec"]["parallelism"].clone(), job["spec"]["completions"].clone()), (json!(1), json!(1)));
+    }
+}

@@ -1,0 +1,171 @@
+//! The front door for tests: the fake API server with the reference garbage collector and the
+//! workload controllers running against it, as a cluster has them, and a way to wait until
+//! they have caught up.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::api::{Api, DeleteParams, PostParams};
+//!
+//! let cluster = kubegc::Cluster::start();
+//! let cms: Api<ConfigMap> = Api::default_namespaced(cluster.client());
+//! let owner = cms.create(&PostParams::default(), &serde_json::from_value(serde_json::json!({
+//!     "metadata": {"name": "owner"}})).unwrap()).await.unwrap();
+//! let reference = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "owner",
+//!     "uid": owner.metadata.uid});
+//! cms.create(&PostParams::default(), &serde_json::from_value(serde_json::json!({
+//!     "metadata": {"name": "dependent", "ownerReferences": [reference]}})).unwrap()).await.unwrap();
+//! cms.delete("owner", &DeleteParams::background()).await.unwrap();
+//! cluster.settle().await; // the collector has seen the deletion and deleted the dependent
+//! assert!(cms.get_opt("dependent").await.unwrap().is_none());
+//! # }
+//! ```
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::apiserver::{ApiServer, Config};
+use crate::gc::GarbageCollector;
+use crate::workloads::Workloads;
+
+/// How long [`Cluster::settle`] waits before it panics with what is still pending.
+const SETTLE_LIMIT: Duration = Duration::from_secs(60);
+
+/// The fake API server, and the controllers running against it as ordinary clients: the
+/// reference garbage collector and the workload controllers (each on unless turned off with
+/// [`Builder`]). Dropping it stops the controllers.
+#[derive(Debug)]
+pub struct Cluster {
+    server: ApiServer,
+    collector: Option<Arc<GarbageCollector>>,
+    workloads: Option<Workloads>,
+}
+
+/// How to start a [`Cluster`]; every part is on unless turned off.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct Builder {
+    server: Option<ApiServer>,
+    collector: Option<crate::gc::Config>,
+    no_collector: bool,
+    no_workloads: bool,
+}
+
+impl Builder {
+    /// Runs the controllers against `server` instead of a new server with the default
+    /// configuration (for a virtual clock, an interceptor or a mutant: see [`Config`]).
+    pub fn server(mut self, server: ApiServer) -> Self {
+        self.server = Some(server);
+        self
+    }
+
+    /// Starts a new server with `config`.
+    pub fn server_config(self, config: Config) -> Self {
+        self.server(ApiServer::with_config(config))
+    }
+
+    /// Configures the garbage collector (resync period, a mutant, ...).
+    pub fn collector_config(mut self, config: crate::gc::Config) -> Self {
+        self.collector = Some(config);
+        self
+    }
+
+    /// No garbage collector: only the API server's half of deletion, for a collector of your own.
+    pub fn without_collector(mut self) -> Self {
+        self.no_collector = true;
+        self
+    }
+
+    /// No workload controllers: Deployments, ReplicaSets, ReplicationControllers and Jobs make
+    /// nothing, as on an API server with no controller manager.
+    pub fn without_workloads(mut self) -> Self {
+        self.no_workloads = true;
+        self
+    }
+
+    /// Starts the cluster. Must be called inside a Tokio runtime.
+    pub fn start(self) -> Cluster {
+        let server = self.server.unwrap_or_default();
+        let collector =
+            (!self.no_collector).then(|| Arc::new(GarbageCollector::start(server.client(), self.collector.unwrap_or_default())));
+        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client()));
+        Cluster { server, collector, workloads }
+    }
+}
+
+impl Cluster {
+    /// A new server with the garbage collector and the workload controllers running. Must be
+    /// called inside a Tokio runtime.
+    pub fn start() -> Self {
+        Self::builder().start()
+    }
+
+    /// A cluster with some parts turned off or configured.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// A `kube::Client` to the server, with no socket (default namespace `default`).
+    pub fn client(&self) -> kube::Client {
+        self.server.client()
+    }
+
+    /// The API server (to serve it on a port, inspect it, or advance its clock).
+    pub fn server(&self) -> &ApiServer {
+        &self.server
+    }
+
+    /// The garbage collector, unless it was turned off.
+    pub fn collector(&self) -> Option<&Arc<GarbageCollector>> {
+        self.collector.as_ref()
+    }
+
+    /// What keeps the cluster from being settled; empty when the garbage collector has seen
+    /// every write and has nothing queued, the workload controllers have nothing to write, and
+    /// the API server's own controllers (namespaces, CRDs, the node agent) are idle.
+    pub fn pending(&self) -> Vec<String> {
+        let revision_of = |group: &str, resource: &str| self.server.resource_revision(group, resource);
+        let mut pending = Vec::new();
+        if let Some(gc) = &self.collector {
+            let state = gc.settled_with(revision_of);
+            if !state.settled {
+                pending.extend(state.pending);
+            }
+        }
+        if let Some(workloads) = &self.workloads {
+            pending.extend(workloads.pending(revision_of));
+        }
+        if !self.server.controllers_idle() {
+            pending.push("the API server's controllers have pending work".into());
+        }
+        pending
+    }
+
+    /// Waits until the cluster is settled (see [`Cluster::pending`]), or `limit` has passed:
+    /// then the error says what is still pending.
+    pub async fn try_settle(&self, limit: Duration) -> Result<(), String> {
+        let start = tokio::time::Instant::now();
+        loop {
+            let pending = self.pending();
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if start.elapsed() > limit {
+                return Err(format!("the cluster did not settle within {limit:?}: {}", pending.join("; ")));
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+
+    /// Waits until the garbage collector and the controllers have seen every change and have
+    /// nothing left to do, so that what a test reads next is the outcome.
+    ///
+    /// # Panics
+    /// After a minute without settling, with what is still pending.
+    pub async fn settle(&self) {
+        if let Err(e) = self.try_settle(SETTLE_LIMIT).await {
+            panic!("{e}");
+        }
+    }
+}

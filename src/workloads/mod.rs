@@ -1,0 +1,188 @@
+//! Workload controllers for the fake API server: what kube-controller-manager's deployment,
+//! replicaset, replicationcontroller and job controllers do that garbage collection rests on.
+//! They create children with a controller owner reference (`controller` and
+//! `blockOwnerDeletion` set), adopt orphans their selector matches and release children it no
+//! longer matches, never adopting while the owner is being deleted, and scale. With them,
+//! `kubectl create deployment web --image=nginx --replicas=2` makes a ReplicaSet and two Pods
+//! on the fake as on a cluster, and the textbook cascade can be shown.
+//!
+//! Like the reference collector they are ordinary API clients. Unlike it they are not a
+//! specification: they make the fake behave as a cluster does, so that scenarios written for
+//! the fake hold on a real control plane too.
+//!
+//! Every pass is level-based: it reads a fresh [`snapshot::Snapshot`], syncs every workload, and
+//! when a write lands, starts again from a fresh one. A pass that writes nothing leaves the
+//! controllers settled at the revision it read, and a watch of every listed resource from that
+//! revision wakes them for the next pass.
+//!
+//! - [`claims`]: the controller reference manager — adopt, keep, release.
+//! - [`pods`]: pods from a template, active, ready and available pods, the removal order.
+//! - [`replicas`]: ReplicaSets and ReplicationControllers.
+//! - [`deployments`]: Deployments, rolling and recreating.
+//! - [`jobs`]: Jobs and their tracking finalizer.
+//! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
+
+pub mod claims;
+pub mod deployments;
+pub mod jobs;
+pub mod pods;
+pub mod replicas;
+pub mod snapshot;
+pub mod status;
+pub mod writes;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Pod, ReplicationController};
+use kube::Resource;
+use kube::api::{Api, WatchParams};
+use serde::de::DeserializeOwned;
+
+use crate::workloads::snapshot::{LISTED, Snapshot};
+use crate::workloads::writes::Writes;
+
+/// How long a quiet pass waits for a change before it looks again anyway.
+const RESYNC: Duration = Duration::from_secs(30);
+
+/// How long the controllers wait before retrying a pass that failed.
+const RETRY: Duration = Duration::from_millis(200);
+
+/// The running workload controllers. Dropping them stops them.
+pub struct Workloads {
+    progress: Arc<Progress>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for Workloads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workloads").field("settled_at", &self.progress.settled_at.load(Ordering::SeqCst)).finish()
+    }
+}
+
+impl Drop for Workloads {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// How far the controllers have got.
+#[derive(Debug, Default)]
+struct Progress {
+    /// The revision the last pass that wrote nothing read.
+    settled_at: AtomicU64,
+    /// Whether a pass is running or due.
+    busy: AtomicBool,
+    /// Why the last pass failed, until one succeeds.
+    last_error: Mutex<Option<String>>,
+}
+
+impl Workloads {
+    /// Starts the controllers against `client`. Must be called inside a Tokio runtime.
+    pub fn start(client: kube::Client) -> Self {
+        let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
+        let task = tokio::spawn(run(client, progress.clone()));
+        Self { progress, task }
+    }
+
+    /// What the controllers still have to do before they have seen every change to the
+    /// resources they list and have nothing to write; empty when they are settled.
+    /// `revision_of(group, resource)` is the revision of the resource's last write (see
+    /// [`crate::apiserver::ApiServer::resource_revision`]).
+    pub fn pending(&self, revision_of: impl Fn(&str, &str) -> u64) -> Vec<String> {
+        let p = &self.progress;
+        let mut pending = Vec::new();
+        if let Some(e) = p.last_error.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            pending.push(format!("the workload controllers retry after: {e}"));
+        }
+        if p.busy.load(Ordering::SeqCst) {
+            pending.push("the workload controllers are in a pass".into());
+        }
+        let seen = p.settled_at.load(Ordering::SeqCst);
+        for (group, resource) in LISTED {
+            let written = revision_of(group, resource);
+            if written > seen {
+                pending.push(format!("the workload controllers have seen {resource} up to {seen}, written at {written}"));
+            }
+        }
+        pending
+    }
+}
+
+/// The controllers' loop: passes until one writes nothing, then a wait for a change.
+async fn run(client: kube::Client, progress: Arc<Progress>) {
+    loop {
+        progress.busy.store(true, Ordering::SeqCst);
+        let failure = match pass(&client).await {
+            Ok((_, writes)) if writes.landed > 0 => continue,
+            Ok((_, writes)) if !writes.retry.is_empty() => Some(writes.retry.join("; ")),
+            Ok((revision, _)) => {
+                *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                progress.settled_at.store(revision, Ordering::SeqCst);
+                progress.busy.store(false, Ordering::SeqCst);
+                wait_for_change(&client, revision).await;
+                None
+            }
+            Err(e) => Some(format!("reading the workloads: {e}")),
+        };
+        if let Some(why) = failure {
+            tracing::debug!("workload controllers: {why}");
+            *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+            tokio::time::sleep(RETRY).await;
+        }
+    }
+}
+
+/// One pass: every controller syncs each of its objects; a kind's writes end the pass, so
+/// that the next controller reads them.
+async fn pass(client: &kube::Client) -> kube::Result<(u64, Writes)> {
+    let snapshot = Snapshot::read(client).await?;
+    let mut writes = Writes::new(client.clone());
+    for d in &snapshot.deployments {
+        deployments::sync(&mut writes, d, &snapshot.replica_sets).await;
+    }
+    if writes.landed == 0 {
+        for rs in &snapshot.replica_sets {
+            replicas::sync(&mut writes, rs, &snapshot.pods).await;
+        }
+        for rc in &snapshot.replication_controllers {
+            replicas::sync(&mut writes, rc, &snapshot.pods).await;
+        }
+        for job in &snapshot.jobs {
+            jobs::sync(&mut writes, job, &snapshot.pods).await;
+        }
+    }
+    Ok((snapshot.revision, writes))
+}
+
+/// Waits until any listed resource changes after `revision`, an error ends a watch, or
+/// [`RESYNC`] passes.
+async fn wait_for_change(client: &kube::Client, revision: u64) {
+    let watches = [
+        watch::<Deployment>(client, revision).await,
+        watch::<ReplicaSet>(client, revision).await,
+        watch::<ReplicationController>(client, revision).await,
+        watch::<Job>(client, revision).await,
+        watch::<Pod>(client, revision).await,
+    ];
+    let Some(watches) = watches.into_iter().collect::<Option<Vec<_>>>() else {
+        tokio::time::sleep(RETRY).await;
+        return;
+    };
+    let _ = tokio::time::timeout(RESYNC, futures::stream::select_all(watches).next()).await;
+}
+
+/// Any event of `K` after `revision`, as a stream of nothing; none if the watch cannot start.
+async fn watch<K>(client: &kube::Client, revision: u64) -> Option<BoxStream<'static, ()>>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    let params = WatchParams::default().timeout(290);
+    let stream = Api::<K>::all(client.clone()).watch(&params, &revision.to_string()).await.ok()?;
+    Some(stream.map(|_| ()).boxed())
+}

@@ -1,0 +1,61 @@
+//! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController and Job,
+//! and every pod when any of those but Deployments exists, each listed afresh (a list is a
+//! consistent read, so a pass sees every write before it), and the oldest revision among the
+//! lists.
+
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Pod, ReplicationController};
+use kube::Resource;
+use kube::api::{Api, ListParams};
+use serde::de::DeserializeOwned;
+
+/// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
+/// has seen every write to them up to `r`.
+pub const LISTED: [(&str, &str); 5] =
+    [("apps", "deployments"), ("apps", "replicasets"), ("", "replicationcontrollers"), ("batch", "jobs"), ("", "pods")];
+
+/// Every workload and pod, as listed at the start of a pass.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// apps/v1 Deployments.
+    pub deployments: Vec<Deployment>,
+    /// apps/v1 ReplicaSets.
+    pub replica_sets: Vec<ReplicaSet>,
+    /// core/v1 ReplicationControllers.
+    pub replication_controllers: Vec<ReplicationController>,
+    /// batch/v1 Jobs.
+    pub jobs: Vec<Job>,
+    /// core/v1 Pods (none listed when nothing controls pods).
+    pub pods: Vec<Pod>,
+    /// The oldest resourceVersion among the lists.
+    pub revision: u64,
+}
+
+impl Snapshot {
+    /// Lists everything through `client`.
+    pub async fn read(client: &kube::Client) -> kube::Result<Self> {
+        let mut revision = u64::MAX;
+        let deployments = list::<Deployment>(client, &mut revision).await?;
+        let replica_sets = list::<ReplicaSet>(client, &mut revision).await?;
+        let replication_controllers = list::<ReplicationController>(client, &mut revision).await?;
+        let jobs = list::<Job>(client, &mut revision).await?;
+        let pods = if replica_sets.is_empty() && replication_controllers.is_empty() && jobs.is_empty() {
+            Vec::new()
+        } else {
+            list::<Pod>(client, &mut revision).await?
+        };
+        Ok(Self { deployments, replica_sets, replication_controllers, jobs, pods, revision })
+    }
+}
+
+/// Every `K` in the cluster; `revision` becomes the list's resourceVersion if that is older.
+async fn list<K>(client: &kube::Client, revision: &mut u64) -> kube::Result<Vec<K>>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+{
+    let list = Api::<K>::all(client.clone()).list(&ListParams::default()).await?;
+    let listed: u64 = list.metadata.resource_version.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0);
+    *revision = (*revision).min(listed);
+    Ok(list.items)
+}

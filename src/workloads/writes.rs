@@ -1,0 +1,108 @@
+//! The workload controllers' writes, and what a pass makes of their answers: a write that
+//! lands means another pass; an answer that only a change elsewhere can alter (invalid,
+//! forbidden, gone) is logged and left to the next change; any other failure is retried.
+
+use std::fmt::Debug;
+
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::core::NamespaceResourceScope;
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// A namespaced kind the workload controllers write.
+pub trait Workload: Resource<Scope = NamespaceResourceScope, DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned {}
+
+impl<K> Workload for K where K: Resource<Scope = NamespaceResourceScope, DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned {}
+
+/// The name the controllers' writes carry as their field manager.
+pub const FIELD_MANAGER: &str = "kube-controller-manager";
+
+/// One pass's writes and their outcome.
+pub struct Writes {
+    client: kube::Client,
+    /// Writes that landed.
+    pub landed: usize,
+    /// Failures worth retrying (conflicts, server errors), described.
+    pub retry: Vec<String>,
+}
+
+impl Writes {
+    /// No writes yet, through `client`.
+    pub fn new(client: kube::Client) -> Self {
+        Self { client, landed: 0, retry: Vec::new() }
+    }
+
+    /// The client the writes go through (for the reads a write depends on).
+    pub fn client(&self) -> &kube::Client {
+        &self.client
+    }
+
+    fn api<K: Workload>(&self, namespace: &str) -> Api<K> {
+        Api::namespaced(self.client.clone(), namespace)
+    }
+
+    fn outcome<T>(&mut self, what: String, result: kube::Result<T>) -> Option<T> {
+        match result {
+            Ok(t) => {
+                self.landed += 1;
+                Some(t)
+            }
+            Err(kube::Error::Api(s)) if matches!(s.code, 400 | 403 | 404 | 422) => {
+                tracing::debug!("{what}: {} (left until something changes)", s.message);
+                None
+            }
+            Err(e) => {
+                tracing::debug!("{what}: {e} (retrying)");
+                self.retry.push(format!("{what}: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Creates `object` in `namespace`; the created object if it was.
+    pub async fn create<K: Workload>(&mut self, namespace: &str, object: &K) -> Option<K> {
+        let what = format!("creating a {} in {namespace}", K::kind(&()));
+        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let result = self.api(namespace).create(&params, object).await;
+        self.outcome(what, result)
+    }
+
+    /// Deletes `object` (in the background, as controllers delete their children).
+    pub async fn delete<K: Workload>(&mut self, object: &K) {
+        let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
+        let what = format!("deleting {} {namespace}/{name}", K::kind(&()));
+        let result = self.api::<K>(&namespace).delete(&name, &DeleteParams::background()).await;
+        self.outcome(what, result);
+    }
+
+    /// Patches `object` with a strategic merge `patch`.
+    pub async fn patch<K: Workload>(&mut self, object: &K, patch: Value) {
+        let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
+        let what = format!("patching {} {namespace}/{name}", K::kind(&()));
+        let params = PatchParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let result = self.api::<K>(&namespace).patch(&name, &params, &Patch::Strategic(patch)).await;
+        self.outcome(what, result);
+    }
+
+    /// Merges `status` into `object`'s status subresource; whether it landed.
+    pub async fn patch_status<K: Workload>(&mut self, object: &K, status: Value) -> bool {
+        let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
+        let what = format!("updating the status of {} {namespace}/{name}", K::kind(&()));
+        let params = PatchParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let patch = Patch::Merge(serde_json::json!({"status": status}));
+        let result = self.api::<K>(&namespace).patch_status(&name, &params, &patch).await;
+        self.outcome(what, result).is_some()
+    }
+
+    /// Whether the controller `owner` may adopt now: a fresh read finds it with the same uid
+    /// and not being deleted (upstream's `RecheckDeletionTimestamp`).
+    pub async fn can_adopt<K: Workload>(&self, owner: &K) -> bool {
+        let (namespace, name) = (owner.namespace().unwrap_or_default(), owner.name_any());
+        match self.api::<K>(&namespace).get(&name).await {
+            Ok(fresh) => fresh.uid() == owner.uid() && fresh.meta().deletion_timestamp.is_none(),
+            Err(_) => false,
+        }
+    }
+}
