@@ -1,6 +1,7 @@
 //! Step definitions, by kind of scenario and topic. On an API server: creating objects,
 //! deleting and changing them, and asserting what the cluster looks like afterwards; on the
-//! reference kubelet model: [`kubelet`]. No step module uses another: what they share is in
+//! reference kubelet model: [`kubelet`]; on what the workload controllers build: [`workloads`].
+//! No step module uses another: what they share is in
 //! [`support`] (and, for kubelet steps, [`kubelet::parse`]) or on their world.
 
 pub mod assertions;
@@ -9,3 +10,4 @@ pub mod kubelet;
 pub mod objects;
 pub mod reference;
 pub mod support;
+pub mod workloads;

@@ -1,0 +1,121 @@
+//! Steps on what the workload controllers build: a Deployment, ReplicaSet, ReplicationController
+//! or Job whose children the controllers make (their names generated, so the steps find them
+//! through their controller references), and what is left of the tree afterwards.
+
+use cucumber::{given, then};
+use kube::ResourceExt;
+use kube::api::ListParams;
+use kube::core::DynamicObject;
+use serde_json::json;
+
+use super::support::create_body;
+use crate::world::StepResult;
+use crate::world::api::KubeWorld;
+
+/// `Given a Deployment named "web" with 2 replicas` (or a ReplicaSet or ReplicationController;
+/// `a Job named "pi" with 2 pods` runs two pods at once until two succeed): the controllers make
+/// the rest. The pods' template is one every cluster accepts.
+#[given(regex = r#"^an? (Deployment|ReplicaSet|ReplicationController|Job) named "([^"]+)" with ((?-u:\d)+) (?:replicas?|pods?)$"#)]
+async fn workload(world: &mut KubeWorld, kind: String, name: String, count: i64) -> StepResult {
+    let labels = json!({"kubegc.io/workload": name});
+    let template = json!({"metadata": {"labels": labels}, "spec": {"terminationGracePeriodSeconds": 0,
+        "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}});
+    let spec = match kind.as_str() {
+        "Job" => {
+            let mut template = template;
+            template["spec"]["restartPolicy"] = json!("Never");
+            json!({"parallelism": count, "completions": count, "template": template})
+        }
+        "ReplicationController" => json!({"replicas": count, "selector": labels, "template": template}),
+        _ => json!({"replicas": count, "selector": {"matchLabels": labels}, "template": template}),
+    };
+    let api_version = match kind.as_str() {
+        "Job" => "batch/v1",
+        "ReplicationController" => "v1",
+        _ => "apps/v1",
+    };
+    let body = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "spec": spec});
+    create_body(world, &kind, &name, body, false).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))
+}
+
+/// The objects of `kind` in the scenario namespace.
+async fn listed(world: &mut KubeWorld, kind: &str) -> Result<Vec<DynamicObject>, String> {
+    let (api, _, _) = world.api(kind).await?;
+    Ok(api.list(&ListParams::default()).await.map_err(|e| format!("cannot list {kind}s: {e}"))?.items)
+}
+
+/// The objects of `kind` whose controller reference, with `blockOwnerDeletion`, names `owner_uid`.
+fn controlled<'a>(objects: &'a [DynamicObject], owner_uid: &str) -> Vec<&'a DynamicObject> {
+    objects
+        .iter()
+        .filter(|o| {
+            o.owner_references().iter().any(|r| r.uid == owner_uid && r.controller == Some(true) && r.block_owner_deletion == Some(true))
+        })
+        .collect()
+}
+
+/// `Then Deployment "web" controls 1 ReplicaSet, which controls 2 Pods` (or `Then Job "pi"
+/// controls 2 Pods`): eventually, through controller references with `blockOwnerDeletion`, as
+/// the controllers set them.
+#[given(regex = r#"^((?-u:\w)+) "([^"]+)" controls ((?-u:\d)+) ((?-u:\w)+?)s?(?:, which controls ((?-u:\d)+) ((?-u:\w)+?)s?)?$"#)]
+#[then(regex = r#"^((?-u:\w)+) "([^"]+)" controls ((?-u:\d)+) ((?-u:\w)+?)s?(?:, which controls ((?-u:\d)+) ((?-u:\w)+?)s?)?$"#)]
+async fn controls(
+    world: &mut KubeWorld,
+    kind: String,
+    name: String,
+    count: usize,
+    child: String,
+    grandchildren: String,
+    grandchild: String,
+) -> StepResult {
+    let uid = world.uid_of(&kind, &name)?;
+    let want = if grandchild.is_empty() { None } else { Some((grandchildren.parse::<usize>().unwrap_or(0), grandchild)) };
+    let what = format!("{kind} {name:?} to control {count} {child}(s), each controlling {want:?}");
+    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
+    loop {
+        let children = listed(world, &child).await?;
+        let mine: Vec<String> = controlled(&children, &uid).iter().filter_map(|c| c.uid()).collect();
+        let mut holds = mine.len() == count;
+        if let Some((n, kind)) = &want {
+            let below = listed(world, kind).await?;
+            holds = holds && mine.iter().all(|c| controlled(&below, c).len() == *n);
+        }
+        if holds {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(format!("timed out waiting for {what}: it controls {}", mine.len()));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// `Then no ReplicaSets or Pods are left` in the scenario namespace, once the collector and
+/// the controllers have settled.
+#[then(regex = r#"^no ((?-u:\w)+?)s(?: or ((?-u:\w)+?)s)? (?:are|is) left$"#)]
+async fn none_left(world: &mut KubeWorld, kind: String, other: String) -> StepResult {
+    world.backend().settle().await?;
+    for kind in [kind, other].iter().filter(|k| !k.is_empty()) {
+        let left: Vec<String> = listed(world, kind).await?.iter().map(|o| o.name_any()).collect();
+        if !left.is_empty() {
+            return Err(format!("{kind}s left: {left:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// `Then 1 ReplicaSet is left, with no owner references, controlling 2 Pods`: what an orphaning
+/// delete of a Deployment leaves, once the collector and the controllers have settled.
+#[then(regex = r#"^((?-u:\d)+) ((?-u:\w)+?)s? (?:is|are) left, with no owner references, controlling ((?-u:\d)+) ((?-u:\w)+?)s? each$"#)]
+async fn orphans_left(world: &mut KubeWorld, count: usize, kind: String, children: usize, child: String) -> StepResult {
+    world.backend().settle().await?;
+    let left = listed(world, &kind).await?;
+    let below = listed(world, &child).await?;
+    let described: Vec<String> = left
+        .iter()
+        .map(|o| format!("{} owned by {:?}", o.name_any(), o.owner_references().iter().map(|r| &r.name).collect::<Vec<_>>()))
+        .collect();
+    let holds = left.len() == count
+        && left.iter().all(|o| o.owner_references().is_empty() && controlled(&below, &o.uid().unwrap_or_default()).len() == children);
+    if holds { Ok(()) } else { Err(format!("left: {described:?}, with {} {child}(s) in all", below.len())) }
+}
