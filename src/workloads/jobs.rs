@@ -38,10 +38,9 @@ pub async fn sync(writes: &mut Writes, job: &Job, all_pods: &[Pod]) {
     let finished = finished(&written);
 
     let mut tally = Tally::from_status(&written);
-    let tracked = |p: &&&Pod| p.finalizers().iter().any(|f| f == TRACKING_FINALIZER);
-    let present: BTreeSet<String> = controlled.iter().filter(tracked).filter_map(|p| p.uid()).collect();
-    tally.count_released(&present);
-    for pod in controlled.iter().filter(tracked) {
+    let tracked: Vec<&Pod> = controlled.iter().copied().filter(|p| p.finalizers().iter().any(|f| f == TRACKING_FINALIZER)).collect();
+    tally.count_released(&tracked.iter().filter_map(|p| p.uid()).collect());
+    for pod in &tracked {
         tally.note_finished(pod);
     }
     let active: Vec<&Pod> = controlled.iter().copied().filter(|p| pods::is_active(p)).collect();
@@ -72,7 +71,7 @@ pub async fn sync(writes: &mut Writes, job: &Job, all_pods: &[Pod]) {
 
     // Pods whose uid the status now holds (or, while the Job is deleted, every pod) let go.
     if landed {
-        for pod in controlled.iter().filter(tracked).filter(|p| deleting || tally.holds(p)) {
+        for pod in tracked.iter().filter(|p| deleting || tally.holds(p)) {
             let patch = json!({"metadata": {"$deleteFromPrimitiveList/finalizers": [TRACKING_FINALIZER], "uid": pod.uid()}});
             writes.patch(*pod, patch).await;
         }
