@@ -31,7 +31,7 @@ pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
     let value: Value = match essence {
         "application/json" | "" | "*/*" => serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
-        "application/yaml" => serde_yaml::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+        "application/yaml" => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
         _ => {
             return Err(ApiError::unsupported_media_type(&["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]));
         }
@@ -40,6 +40,11 @@ pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
     }
     Ok(value)
+}
+
+/// A YAML (or JSON) document as a JSON value; the error without the parser's source excerpt.
+fn yaml(body: &[u8]) -> Result<Value, String> {
+    serde_saphyr::from_slice(body).map_err(|e| e.without_snippet().to_string())
 }
 
 /// A DELETE body as JSON: typed clients send `DeleteOptions` as protobuf.
@@ -117,4 +122,24 @@ pub fn write_options(query: &Query) -> ApiResult<WriteOptions> {
         }
     };
     Ok(WriteOptions { dry_run, field_validation })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_bodies_decode_and_malformed_ones_are_bad_requests() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, "application/yaml".parse().unwrap());
+        let body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  n: \"1\"\n";
+        let value = object(&headers, body).unwrap();
+        assert_eq!(value["metadata"]["name"], "a");
+        assert_eq!(value["data"]["n"], "1");
+        let err = object(&headers, b"metadata: [unclosed").unwrap_err();
+        assert_eq!((err.code, err.reason), (400, "BadRequest"));
+        assert!(err.message.starts_with("error decoding YAML: "), "{}", err.message);
+        assert!(!err.message.contains('\n'), "one line, without the parser's excerpt: {}", err.message);
+        assert_eq!(object(&headers, b"- a\n- b\n").unwrap_err().code, 400, "a list is not an object");
+    }
 }
