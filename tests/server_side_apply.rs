@@ -2,7 +2,8 @@
 //! create-on-apply, ownership of applied fields, removal of fields a manager stops applying,
 //! conflicts with other appliers and with updaters (the real message and causes), `force`, the
 //! options an apply needs, the `FieldsV1` shape of owner references (a map keyed by uid) and
-//! finalizers (a set), and list items merged by key. Times and uids are left out of every
+//! finalizers (a set), and list items merged by key, for built-in kinds by their Go types'
+//! markers and for custom resources by their schema. Times and uids are left out of every
 //! comparison; everything else is compared whole.
 
 mod support;
@@ -27,6 +28,7 @@ on_both_servers!(
     managed_fields_can_be_reset_by_an_update,
     owner_references_merge_by_uid_and_finalizers_as_a_set,
     containers_merge_by_name_and_ports_by_port_and_protocol,
+    custom_resource_lists_follow_their_schema,
 );
 
 const APPLY: &str = "application/apply-patch+yaml";
@@ -309,4 +311,49 @@ async fn containers_merge_by_name_and_ports_by_port_and_protocol(server: Server)
     let beta_fields =
         json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"b\"}": {".": {}, "f:image": {}, "f:name": {}}}}}}});
     assert_eq!(entries[1], json!(["beta", "Apply", "apps/v1", beta_fields]));
+}
+
+async fn custom_resource_lists_follow_their_schema(server: Server) {
+    // CRDs are cluster-wide: the group is the test's own.
+    let group = format!("{}.ssa.example.com", server.namespace());
+    let item = json!({"type": "object", "required": ["port"], "properties": {"port": {"type": "integer"}, "name": {"type": "string"}}});
+    let spec = json!({"type": "object", "properties": {
+        "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port"], "items": item},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    }});
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("gadgets.{group}")},
+        "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    assert_eq!(post(&server, crds, crd).await.code, 201);
+    let gadget = |spec: Value| json!({"apiVersion": format!("{group}/v1"), "kind": "Gadget", "metadata": {"name": "g"}, "spec": spec});
+    let send = |manager: &str, body: Value| {
+        let path = format!("/apis/{group}/v1/namespaces/default/gadgets/g?fieldManager={manager}");
+        let server = server.clone();
+        async move { raw(&server, Method::PATCH, &path, Some(APPLY), body.to_string()).await }
+    };
+
+    let alpha = gadget(json!({"ports": [{"port": 80, "name": "http"}], "tags": ["a"]}));
+    let mut created = send("alpha", alpha.clone()).await;
+    for _ in 0..50 {
+        if created.code != 404 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await; // until the resource is served
+        created = send("alpha", alpha.clone()).await;
+    }
+    assert_eq!(created.code, 201, "{}", created.body);
+    let merged = send("beta", gadget(json!({"ports": [{"port": 443, "name": "https"}]}))).await;
+    assert_eq!(merged.code, 200, "{}", merged.body);
+    assert_eq!(merged.body["spec"]["ports"], json!([{"port": 80, "name": "http"}, {"port": 443, "name": "https"}]));
+    assert_eq!(
+        managers(&merged.body)[0],
+        json!(["alpha", "Apply", format!("{group}/v1"), {"f:spec": {"f:ports": {"k:{\"port\":80}": {".": {}, "f:name": {}, "f:port": {}}}, "f:tags": {}}}])
+    );
+    let atomic = send("beta", gadget(json!({"tags": ["b"]}))).await;
+    assert_eq!(atomic.code, 409, "a list with no list type is atomic: {}", atomic.body);
+    assert_eq!(atomic.body["message"], "Apply failed with 1 conflict: conflict with \"alpha\": .spec.tags");
+    assert_eq!(delete(&server, &format!("{crds}/gadgets.{group}"), Value::Null).await.code, 200);
 }
