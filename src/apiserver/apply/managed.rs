@@ -277,7 +277,7 @@ impl Managed {
             return;
         }
         let owned = self.fields(manager).union(&changed);
-        self.set(manager, &manager.api_version.clone(), owned);
+        self.set(manager, &manager.api_version, owned);
         self.touch(manager, now);
     }
 }

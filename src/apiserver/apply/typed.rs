@@ -9,7 +9,7 @@ use crate::apiserver::apply::fieldset::{Atom, Element, FieldSet, Path, path_stri
 use crate::apiserver::apply::schema::{ListType, Node};
 
 /// The path element of a list item, or why the item has none (a keyed item without its key).
-pub fn item_element(item: &Value, list: &ListType, index: usize) -> Result<Element, String> {
+fn item_element(item: &Value, list: &ListType, index: usize) -> Result<Element, String> {
     match list {
         ListType::Atomic => Ok(Element::Index(index)),
         ListType::Set => Ok(Element::Value(Atom(item.clone()))),
