@@ -129,3 +129,40 @@ Feature: Multiple owners and mixed relationships
     Then ConfigMap "first" is gone
     And ConfigMap "child" still exists
     And ConfigMap "child" has owner references to "second"
+
+  Scenario: An owner reference added by server-side apply merges by uid with those of other managers
+    # Server-side apply treats ownerReferences as a map keyed by uid: the applied reference is
+    # added beside the one its creator set, and protects the dependent as an update would.
+    Given a ConfigMap named "first"
+    And a ConfigMap named "second"
+    And a ConfigMap named "child" owned by ConfigMap "first"
+    When ConfigMap "child" is patched with an apply patch:
+      """
+      {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "child", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "second", "uid": "${ConfigMap/second}"}]}}
+      """
+    Then ConfigMap "child" has owner references to "first, second"
+    When ConfigMap "first" is deleted with propagation policy Background
+    Then ConfigMap "first" is gone
+    And ConfigMap "child" still exists
+    And ConfigMap "child" has owner references to "second"
+
+  Scenario: An owner reference a server-side applier stops applying is removed
+    # The applier owned the reference alone: when its next configuration leaves it out, the
+    # reference goes. An object with no owner references left is nobody's dependent: it stays.
+    Given a ConfigMap named "first"
+    And a ConfigMap named "second"
+    And a ConfigMap named "child" owned by ConfigMap "first"
+    When ConfigMap "child" is patched with an apply patch:
+      """
+      {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "child", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "second", "uid": "${ConfigMap/second}"}]}}
+      """
+    And ConfigMap "first" is deleted with propagation policy Background
+    Then ConfigMap "child" has owner references to "second"
+    When ConfigMap "child" is patched with an apply patch:
+      """
+      {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "child"}}
+      """
+    Then ConfigMap "child" has owner references to ""
+    And ConfigMap "child" still exists

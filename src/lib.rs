@@ -14,7 +14,7 @@
 //! - [`apiserver`]: the fake API server, layer by layer — `http` (routes, dispatch, decoding,
 //!   rendering, watches), `storage` (the generic store's verbs, the store, the hook trait),
 //!   `kinds` (pods, namespaces, CRDs, claims and volumes, records), the rules as pure
-//!   functions (`deletion`, `validation`, `schema`, `patch`, `selectors`, `convert`), the
+//!   functions (`deletion`, `validation`, `schema`, `patch`, `apply`, `selectors`, `convert`), the
 //!   served data (`catalogue`, `crd`, `discovery`, `openapi`), `protobuf` (typed clients'
 //!   bodies), `controllers`, `status`, `kubeconfig` and `mutant`.
 //! - [`gc`]: the reference garbage collector, mirroring upstream's package file by file —

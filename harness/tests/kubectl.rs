@@ -12,6 +12,7 @@ use support::{On, on_both_servers, strings};
 
 on_both_servers!(
     create_apply_and_get,
+    server_side_apply_conflicts_between_field_managers,
     unknown_fields_are_refused_as_kubectl_validates_strictly,
     generator_commands_send_protobuf_and_work,
     api_resources_lists_the_builtin_kinds,
@@ -49,6 +50,36 @@ fn create_apply_and_get(on: On) {
     assert!(table.contains("owner") && table.contains("dependent"));
     let yaml = s.ok(&["get", "configmap", "owner", "-o", "yaml"]);
     assert!(yaml.contains("kind: ConfigMap") && yaml.contains("resourceVersion:"));
+}
+
+/// `kubectl apply --server-side` by one field manager, then by another changing a value: the
+/// real conflict, until `--force-conflicts` takes the field.
+fn server_side_apply_conflicts_between_field_managers(on: On) {
+    let s = on.start();
+    let path = s.dir.path().join("ssa.yaml");
+    let file = path.to_str().unwrap();
+    std::fs::write(&path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  key: \"1\"\n").unwrap();
+    let first = s.ok(&["apply", "--server-side", "--field-manager=alpha", "-f", file]);
+    assert!(first.contains("configmap/ssa serverside-applied"), "{first}");
+    let entries = &s.json(&["get", "configmap", "ssa", "--show-managed-fields"])["metadata"]["managedFields"];
+    assert_eq!(entries[0]["manager"], "alpha");
+    assert_eq!(entries[0]["operation"], "Apply");
+
+    std::fs::write(&path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  key: \"2\"\n").unwrap();
+    let out = s.kubectl(&["apply", "--server-side", "--field-manager=beta", "-f", file]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a conflicting apply fails");
+    assert!(stderr.contains("Apply failed with 1 conflict: conflict with \"alpha\": .data.key"), "{stderr}");
+    assert_eq!(s.json(&["get", "configmap", "ssa"])["data"]["key"], "1");
+
+    let forced = s.ok(&["apply", "--server-side", "--field-manager=beta", "--force-conflicts", "-f", file]);
+    assert!(forced.contains("configmap/ssa serverside-applied"), "{forced}");
+    let cm = s.json(&["get", "configmap", "ssa", "--show-managed-fields"]);
+    assert_eq!(cm["data"]["key"], "2");
+    let managers = strings(&serde_json::Value::Array(
+        cm["metadata"]["managedFields"].as_array().unwrap().iter().map(|e| e["manager"].clone()).collect(),
+    ));
+    assert_eq!(managers, ["beta"]);
 }
 
 fn unknown_fields_are_refused_as_kubectl_validates_strictly(on: On) {

@@ -17,5 +17,18 @@ pub fn kubeconfig_yaml(server_url: &str) -> String {
         "current-context": CONTEXT_NAME,
         "preferences": {},
     });
-    serde_yaml::to_string(&config).expect("a JSON value serializes as YAML")
+    serde_saphyr::to_string(&config).expect("a JSON value serializes as YAML")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kubeconfig_reads_back_with_its_server_and_namespace() {
+        let config = kube::config::Kubeconfig::from_yaml(&kubeconfig_yaml("http://127.0.0.1:6443")).unwrap();
+        assert_eq!(config.current_context.as_deref(), Some(CONTEXT_NAME));
+        assert_eq!(config.clusters[0].cluster.as_ref().unwrap().server.as_deref(), Some("http://127.0.0.1:6443"));
+        assert_eq!(config.contexts[0].context.as_ref().unwrap().namespace.as_deref(), Some("default"));
+    }
 }

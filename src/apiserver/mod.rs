@@ -30,8 +30,9 @@
 //!   events), behind the store's hook trait; [`admission`]: what the default admission
 //!   plugins add to a new object.
 //! - Rules, as pure functions: [`deletion`] (what a DELETE does, catalogue B.1-B.3),
-//!   [`validation`] and [`schema`] (metadata, unknown fields), [`patch`], [`selectors`],
-//!   [`convert`] (served and stored versions).
+//!   [`validation`] and [`schema`] (metadata, unknown fields), [`patch`], [`apply`]
+//!   (server-side apply and managedFields), [`selectors`], [`convert`] (served and stored
+//!   versions).
 //! - [`controllers`]: the simulated namespace controller, CRD finalizer, storage-protection
 //!   controllers and node agent.
 //! - [`faults`]: ready-made interceptors for fault injection.
@@ -41,6 +42,7 @@
 //! - [`mutant`]: deliberately broken rules, for judging specifications.
 
 pub mod admission;
+pub mod apply;
 pub mod catalogue;
 pub mod controllers;
 pub mod convert;

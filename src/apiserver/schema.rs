@@ -25,18 +25,21 @@ pub enum FieldValidation {
     Strict,
 }
 
-/// Options common to every write: `dryRun` and `fieldValidation`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Options common to every write: `dryRun`, `fieldValidation` and the field manager.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteOptions {
     /// `dryRun=All`: validate and answer, persist nothing.
     pub dry_run: bool,
     /// How unknown fields are treated.
     pub field_validation: FieldValidation,
+    /// The manager recorded in `metadata.managedFields`: the `fieldManager` parameter, else
+    /// the client's User-Agent up to its first `/` (empty: upstream's `unknown`).
+    pub field_manager: String,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        Self { dry_run: false, field_validation: FieldValidation::Warn }
+        Self { dry_run: false, field_validation: FieldValidation::Warn, field_manager: String::new() }
     }
 }
 

@@ -197,6 +197,12 @@ impl ApiError {
             .with_details(resource.details(name))
     }
 
+    /// 409 Conflict of a server-side apply: the fields other managers own, one
+    /// `FieldManagerConflict` cause each, and no object named (as upstream's details).
+    pub fn apply_conflict(message: String, causes: Vec<Value>) -> Self {
+        Self::new(409, "Conflict", message).with_details(json!({ "causes": causes }))
+    }
+
     /// 422 Invalid built from field errors.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: Vec<FieldError>) -> Self {
         let list = if errors.len() == 1 {
@@ -206,7 +212,10 @@ impl ApiError {
         };
         let causes: Vec<Value> =
             errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.message(), "field": e.field })).collect();
-        let mut details = json!({ "name": name, "kind": kind, "causes": causes });
+        let mut details = json!({ "kind": kind, "causes": causes });
+        if !name.is_empty() {
+            details["name"] = json!(name);
+        }
         if !group.is_empty() {
             details["group"] = json!(group);
         }

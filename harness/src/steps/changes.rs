@@ -359,9 +359,10 @@ async fn remove_finalizer(world: &mut KubeWorld, finalizer: String, kind: String
 }
 
 /// `When ConfigMap "child" is patched with a merge patch:` (or `a strategic patch`, `a JSON
-/// patch`) and a JSON doc string, in which `${Kind/name}` stands for the uid of an object of
-/// the scenario; a refusal is recorded for `Then the request fails ...`.
-#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is patched with an? (merge|strategic|JSON) patch:$"#)]
+/// patch`, `an apply patch` — server-side apply by the field manager `kubegc-harness`) and a
+/// JSON doc string, in which `${Kind/name}` stands for the uid of an object of the scenario; a
+/// refusal is recorded for `Then the request fails ...`.
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is patched with an? (merge|strategic|JSON|apply) patch:$"#)]
 async fn patched(world: &mut KubeWorld, kind: String, name: String, patch_type: String, step: &Step) -> StepResult {
     let text = step.docstring.as_ref().ok_or("the step needs a doc string with the patch")?;
     let body: Value = serde_json::from_str(&world.resolve_uids(text)?).map_err(|e| format!("bad patch: {e}"))?;
@@ -370,6 +371,7 @@ async fn patched(world: &mut KubeWorld, kind: String, name: String, patch_type: 
     let result = match patch_type.as_str() {
         "merge" => api.patch(&name, &PatchParams::default(), &Patch::Merge(body)).await,
         "strategic" => api.patch(&name, &PatchParams::default(), &Patch::Strategic(body)).await,
+        "apply" => api.patch(&name, &PatchParams::apply("kubegc-harness"), &Patch::Apply(body)).await,
         _ => {
             let p: json_patch::Patch = serde_json::from_value(body).map_err(|e| e.to_string())?;
             api.patch(&name, &PatchParams::default(), &Patch::<()>::Json(p)).await

@@ -105,11 +105,8 @@ async fn owner_refs(world: &mut KubeWorld, spec: &str) -> Result<Vec<Value>, Str
 async fn from_fixture(world: &mut KubeWorld, path: String) -> StepResult {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let text = std::fs::read_to_string(root.join(&path)).map_err(|e| format!("cannot read {path}: {e}"))?;
-    for document in serde_yaml::Deserializer::from_str(&text) {
-        let value: Value = serde::Deserialize::deserialize(document).map_err(|e| format!("{path}: {e}"))?;
-        if value.is_null() {
-            continue;
-        }
+    let documents: Vec<Value> = serde_saphyr::from_multiple(&text).map_err(|e| format!("{path}: {}", e.without_snippet()))?;
+    for value in documents {
         let value: Value = serde_json::from_str(&world.resolve_uids(&value.to_string())?).map_err(|e| e.to_string())?;
         let kind = value["kind"].as_str().ok_or(format!("{path}: a document has no kind"))?.to_string();
         let name = value["metadata"]["name"].as_str().ok_or(format!("{path}: a {kind} has no name"))?.to_string();

@@ -11,7 +11,7 @@ use crate::apiserver::protobuf;
 use crate::apiserver::schema::{FieldValidation, WriteOptions};
 use crate::apiserver::selectors::Selection;
 use crate::apiserver::selectors::{FieldSelector, LabelSelector};
-use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::read::Page;
 
@@ -31,7 +31,7 @@ pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
     let value: Value = match essence {
         "application/json" | "" | "*/*" => serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
-        "application/yaml" => serde_yaml::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+        "application/yaml" => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
         _ => {
             return Err(ApiError::unsupported_media_type(&["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]));
         }
@@ -40,6 +40,56 @@ pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
     }
     Ok(value)
+}
+
+/// A YAML (or JSON) document as a JSON value; the error without the parser's source excerpt.
+fn yaml(body: &[u8]) -> Result<Value, String> {
+    serde_saphyr::from_slice(body).map_err(|e| e.without_snippet().to_string())
+}
+
+/// Whether a PATCH's `Content-Type` is server-side apply's.
+pub fn is_apply(content_type: &str) -> bool {
+    content_type.split(';').next().unwrap_or("").trim() == "application/apply-patch+yaml"
+}
+
+/// The configuration a server-side apply sends: a YAML (or JSON) object.
+pub fn apply_configuration(body: &[u8]) -> ApiResult<Value> {
+    match yaml(body) {
+        Ok(value) if value.is_object() => Ok(value),
+        Ok(value) => Err(ApiError::bad_request(format!("error decoding patch: expected an object, got {value}"))),
+        Err(e) => Err(ApiError::bad_request(format!("error decoding patch: {e}"))),
+    }
+}
+
+/// The `force` of a PATCH, checked as upstream's `ValidatePatchOptions`: an apply needs a
+/// `fieldManager`, and only an apply may say `force` (422 `PatchOptions`).
+pub fn patch_force(query: &Query, apply: bool) -> ApiResult<bool> {
+    let force = query.flag("force")?;
+    let error = if apply && query.get("fieldManager").is_none_or(str::is_empty) {
+        FieldError::required("fieldManager", "is required for apply patch")
+    } else if !apply && force.is_some() {
+        FieldError::forbidden("force", "may not be specified for non-apply patch")
+    } else {
+        return Ok(force.unwrap_or(false));
+    };
+    Err(ApiError::invalid("meta.k8s.io", "PatchOptions", "", vec![error]))
+}
+
+/// The field manager of a write: the `fieldManager` parameter, else the User-Agent's part
+/// before its first `/`, printable characters only, at most 128 bytes (upstream's rule).
+fn field_manager(query: &Query, headers: &HeaderMap) -> String {
+    if let Some(manager) = query.get("fieldManager").filter(|m| !m.is_empty()) {
+        return manager.to_string();
+    }
+    let agent = header_str(headers, header::USER_AGENT).unwrap_or("");
+    let mut out = String::new();
+    for c in agent.split('/').next().unwrap_or("").chars().filter(|c| !c.is_control()) {
+        if out.len() + c.len_utf8() > 128 {
+            break;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A DELETE body as JSON: typed clients send `DeleteOptions` as protobuf.
@@ -99,8 +149,8 @@ pub fn list_page(query: &Query) -> ApiResult<Page> {
     Ok(Page { limit: query.int("limit")?.filter(|l| *l > 0).map(|l| l as usize), continue_token: query.get("continue").map(String::from) })
 }
 
-/// `dryRun` and `fieldValidation` of a write.
-pub fn write_options(query: &Query) -> ApiResult<WriteOptions> {
+/// `dryRun`, `fieldValidation` and the field manager of a write.
+pub fn write_options(query: &Query, headers: &HeaderMap) -> ApiResult<WriteOptions> {
     let dry_run = match query.all("dryRun").as_slice() {
         [] => false,
         ["All"] => true,
@@ -116,5 +166,25 @@ pub fn write_options(query: &Query) -> ApiResult<WriteOptions> {
             )));
         }
     };
-    Ok(WriteOptions { dry_run, field_validation })
+    Ok(WriteOptions { dry_run, field_validation, field_manager: field_manager(query, headers) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_bodies_decode_and_malformed_ones_are_bad_requests() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, "application/yaml".parse().unwrap());
+        let body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  n: \"1\"\n";
+        let value = object(&headers, body).unwrap();
+        assert_eq!(value["metadata"]["name"], "a");
+        assert_eq!(value["data"]["n"], "1");
+        let err = object(&headers, b"metadata: [unclosed").unwrap_err();
+        assert_eq!((err.code, err.reason), (400, "BadRequest"));
+        assert!(err.message.starts_with("error decoding YAML: "), "{}", err.message);
+        assert!(!err.message.contains('\n'), "one line, without the parser's excerpt: {}", err.message);
+        assert_eq!(object(&headers, b"- a\n- b\n").unwrap_err().code, 400, "a list is not an object");
+    }
 }

@@ -22,14 +22,16 @@ use serde_json::Value;
 
 use crate::apiserver::Server;
 use crate::apiserver::discovery;
-use crate::apiserver::http::decode::{delete_request, header_str, list_page, object, selection, write_options};
+use crate::apiserver::http::decode::{
+    apply_configuration, delete_request, header_str, is_apply, list_page, object, patch_force, selection, write_options,
+};
 use crate::apiserver::http::render::{json_response, list_body, object_as};
 use crate::apiserver::http::request::{Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::openapi;
 use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
-use crate::apiserver::storage::update::Target;
+use crate::apiserver::storage::write::Target;
 
 /// The largest request body accepted, as kube-apiserver's 3 MiB limit.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -147,18 +149,27 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &render::list_as(repr, &scope, listed, now)))
         }
         (Method::POST, None) => {
-            let created = server.lock().create(&scope, object(&parts.headers, &body)?, write_options(&query)?)?;
+            let created = server.lock().create(&scope, object(&parts.headers, &body)?, write_options(&query, &parts.headers)?)?;
             Ok(json_response(201, &object_as(repr, &scope, created, now)))
         }
         (Method::PUT, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
-            let updated = server.lock().update(&scope, name, object(&parts.headers, &body)?, target, write_options(&query)?)?;
+            let opts = write_options(&query, &parts.headers)?;
+            let updated = server.lock().update(&scope, name, object(&parts.headers, &body)?, target, opts)?;
             Ok(json_response(200, &object_as(repr, &scope, updated, now)))
         }
         (Method::PATCH, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
             let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
-            let patched = server.lock().patch(&scope, name, content_type, &body, target, write_options(&query)?)?;
+            let opts = write_options(&query, &parts.headers)?;
+            if is_apply(content_type) {
+                let force = patch_force(&query, true)?;
+                let config = apply_configuration(&body)?;
+                let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
+                return Ok(json_response(if created { 201 } else { 200 }, &object_as(repr, &scope, applied, now)));
+            }
+            patch_force(&query, false)?;
+            let patched = server.lock().patch(&scope, name, content_type, &body, target, opts)?;
             Ok(json_response(200, &object_as(repr, &scope, patched, now)))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
 use crate::clock::format_time;
@@ -81,6 +82,12 @@ pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
 impl Storage {
     /// Creates an object from a request body; returns the stored object as served.
     pub fn create(&mut self, scope: &Scope, body: Value, opts: WriteOptions) -> ApiResult<Value> {
+        let management = Management::Update(opts.field_manager.clone());
+        self.create_managed(scope, body, opts, &management)
+    }
+
+    /// Creates an object whose fields `management` manages.
+    pub fn create_managed(&mut self, scope: &Scope, body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Value> {
         let mut body = body;
         if scope.resource.namespaced && scope.namespace.is_none() {
             return Err(ApiError::not_found_path());
@@ -109,6 +116,7 @@ impl Storage {
         body["metadata"]["uid"] = json!(uuid::Uuid::new_v4().to_string());
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
+        self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
         let admission = kind.admission().mutated_by(self.mutant);
         admission.admit(&mut body);
         if let (Some(account), Some(ns)) = (admission.service_account_of(&body), &scope.namespace) {

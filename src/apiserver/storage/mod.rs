@@ -1,18 +1,21 @@
 //! The generic store of the API server (upstream's `registry/generic/registry.Store`): what
 //! lives behind the server's one lock — the [`store`] of objects, the [`Catalogue`] of served
 //! resources, the clock — and the verbs every resource is served with, one file each:
-//! [`create`], [`read`] (get, list), [`update`] (update, patch) and [`delete`] (delete,
-//! delete collection), all methods of [`Storage`]. Every write goes through
+//! [`create`], [`read`] (get, list), [`update`] (update, patch), [`apply`] (server-side apply)
+//! and [`delete`] (delete, delete collection), all methods of [`Storage`]; [`write`] holds what
+//! they share about a write: the part of the object it changes and who manages its fields. Every write goes through
 //! [`Storage::commit`] or [`Storage::remove`], which do the bookkeeping a write needs (CRD
 //! registration, objects awaiting the simulated controllers). No HTTP here: requests arrive
 //! decoded from [`crate::apiserver::http`].
 
+pub mod apply;
 pub mod create;
 pub mod delete;
 pub mod hooks;
 pub mod read;
 pub mod store;
 pub mod update;
+pub mod write;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -104,7 +107,8 @@ impl Storage {
         let scope = Scope::namespaces(&state.catalogue);
         for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-            state.create(&scope, body, WriteOptions::default()).expect("built-in namespace");
+            let opts = WriteOptions { field_manager: "kube-apiserver".into(), ..WriteOptions::default() };
+            state.create(&scope, body, opts).expect("built-in namespace");
         }
         state
     }

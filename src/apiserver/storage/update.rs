@@ -6,35 +6,13 @@ use serde_json::{Value, json};
 
 use crate::apiserver::deletion::{AfterUpdate, after_update};
 use crate::apiserver::mutant::Mutable;
-use crate::apiserver::patch;
+use crate::apiserver::patch::PatchType;
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::create::{check_namespace, check_type};
+use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-
-/// Which part of the object a write may change.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// The main resource: everything but `status` where the kind has a status subresource.
-    Main,
-    /// The `status` subresource: only `status`.
-    Status,
-    /// The namespace `finalize` subresource: only `spec.finalizers`.
-    Finalize,
-}
-
-impl Target {
-    /// Maps a URL subresource; 404 for one the resource does not have.
-    pub fn from_subresource(scope: &Scope, sub: Option<&str>) -> ApiResult<Self> {
-        match sub {
-            None => Ok(Self::Main),
-            Some("status") if scope.resource.status_subresource => Ok(Self::Status),
-            Some("finalize") if scope.resource.finalize_subresource => Ok(Self::Finalize),
-            Some(_) => Err(ApiError::not_found_path()),
-        }
-    }
-}
 
 /// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
 fn spec_part(obj: &Value) -> Value {
@@ -51,6 +29,20 @@ fn spec_part(obj: &Value) -> Value {
 impl Storage {
     /// Replaces object `name` with `body` (PUT); returns the stored object as served.
     pub fn update(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<Value> {
+        let management = Management::Update(opts.field_manager.clone());
+        self.update_managed(scope, name, body, target, opts, &management)
+    }
+
+    /// Replaces object `name` with `body`, whose fields `management` manages.
+    pub fn update_managed(
+        &mut self,
+        scope: &Scope,
+        name: &str,
+        body: Value,
+        target: Target,
+        opts: WriteOptions,
+        management: &Management,
+    ) -> ApiResult<Value> {
         let mut body = body;
         check_type(scope, &mut body)?;
         if body.get("metadata").is_none() {
@@ -103,6 +95,7 @@ impl Storage {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }
+        self.field_context(scope, target).record(&existing, &mut new, management);
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(self.kind(scope).validate(&new));
@@ -135,10 +128,11 @@ impl Storage {
         target: Target,
         opts: WriteOptions,
     ) -> ApiResult<Value> {
+        let patch_type = PatchType::of(content_type, scope.resource.custom)?;
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let current = scope.present(&existing)?;
-        let patched = patch::apply(content_type, &current, body, scope.resource.custom)?;
+        let patched = patch_type.apply(&current, body)?;
         if !patched.is_object() {
             return Err(ApiError::bad_request("the patch produced something other than an object"));
         }

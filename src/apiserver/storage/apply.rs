@@ -1,0 +1,46 @@
+//! Server-side apply (PATCH `application/apply-patch+yaml`): the rules of
+//! [`crate::apiserver::apply`] merge the configuration into the live object (or an empty one),
+//! and the result goes through the create or update verb, with the same admission, validation
+//! and defaults.
+
+use serde_json::{Value, json};
+
+use crate::apiserver::apply;
+use crate::apiserver::schema::WriteOptions;
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::storage::write::{Management, Target};
+use crate::apiserver::storage::{Scope, Storage};
+
+impl Storage {
+    /// Applies configuration `config` for `manager` to object `name` (PATCH with
+    /// `application/apply-patch+yaml`), creating it when missing. Returns the object as served
+    /// and whether it was created.
+    pub fn apply(
+        &mut self,
+        scope: &Scope,
+        name: &str,
+        config: Value,
+        target: Target,
+        force: bool,
+        opts: WriteOptions,
+    ) -> ApiResult<(Value, bool)> {
+        let context = self.field_context(scope, target);
+        let manager = opts.field_manager.clone();
+        let live = match self.store.get(&scope.key(name)) {
+            Some(stored) => Some(scope.present(stored)?),
+            None if target == Target::Main => None,
+            None => return Err(ApiError::not_found(scope.resource.qualified(), name)),
+        };
+        let merged = apply::apply(live.as_ref().unwrap_or(&json!({})), &config, &manager, force, &context.write())?;
+        let merged_name = merged["metadata"]["name"].as_str().unwrap_or("");
+        if merged_name != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({merged_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        match live {
+            None => Ok((self.create_managed(scope, merged, opts, &Management::Applied)?, true)),
+            Some(_) => Ok((self.update_managed(scope, name, merged, target, opts, &Management::Applied)?, false)),
+        }
+    }
+}

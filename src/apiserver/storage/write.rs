@@ -1,0 +1,115 @@
+//! What a write touches and who manages its fields: the part of the object it may change
+//! ([`Target`]), the manager recorded in `metadata.managedFields` ([`Management`]), and what
+//! field management needs to know of it ([`FieldContext`]: the object's schema, a custom
+//! resource's from its definition, the version and subresource written, the part it may own).
+
+use serde_json::Value;
+
+use crate::apiserver::apply::schema::Node;
+use crate::apiserver::apply::{self, Owns, Write};
+use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::{Scope, Storage};
+use crate::clock::format_time;
+
+/// Which part of the object a write may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The main resource: everything but `status` where the kind has a status subresource.
+    Main,
+    /// The `status` subresource: only `status`.
+    Status,
+    /// The namespace `finalize` subresource: only `spec.finalizers`.
+    Finalize,
+}
+
+impl Target {
+    /// Maps a URL subresource; 404 for one the resource does not have.
+    pub fn from_subresource(scope: &Scope, sub: Option<&str>) -> ApiResult<Self> {
+        match sub {
+            None => Ok(Self::Main),
+            Some("status") if scope.resource.status_subresource => Ok(Self::Status),
+            Some("finalize") if scope.resource.finalize_subresource => Ok(Self::Finalize),
+            Some(_) => Err(ApiError::not_found_path()),
+        }
+    }
+}
+
+/// Who manages the fields of a write, and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Management {
+    /// A create, update or non-apply patch: the manager records an `Update`.
+    Update(String),
+    /// A server-side apply, whose result carries its managedFields already.
+    Applied,
+}
+
+/// What field management needs to know of a write: owned, so that the store can change while
+/// it is held.
+pub struct FieldContext {
+    schema: Option<Value>,
+    group: String,
+    kind: String,
+    custom: bool,
+    api_version: String,
+    subresource: &'static str,
+    owns: Owns,
+    now: String,
+}
+
+impl FieldContext {
+    /// The rules' view of the write.
+    pub fn write(&self) -> Write<'_> {
+        Write {
+            node: Node::root(&self.group, &self.kind, self.custom, self.schema.as_ref()),
+            kind: &self.kind,
+            api_version: &self.api_version,
+            subresource: self.subresource,
+            owns: self.owns,
+            now: &self.now,
+        }
+    }
+
+    /// Records the `Update` of `manager` turning `live` into `new` (nothing for an apply).
+    pub fn record(&self, live: &Value, new: &mut Value, management: &Management) {
+        if let Management::Update(manager) = management {
+            apply::record_update(live, new, manager, &self.write());
+        }
+    }
+}
+
+impl Storage {
+    /// The field-management context of a write to `target` of the resource in `scope`.
+    pub fn field_context(&self, scope: &Scope, target: Target) -> FieldContext {
+        let resource = &scope.resource;
+        let (subresource, owns) = match target {
+            Target::Main if resource.status_subresource => ("", Owns::AllBut("status")),
+            Target::Main => ("", Owns::All),
+            Target::Status => ("status", Owns::Only("status")),
+            Target::Finalize => ("finalize", Owns::Only("spec")),
+        };
+        FieldContext {
+            schema: self.custom_schema(scope),
+            group: resource.group.clone(),
+            kind: resource.kind.clone(),
+            custom: resource.custom,
+            api_version: resource.api_version(&scope.version),
+            subresource,
+            owns,
+            now: format_time(self.clock.now()),
+        }
+    }
+
+    /// The `openAPIV3Schema` of a custom resource at the scope's version, from its definition.
+    fn custom_schema(&self, scope: &Scope) -> Option<Value> {
+        let resource = &scope.resource;
+        if !resource.custom {
+            return None;
+        }
+        let key =
+            ObjectKey::new("apiextensions.k8s.io", "customresourcedefinitions", "", &format!("{}.{}", resource.plural, resource.group));
+        let definition = self.store.get(&key)?;
+        let version = definition["spec"]["versions"].as_array()?.iter().find(|v| v["name"] == scope.version.as_str())?;
+        Some(version["schema"]["openAPIV3Schema"].clone()).filter(|s| !s.is_null())
+    }
+}
