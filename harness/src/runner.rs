@@ -163,9 +163,25 @@ fn merged_junit(reports: &[String]) -> String {
     out.push_str(pieces.next().unwrap_or_default());
     for (id, piece) in pieces.enumerate() {
         let rest = piece.split_once('"').map_or(piece, |(_, rest)| rest);
-        out.push_str(&format!("<testsuite id=\"{id}\"{rest}"));
+        out.push_str(&format!("<testsuite id=\"{id}\"{}", with_classnames(rest)));
     }
     out.push_str("</testsuites>");
+    out
+}
+
+/// A test suite (from its attributes on) whose testcases name their feature as their
+/// `classname`, after their `name` (the scenario), as CI systems group them and as cucumber-jvm
+/// writes them. The suite is named `Feature: <name>: <file>`, already escaped for XML.
+fn with_classnames(suite: &str) -> String {
+    let name = suite.split_once(" name=\"").and_then(|(_, rest)| rest.split_once('"')).map_or("", |(name, _)| name);
+    let feature = name.strip_prefix("Feature: ").unwrap_or(name);
+    let feature = feature.rsplit_once(": ").map_or(feature, |(feature, _file)| feature);
+    let mut cases = suite.split("<testcase name=\"");
+    let mut out = cases.next().unwrap_or_default().to_string();
+    for case in cases {
+        let (name, rest) = case.split_once('"').unwrap_or((case, ""));
+        out.push_str(&format!("<testcase name=\"{name}\" classname=\"{feature}\"{rest}"));
+    }
     out
 }
 
@@ -267,16 +283,17 @@ pub async fn run(backend: Arc<dyn Backend>, options: RunOptions) -> std::io::Res
 #[cfg(test)]
 mod tests {
     #[test]
-    fn merged_junit_numbers_the_suites_of_every_run_in_order() {
+    fn merged_junit_numbers_the_suites_of_every_run_in_order_and_names_each_testcase_s_feature() {
         let head = r#"<?xml version="1.0" encoding="utf-8"?>"#;
-        let api = format!(r#"{head}<testsuites><testsuite id="0" name="a"><testcase name="x"/></testsuite></testsuites>"#);
+        let api =
+            format!(r#"{head}<testsuites><testsuite id="0" name="Feature: A: f.feature"><testcase name="x"/></testsuite></testsuites>"#);
         let kubelet =
             format!(r#"{head}<testsuites><testsuite id="0" name="b"></testsuite><testsuite id="1" name="c"></testsuite></testsuites>"#);
         let empty = format!("{head}<testsuites/>");
         assert_eq!(
             super::merged_junit(&[api, empty, kubelet]),
             format!(
-                r#"{head}<testsuites><testsuite id="0" name="a"><testcase name="x"/></testsuite><testsuite id="1" name="b"></testsuite><testsuite id="2" name="c"></testsuite></testsuites>"#
+                r#"{head}<testsuites><testsuite id="0" name="Feature: A: f.feature"><testcase name="x" classname="A"/></testsuite><testsuite id="1" name="b"></testsuite><testsuite id="2" name="c"></testsuite></testsuites>"#
             )
         );
     }

@@ -92,6 +92,9 @@ fn junit_report_has_one_testcase_per_scenario() {
         .find_map(|l| l.split(" scenarios (").next().filter(|_| l.contains(" scenarios (")).and_then(|n| n.trim().parse().ok()))
         .expect("a summary line");
     assert_eq!(xml.matches("<testcase ").count(), ran, "one testcase per scenario");
+    // CI systems group testcases by classname: the feature's name.
+    assert_eq!(xml.matches("\" classname=\"").count(), ran, "a classname on every testcase");
+    assert!(xml.contains(r#"" classname="Foreground cascading deletion" time="#), "{}", &xml[..2000.min(xml.len())]);
     assert_eq!(xml.matches("<testsuite ").count(), xml.matches("</testsuite>").count());
 }
 
@@ -206,4 +209,17 @@ fn an_external_collector_that_exits_fails_the_run_at_once() {
     let tail: Vec<&str> = report.lines().skip(1).map(str::trim).collect();
     let expected: Vec<String> = (11..=30).map(|i| format!("complaint {i}")).collect();
     assert_eq!(tail, expected, "the last 20 lines of its stderr: {report}");
+}
+
+#[test]
+fn steps_prints_phrases_and_with_regex_the_regular_expressions() {
+    let phrases = kubegc(&["steps"]);
+    let text = String::from_utf8_lossy(&phrases.stdout);
+    assert!(phrases.status.success(), "{}", summary(&phrases));
+    assert!(text.contains(r#"When  <Kind> "<name>" is deleted with propagation policy <Foreground|Background|Orphan>"#), "{text}");
+    assert!(!text.contains("(?-u:"), "{text}");
+    let regex = kubegc(&["steps", "--regex"]);
+    let text = String::from_utf8_lossy(&regex.stdout);
+    assert!(regex.status.success(), "{}", summary(&regex));
+    assert!(text.contains(r#"When  ((?-u:\w)+) "([^"]+)" is deleted with propagation policy (Foreground|Background|Orphan)"#), "{text}");
 }
