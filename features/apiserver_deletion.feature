@@ -1,3 +1,4 @@
+@apiserver
 Feature: The API server's half of deletion
   Before any garbage collector acts, the API server decides what a DELETE does. It checks the
   preconditions (a uid or resourceVersion the caller expects), computes the finalizers from the
@@ -314,7 +315,7 @@ Feature: The API server's half of deletion
     And Secret "child-2" has owner references to ""
 
   Scenario: DELETE on a collection deletes only the selected objects
-    Given the objects in "fixtures/labelled-configmaps.yaml"
+    Given the objects in "../fixtures/labelled-configmaps.yaml"
     When all ConfigMaps are deleted as a collection with label selector "tier=cache"
     Then the response lists "cache-1, cache-2"
     And ConfigMap "cache-1" is gone

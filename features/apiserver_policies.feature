@@ -1,3 +1,4 @@
+@apiserver
 Feature: Which garbage-collection finalizer a DELETE leaves on an object
   A DELETE does not say "orphan" or "cascade" to the garbage collector directly: the API server
   turns the request into finalizers on the object. `orphan` asks the collector to orphan the

@@ -1,3 +1,4 @@
+@apiserver @validation
 Feature: What the API server accepts in owner references, finalizers and deletion fields
   The API server checks the shape of owner references, not what they point at: each needs an
   apiVersion with a version, a kind, a name and a uid; a v1 Event cannot be an owner; and at

@@ -1,3 +1,4 @@
+@background
 Feature: Background cascading deletion
   When an owner is deleted with propagationPolicy=Background, the API server removes the owner
   at once. The garbage collector then notices that the owner's dependents point at an object
@@ -105,7 +106,7 @@ Feature: Background cascading deletion
   Scenario: A Deployment deleted in the background takes its ReplicaSet and Pods
     # fixtures/deployment-chain.yaml holds the Deployment -> ReplicaSet -> Pods tree with the
     # references the real controllers would set.
-    Given the objects in "fixtures/deployment-chain.yaml"
+    Given the objects in "../fixtures/deployment-chain.yaml"
     When Deployment "web" is deleted with options:
       """
       {"propagationPolicy": "Background", "preconditions": {"uid": "${Deployment/web}"}}

@@ -1,3 +1,4 @@
+@block-owner-deletion @cycles
 Feature: blockOwnerDeletion and cycles
   Only dependents whose reference has `blockOwnerDeletion: true` hold up an owner's foreground
   deletion; the others are deleted too, but the owner does not wait for them. The field matters

@@ -1,3 +1,4 @@
+@cluster-scope
 Feature: Cluster-scoped owners and dependents
   Cluster-scoped owners can own objects in any namespace: the collector looks a cluster-scoped
   owner up cluster-wide, whatever the dependent's namespace, and collects the dependents

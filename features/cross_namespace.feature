@@ -1,3 +1,4 @@
+@cross-namespace
 Feature: Cross-namespace references
   A namespaced dependent may only be owned by cluster-scoped objects or by objects in its own
   namespace: the collector looks a namespaced owner up in the dependent's namespace only. A

@@ -1,3 +1,4 @@
+@custom-resources
 Feature: Custom resources
   Custom resources take part in garbage collection like built-in kinds: they can own and be
   owned, across the custom/built-in boundary, namespaced or cluster-scoped. The collector finds

@@ -1,3 +1,4 @@
+@foreground
 Feature: Foreground cascading deletion
   With propagationPolicy=Foreground the API server keeps the owner, sets its deletionTimestamp
   and adds the `foregroundDeletion` finalizer. The garbage collector deletes the dependents

@@ -1,4 +1,4 @@
-@fake-only @kubelet
+@fake-only @kubelet @kubelet-config
 Feature: Kubelet garbage collection configuration
   The kubelet configuration file (`KubeletConfiguration`) sets image GC's thresholds and ages:
   `imageGCHighThresholdPercent` (default 85), `imageGCLowThresholdPercent` (default 80),

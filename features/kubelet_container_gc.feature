@@ -1,4 +1,4 @@
-@fake-only @kubelet
+@fake-only @kubelet @container-gc
 Feature: Kubelet container garbage collection
   Every minute the kubelet removes dead containers, pod sandboxes nothing uses any more, and
   the log directories of pods that are gone. A dead container (created, exited or unknown —

@@ -1,4 +1,4 @@
-@fake-only @kubelet
+@fake-only @kubelet @eviction
 Feature: Kubelet eviction-driven reclaim
   When a disk signal crosses its eviction threshold, the kubelet reports DiskPressure and first
   tries to get space back without killing anything: it runs container GC

@@ -1,4 +1,4 @@
-@fake-only @kubelet
+@fake-only @kubelet @image-gc
 Feature: Kubelet image garbage collection
   Every node cleans up its own images; no controller does it for it. The kubelet remembers, for
   each image, when it first saw it and when a container last used it. Every five minutes it

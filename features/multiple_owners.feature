@@ -1,3 +1,4 @@
+@multiple-owners
 Feature: Multiple owners and mixed relationships
   An object may have several owners, of any kinds, and may itself own others. It is collected
   only when none of its owners is left: while one is solid (exists and is not waiting in the

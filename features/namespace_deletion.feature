@@ -1,3 +1,4 @@
+@namespaces
 Feature: Namespace deletion
   Deleting a namespace first only marks it: it turns Terminating, with a deletionTimestamp. The
   namespace controller then deletes everything in it (in the background) and, once nothing is

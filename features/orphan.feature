@@ -1,3 +1,4 @@
+@orphan
 Feature: Orphaning
   With propagationPolicy=Orphan (or the legacy orphanDependents=true) the API server keeps the
   owner and adds the `orphan` finalizer. The garbage collector removes the owner's reference
@@ -82,7 +83,7 @@ Feature: Orphaning
 
   @upstream(should-orphan-RS-created-by-deployment-when-deleteOptions.PropagationPolicy-is-Orphan)
   Scenario: A Deployment deleted with Orphan leaves its ReplicaSet without a controller
-    Given the objects in "fixtures/deployment-chain.yaml"
+    Given the objects in "../fixtures/deployment-chain.yaml"
     And the garbage collector has caught up
     When Deployment "web" is deleted with options:
       """

@@ -1,3 +1,4 @@
+@propagation-policies
 Feature: The three propagation policies, on a Deployment
   A Deployment owns a ReplicaSet, which owns the Pods (fixtures/deployment-chain.yaml holds the
   objects with the references the Deployment and ReplicaSet controllers set: the controller's,
@@ -15,7 +16,7 @@ Feature: The three propagation policies, on a Deployment
   (From the seed's design notes, "Life of a Deployment and its descendants".)
 
   Scenario Outline: <policy>: the ReplicaSet <replicaset> and the Pods <pods>
-    Given the objects in "fixtures/deployment-chain.yaml"
+    Given the objects in "../fixtures/deployment-chain.yaml"
     And the garbage collector has caught up
     When Deployment "web" is deleted with propagation policy <policy>
     Then the delete <answer>
@@ -33,7 +34,7 @@ Feature: The three propagation policies, on a Deployment
   Scenario: Foreground: every level waits for the level below
     # One Pod holds on with a finalizer of its own: the ReplicaSet waits for it, and the
     # Deployment waits for the ReplicaSet.
-    Given the objects in "fixtures/deployment-chain.yaml"
+    Given the objects in "../fixtures/deployment-chain.yaml"
     When Pod "web-7d9f8-a1" is patched with a merge patch:
       """
       {"metadata": {"finalizers": ["example.com/hold"]}}
@@ -50,7 +51,7 @@ Feature: The three propagation policies, on a Deployment
 
   Scenario: Background: the Deployment is gone before its ReplicaSet
     # The Pod's own finalizer keeps it, and only it, after the collector has deleted it.
-    Given the objects in "fixtures/deployment-chain.yaml"
+    Given the objects in "../fixtures/deployment-chain.yaml"
     When Pod "web-7d9f8-a1" is patched with a merge patch:
       """
       {"metadata": {"finalizers": ["example.com/hold"]}}
@@ -65,11 +66,11 @@ Feature: The three propagation policies, on a Deployment
     # After orphaning, a new Deployment whose selector matches takes the ReplicaSet over: the
     # Deployment controller adopts it where one runs, and the patch below sets the same
     # reference where none does. Deleting the new one in the background then takes the tree.
-    Given the objects in "fixtures/deployment-chain.yaml"
+    Given the objects in "../fixtures/deployment-chain.yaml"
     And the garbage collector has caught up
     When Deployment "web" is deleted with propagation policy Orphan
     Then ReplicaSet "web-7d9f8" has owner references to ""
-    Given the objects in "fixtures/deployment-web-v2.yaml"
+    Given the objects in "../fixtures/deployment-web-v2.yaml"
     When ReplicaSet "web-7d9f8" is patched with a merge patch:
       """
       {"metadata": {"ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web-v2",

@@ -1,3 +1,4 @@
+@stress
 Feature: Many objects at once
   The rules do not change with numbers: many owners deleted at the same moment, in different
   ways, each get their own outcome; a wide owner takes all its dependents; a long chain deleted

@@ -1,3 +1,4 @@
+@virtual-owners
 Feature: Virtual owners
   The collector learns of owners from references before (or without ever) seeing them. It puts
   a "virtual" node in its graph for such an owner and checks it with a live GET of the name the

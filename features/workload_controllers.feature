@@ -1,3 +1,4 @@
+@workloads @background @foreground @orphan
 Feature: The textbook cascade, built by the workload controllers
   The seeds' first example of garbage collection: a Deployment owns a ReplicaSet, which owns
   Pods. Nobody writes those owner references by hand: the deployment controller creates the

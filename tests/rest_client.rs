@@ -27,6 +27,7 @@ on_both_servers!(
     invalid_names_and_fields_are_unprocessable,
     body_kind_and_namespace_must_match_the_url,
     table_representation_for_kubectl_get,
+    version_is_served_with_and_without_a_trailing_slash,
 );
 
 fn cm(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
@@ -202,6 +203,15 @@ async fn unknown_resources_and_paths_are_not_found(server: Server) {
     for path in ["/apis/nope.io/v1/things", "/apis/nope.io", "/nothing"] {
         let r = get(&server, path).await;
         assert_eq!((r.code, &r.body), (404, &serde_json::Value::Null), "{path}: not JSON");
+    }
+}
+
+/// The Python client's `VersionApi().get_code()` asks for `/version/`.
+async fn version_is_served_with_and_without_a_trailing_slash(server: Server) {
+    for path in ["/version", "/version/"] {
+        let r = get(&server, path).await;
+        assert_eq!(r.code, 200, "{path}: {:?}", r.body);
+        assert!(r.body["gitVersion"].as_str().is_some_and(|v| v.starts_with('v')), "{path}: {:?}", r.body);
     }
 }
 

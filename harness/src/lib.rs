@@ -6,6 +6,9 @@
 //! - [`steps`]: step definitions, by kind of scenario and topic; what they share; and the step
 //!   reference (`kubegc steps`), read from the registered definitions.
 //! - [`backend`]: where scenarios run (the in-process fake, or any cluster by kubeconfig).
+//! - [`features`]: where the specification's feature files are, and reading them without
+//!   running them.
+//! - [`tags`]: the topic tags every feature file carries, and `--tags` expressions.
 //! - [`runner`]: runs feature files on a backend with cucumber, each kind of scenario in its
 //!   own world, into one report.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
@@ -17,9 +20,11 @@
 //! `kubegc-control-plane` crate's.
 
 pub mod backend;
+pub mod features;
 pub mod junit;
 pub mod mutation;
 pub mod restarts;
 pub mod runner;
 pub mod steps;
+pub mod tags;
 pub mod world;

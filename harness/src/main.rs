@@ -42,8 +42,9 @@ enum Command {
     Restarts(cmd::restarts::Args),
     /// Which upstream test cases the scenarios cover, per category, and why the others are not.
     Coverage(cmd::coverage::Args),
-    /// Print every step phrase with an example.
-    Steps,
+    /// Print every step phrase (with placeholders, or `--regex` for the regular expressions)
+    /// with an example.
+    Steps(cmd::steps::Args),
     /// Build the real Kubernetes pieces (etcd, kube-apiserver, kube-controller-manager,
     /// kubectl) from the pinned Go module, or run the real control plane.
     Upstream(cmd::upstream::Args),
@@ -68,8 +69,8 @@ fn main() -> std::process::ExitCode {
             Command::Restarts(args) => cmd::restarts::run(args).await,
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),
-            Command::Steps => {
-                cmd::steps::run();
+            Command::Steps(args) => {
+                cmd::steps::run(args);
                 Ok(true)
             }
         }

@@ -18,6 +18,7 @@ use cucumber::{Event, Parser, Writer, WriterExt, event, parser, writer};
 use futures::{FutureExt, StreamExt, stream};
 
 use crate::backend::Backend;
+use crate::features;
 use crate::world::Scenario;
 use crate::world::api::KubeWorld;
 use crate::world::kubelet::KubeletWorld;
@@ -51,10 +52,6 @@ pub struct Outcome {
     pub scenarios: usize,
 }
 
-fn tags_of(feature: &cucumber::gherkin::Feature, scenario: &cucumber::gherkin::Scenario) -> Vec<String> {
-    feature.tags.iter().chain(&scenario.tags).cloned().collect()
-}
-
 /// A scenario name as a pattern: literal, except that each `<placeholder>` of an outline's
 /// name matches any text.
 fn name_pattern(name: &str) -> regex::Regex {
@@ -71,20 +68,6 @@ fn name_pattern(name: &str) -> regex::Regex {
     regex::Regex::new(&pattern).expect("escaped pattern")
 }
 
-/// The feature files at `path`: the file itself, or a directory's `*.feature` files in name
-/// order.
-pub fn feature_files(path: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
-    if !path.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "feature"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
 /// The features of `paths`, parsed as cucumber parses them (a directory's `*.feature` files in
 /// name order); a file that does not parse is an error in the list, for a run to report.
 async fn parse(paths: &[PathBuf]) -> Vec<parser::Result<Feature>> {
@@ -97,12 +80,9 @@ async fn parse(paths: &[PathBuf]) -> Vec<parser::Result<Feature>> {
 
 /// The features with scenarios of world `W`'s kind, and with `errors` also the files that did
 /// not parse.
-fn of_kind<W: Scenario>(features: &[parser::Result<Feature>], errors: bool) -> Vec<parser::Result<Feature>> {
-    let has_kind = |feature: &Feature| {
-        let mut scenarios = feature.scenarios.iter().chain(feature.rules.iter().flat_map(|r| &r.scenarios));
-        scenarios.any(|scenario| W::runs(&tags_of(feature, scenario)))
-    };
-    features.iter().filter(|f| f.as_ref().map_or(errors, has_kind)).cloned().collect()
+fn of_kind<W: Scenario>(parsed: &[parser::Result<Feature>], errors: bool) -> Vec<parser::Result<Feature>> {
+    let has_kind = |feature: &Feature| features::scenarios(feature).any(|scenario| W::runs(&features::tags(feature, scenario)));
+    parsed.iter().filter(|f| f.as_ref().map_or(errors, has_kind)).cloned().collect()
 }
 
 /// A cucumber parser handing over features parsed already, so that each run gets its kind's.
@@ -183,9 +163,25 @@ fn merged_junit(reports: &[String]) -> String {
     out.push_str(pieces.next().unwrap_or_default());
     for (id, piece) in pieces.enumerate() {
         let rest = piece.split_once('"').map_or(piece, |(_, rest)| rest);
-        out.push_str(&format!("<testsuite id=\"{id}\"{rest}"));
+        out.push_str(&format!("<testsuite id=\"{id}\"{}", with_classnames(rest)));
     }
     out.push_str("</testsuites>");
+    out
+}
+
+/// A test suite (from its attributes on) whose testcases name their feature as their
+/// `classname`, after their `name` (the scenario), as CI systems group them and as cucumber-jvm
+/// writes them. The suite is named `Feature: <name>: <file>`, already escaped for XML.
+fn with_classnames(suite: &str) -> String {
+    let name = suite.split_once(" name=\"").and_then(|(_, rest)| rest.split_once('"')).map_or("", |(name, _)| name);
+    let feature = name.strip_prefix("Feature: ").unwrap_or(name);
+    let feature = feature.rsplit_once(": ").map_or(feature, |(feature, _file)| feature);
+    let mut cases = suite.split("<testcase name=\"");
+    let mut out = cases.next().unwrap_or_default().to_string();
+    for case in cases {
+        let (name, rest) = case.split_once('"').unwrap_or((case, ""));
+        out.push_str(&format!("<testcase name=\"{name}\" classname=\"{feature}\"{rest}"));
+    }
     out
 }
 
@@ -211,8 +207,8 @@ impl Runs<'_> {
         let cucumber = W::cucumber::<PathBuf>()
             .with_parser(Parsed)
             .max_concurrent_scenarios(options.concurrency.max(1))
-            .before(move |_, _, _, world| {
-                world.bind(&for_world);
+            .before(move |feature, _, _, world| {
+                world.bind(&for_world, feature);
                 async {}.boxed_local()
             })
             .after(|_, _, _, _, world| {
@@ -232,7 +228,7 @@ impl Runs<'_> {
         let cucumber = if options.fail_fast { cucumber.fail_fast() } else { cucumber };
         cucumber
             .filter_run(features, move |feature, _, scenario| {
-                let t = tags_of(feature, scenario);
+                let t = features::tags(feature, scenario);
                 if !W::runs(&t)
                     || !tags.as_ref().is_none_or(|expr| expr.eval(t.iter()))
                     || !names.as_ref().is_none_or(|n| n.iter().any(|re| re.is_match(&scenario.name)))
@@ -287,16 +283,17 @@ pub async fn run(backend: Arc<dyn Backend>, options: RunOptions) -> std::io::Res
 #[cfg(test)]
 mod tests {
     #[test]
-    fn merged_junit_numbers_the_suites_of_every_run_in_order() {
+    fn merged_junit_numbers_the_suites_of_every_run_in_order_and_names_each_testcase_s_feature() {
         let head = r#"<?xml version="1.0" encoding="utf-8"?>"#;
-        let api = format!(r#"{head}<testsuites><testsuite id="0" name="a"><testcase name="x"/></testsuite></testsuites>"#);
+        let api =
+            format!(r#"{head}<testsuites><testsuite id="0" name="Feature: A: f.feature"><testcase name="x"/></testsuite></testsuites>"#);
         let kubelet =
             format!(r#"{head}<testsuites><testsuite id="0" name="b"></testsuite><testsuite id="1" name="c"></testsuite></testsuites>"#);
         let empty = format!("{head}<testsuites/>");
         assert_eq!(
             super::merged_junit(&[api, empty, kubelet]),
             format!(
-                r#"{head}<testsuites><testsuite id="0" name="a"><testcase name="x"/></testsuite><testsuite id="1" name="b"></testsuite><testsuite id="2" name="c"></testsuite></testsuites>"#
+                r#"{head}<testsuites><testsuite id="0" name="Feature: A: f.feature"><testcase name="x" classname="A"/></testsuite><testsuite id="1" name="b"></testsuite><testsuite id="2" name="c"></testsuite></testsuites>"#
             )
         );
     }

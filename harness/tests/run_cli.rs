@@ -10,8 +10,19 @@ use std::process::{Command, Output};
 use support::Served;
 
 fn kubegc(args: &[&str]) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    Command::new(env!("CARGO_BIN_EXE_kubegc")).args(args).current_dir(root).env("CI", "true").output().unwrap()
+    kubegc_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."), args)
+}
+
+/// `kubegc` run from `dir`.
+fn kubegc_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubegc")).args(args).current_dir(dir).env("CI", "true").env_remove("KUBEGC_FEATURES").output().unwrap()
+}
+
+/// A directory holding one feature file with `text`, named `name`.
+fn feature_dir(name: &str, text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), text).unwrap();
+    dir
 }
 
 fn summary(out: &Output) -> String {
@@ -81,6 +92,9 @@ fn junit_report_has_one_testcase_per_scenario() {
         .find_map(|l| l.split(" scenarios (").next().filter(|_| l.contains(" scenarios (")).and_then(|n| n.trim().parse().ok()))
         .expect("a summary line");
     assert_eq!(xml.matches("<testcase ").count(), ran, "one testcase per scenario");
+    // CI systems group testcases by classname: the feature's name.
+    assert_eq!(xml.matches("\" classname=\"").count(), ran, "a classname on every testcase");
+    assert!(xml.contains(r#"" classname="Foreground cascading deletion" time="#), "{}", &xml[..2000.min(xml.len())]);
     assert_eq!(xml.matches("<testsuite ").count(), xml.matches("</testsuite>").count());
 }
 
@@ -98,4 +112,114 @@ fn usage_errors_exit_2() {
         assert_eq!(k3s.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&k3s.stderr).contains("--features k3s"), "{}", summary(&k3s));
     }
+}
+
+#[test]
+fn a_tag_expression_selecting_nothing_exits_2_naming_it() {
+    for command in ["run", "list", "mutants"] {
+        let out = kubegc(&[command, "--tags", "@no-such-topic"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", summary(&out));
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{command}: not one line: {stderr}");
+        assert!(stderr.contains("\"@no-such-topic\" selects no scenario"), "{command}: {stderr}");
+        assert!(stderr.contains("kubegc list") && stderr.contains("@foreground"), "{command}: no hint: {stderr}");
+    }
+}
+
+#[test]
+fn a_tag_expression_that_does_not_parse_is_one_readable_line() {
+    for command in ["run", "list", "mutants"] {
+        for expr in ["@a and (", "@upstream(TestOrphaning)"] {
+            let out = kubegc(&[command, "--tags", expr]);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{command} {expr}: {}", summary(&out));
+            assert_eq!(stderr.trim_end().lines().count(), 1, "{command} {expr}: not one line: {stderr}");
+            assert!(stderr.contains(&format!("invalid --tags expression {expr:?}")), "{command}: {stderr}");
+            assert!(!stderr.contains("ParseError") && !stderr.contains("LineCol"), "a parser debug dump: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn list_run_and_coverage_work_from_any_directory() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let list = kubegc_in(elsewhere.path(), &["list"]);
+    assert!(list.status.success(), "{}", summary(&list));
+    assert!(String::from_utf8_lossy(&list.stdout).contains("foreground.feature: "), "{}", String::from_utf8_lossy(&list.stdout));
+    // The propagation policies load fixtures, found relative to their feature file.
+    let run = kubegc_in(elsewhere.path(), &["run", "--tags", "@propagation-policies"]);
+    assert!(run.status.success(), "{}\n{}", summary(&run), String::from_utf8_lossy(&run.stdout));
+    let coverage = kubegc_in(elsewhere.path(), &["coverage"]);
+    assert!(coverage.status.success(), "{}", summary(&coverage));
+    assert!(String::from_utf8_lossy(&coverage.stdout).contains("TestOrphaning"), "{}", summary(&coverage));
+}
+
+#[test]
+fn kubegc_features_names_the_default_feature_files() {
+    let dir = feature_dir("mine.feature", "@orphan\nFeature: Mine\n\n  Scenario: Only mine\n    Given a ConfigMap named \"owner\"\n");
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_kubegc")).arg("list").current_dir(dir.path()).env("KUBEGC_FEATURES", dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", summary(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.contains("mine.feature: Only mine  @orphan"), "{stdout}");
+}
+
+#[test]
+fn fixtures_are_found_relative_to_the_feature_file() {
+    let dir = feature_dir(
+        "fixture.feature",
+        "@orphan\nFeature: A fixture beside me\n\n  Scenario: Loaded\n    Given the objects in \"fixtures/one.yaml\"\n    Then ConfigMap \"from-fixture\" still exists\n",
+    );
+    std::fs::create_dir(dir.path().join("fixtures")).unwrap();
+    std::fs::write(dir.path().join("fixtures/one.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-fixture\n").unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = kubegc_in(elsewhere.path(), &["run", "--features", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}\n{}", summary(&out), String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn coverage_of_other_features_needs_no_list_of_upstream_cases() {
+    let text = "@orphan\nFeature: Mine\n\n  @upstream(TestOrphaning)\n  Scenario: Mine orphans\n    Given a ConfigMap named \"owner\"\n";
+    let dir = feature_dir("mine.feature", text);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = kubegc_in(elsewhere.path(), &["coverage", "--features", dir.path().to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", summary(&out));
+    assert!(stdout.contains("No upstream-cases.tsv beside"), "{stdout}");
+    assert!(stdout.contains("@upstream(TestOrphaning)\n                    on mine.feature: Mine orphans"), "{stdout}");
+    // With a list beside the features, it is read.
+    std::fs::write(dir.path().join("upstream-cases.tsv"), "1\tC.4\tgc\tTestOrphaning\t\tyes\t\n").unwrap();
+    let out = kubegc_in(elsewhere.path(), &["coverage", "--strict", "--features", dir.path().to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", summary(&out));
+    assert!(stdout.contains("Total: 1 of 1 cases covered"), "{stdout}");
+}
+
+#[test]
+fn an_external_collector_that_exits_fails_the_run_at_once() {
+    let command = "echo first words >&2; for i in $(seq 1 30); do echo complaint $i >&2; done; exit 3";
+    let started = std::time::Instant::now();
+    let out = kubegc(&["run", "--tags", "@foreground", "--gc", "external", "--gc-command", command, "--timeout-seconds", "60"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}", summary(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "the run waited for scenarios' timeouts: {:?}", started.elapsed());
+    let (_, report) = stderr.split_once("the run failed at once: ").unwrap_or_else(|| panic!("no failure message: {stderr}"));
+    assert!(report.contains("exit status: 3"), "{report}");
+    let tail: Vec<&str> = report.lines().skip(1).map(str::trim).collect();
+    let expected: Vec<String> = (11..=30).map(|i| format!("complaint {i}")).collect();
+    assert_eq!(tail, expected, "the last 20 lines of its stderr: {report}");
+}
+
+#[test]
+fn steps_prints_phrases_and_with_regex_the_regular_expressions() {
+    let phrases = kubegc(&["steps"]);
+    let text = String::from_utf8_lossy(&phrases.stdout);
+    assert!(phrases.status.success(), "{}", summary(&phrases));
+    assert!(text.contains(r#"When  <Kind> "<name>" is deleted with propagation policy <Foreground|Background|Orphan>"#), "{text}");
+    assert!(!text.contains("(?-u:"), "{text}");
+    let regex = kubegc(&["steps", "--regex"]);
+    let text = String::from_utf8_lossy(&regex.stdout);
+    assert!(regex.status.success(), "{}", summary(&regex));
+    assert!(text.contains(r#"When  ((?-u:\w)+) "([^"]+)" is deleted with propagation policy (Foreground|Background|Orphan)"#), "{text}");
 }

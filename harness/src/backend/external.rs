@@ -4,10 +4,12 @@
 //! kube-controller-manager running only its garbage collector). Its inner state is unknown, so
 //! "settled" is a hold time (after the apiserver's own simulated controllers are idle).
 
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -25,10 +27,28 @@ pub trait Collector: Send + Sync {
     fn exited(&self) -> Option<String>;
 }
 
+/// Resolves, with why, once `collector` is no longer running.
+pub async fn exit_of(collector: &dyn Collector) -> String {
+    loop {
+        if let Some(why) = collector.exited() {
+            return why;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// How many of its last stderr lines a collector command that exited is reported with.
+const STDERR_TAIL: usize = 20;
+
 /// A collector started from a shell command line, in its own process group; the whole group
-/// is stopped when this is dropped.
+/// is stopped when this is dropped. Its stderr is passed on to this process's, and its last
+/// lines are kept to say why it exited.
 pub struct CommandCollector {
     child: Mutex<Child>,
+    /// The last [`STDERR_TAIL`] lines of its stderr.
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// The thread passing its stderr on; it ends when the collector's stderr closes.
+    stderr_reader: std::thread::JoinHandle<()>,
 }
 
 impl CommandCollector {
@@ -36,22 +56,50 @@ impl CommandCollector {
     pub fn start(command: &str, kubeconfig: &Path) -> anyhow::Result<Self> {
         let command = command.replace("{kubeconfig}", &kubeconfig.to_string_lossy());
         // Its own process group, so that stopping it also stops whatever the shell started.
-        let child = Command::new("sh")
+        let mut child = Command::new("sh")
             .args(["-c", &command])
             .stdin(Stdio::null())
+            .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
             .with_context(|| format!("cannot start the garbage collector command {command:?}"))?;
-        Ok(Self { child: Mutex::new(child) })
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let stderr_tail: Arc<Mutex<VecDeque<String>>> = Arc::default();
+        let tail = stderr_tail.clone();
+        let stderr_reader = std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("{line}");
+                let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
+                if tail.len() == STDERR_TAIL {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        });
+        Ok(Self { child: Mutex::new(child), stderr_tail, stderr_reader })
     }
 }
 
 impl Collector for CommandCollector {
+    /// Its exit status and the last lines of its stderr.
     fn exited(&self) -> Option<String> {
-        match self.child.lock().unwrap_or_else(|p| p.into_inner()).try_wait() {
-            Ok(Some(status)) => Some(format!("the garbage collector command exited ({status})")),
-            _ => None,
+        let status = match self.child.lock().unwrap_or_else(|p| p.into_inner()).try_wait() {
+            Ok(Some(status)) => status,
+            _ => return None,
+        };
+        // Its last lines may still be on their way; whatever it left running may hold stderr
+        // open, so they are not waited for long.
+        for _ in 0..50 {
+            if self.stderr_reader.is_finished() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
+        let tail = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
+        let lines: Vec<String> = tail.iter().map(|l| format!("  {l}")).collect();
+        let said =
+            if lines.is_empty() { "nothing on stderr".to_string() } else { format!("the last lines of its stderr:\n{}", lines.join("\n")) };
+        Some(format!("the garbage collector command exited ({status}); {said}"))
     }
 }
 
@@ -162,6 +210,10 @@ impl Backend for ExternalGcBackend {
 
     fn eventually_timeout(&self) -> Duration {
         self.timeout
+    }
+
+    fn stopped(&self) -> BoxFuture<'_, String> {
+        Box::pin(exit_of(&*self.collector))
     }
 
     fn can_run(&self, tags: &[String]) -> Result<(), String> {

@@ -9,6 +9,7 @@ use futures::future::BoxFuture;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::backend::Backend;
+use crate::backend::external::{Collector, exit_of};
 
 /// A cluster reached through a kubeconfig.
 pub struct KubeconfigBackend {
@@ -17,6 +18,9 @@ pub struct KubeconfigBackend {
     name: &'static str,
     hold: Duration,
     timeout: Duration,
+    /// A collector run as a process of its own, whose exit ends the run (stopped before what
+    /// `_keep` holds, as fields drop in order).
+    collector: Option<Box<dyn Collector>>,
     /// What must live as long as the backend (the container of a k3s cluster).
     _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -42,12 +46,19 @@ impl KubeconfigBackend {
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
         let client = kube::Client::try_from(config).context("cannot build a client")?;
         client.apiserver_version().await.context("cannot reach the API server")?;
-        Ok(Self { client, name: "kubeconfig", hold, timeout, _keep: None })
+        Ok(Self { client, name: "kubeconfig", hold, timeout, collector: None, _keep: None })
     }
 
     /// The same backend, called `name` in reports.
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = name;
+        self
+    }
+
+    /// The same backend, with `collector` doing the garbage collection: the backend stops
+    /// when it exits.
+    pub fn watching(mut self, collector: impl Collector + 'static) -> Self {
+        self.collector = Some(Box::new(collector));
         self
     }
 
@@ -77,6 +88,13 @@ impl Backend for KubeconfigBackend {
 
     fn eventually_timeout(&self) -> Duration {
         self.timeout
+    }
+
+    fn stopped(&self) -> BoxFuture<'_, String> {
+        match &self.collector {
+            Some(collector) => Box::pin(exit_of(&**collector)),
+            None => Box::pin(futures::future::pending()),
+        }
     }
 
     fn can_run(&self, tags: &[String]) -> Result<(), String> {

@@ -36,6 +36,11 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn new_kind_delay(&self) -> Duration {
         DISCOVERY_RESYNC
     }
+    /// Resolves, with why, when the backend can no longer judge any scenario (a collector
+    /// run as a process of its own exited); never, by default.
+    fn stopped(&self) -> BoxFuture<'_, String> {
+        Box::pin(futures::future::pending())
+    }
     /// What the garbage collector is still doing, for failure messages (empty when unknown).
     fn diagnostics(&self) -> String {
         String::new()

@@ -37,11 +37,16 @@ pub async fn start(collector: Collector, hold: Duration, timeout: Duration) -> a
     };
     let plane = ControlPlane::start(&Upstream::locate(), controllers).await?;
     let backend = KubeconfigBackend::connect(plane.kubeconfig(), hold, timeout).await?.named("upstream");
-    let guard: Option<Box<dyn std::any::Any + Send + Sync>> = match collector {
-        Collector::Upstream | Collector::None => None,
-        Collector::Reference => Some(Box::new(Arc::new(GarbageCollector::start(backend.client(), kubegc::gc::Config::default())))),
-        Collector::External(command) => Some(Box::new(CommandCollector::start(&command, plane.kubeconfig())?)),
-    };
     // The collector stops before the control plane it works on.
-    Ok(backend.keeping((guard, plane)))
+    Ok(match collector {
+        Collector::Upstream | Collector::None => backend.keeping(plane),
+        Collector::Reference => {
+            let gc = Arc::new(GarbageCollector::start(backend.client(), kubegc::gc::Config::default()));
+            backend.keeping((gc, plane))
+        }
+        Collector::External(command) => {
+            let gc = CommandCollector::start(&command, plane.kubeconfig())?;
+            backend.watching(gc).keeping(plane)
+        }
+    })
 }

@@ -1,5 +1,6 @@
 //! `kubegc coverage`: which upstream test cases the specification covers. The cases come from a
-//! checked-in list (`features/upstream-cases.tsv`, from the upstream catalogue's section C); a
+//! checked-in list beside the feature files (`features/upstream-cases.tsv`, from the upstream
+//! catalogue's section C; without one, only the tags are listed); a
 //! scenario covers a case when it carries `@upstream(<test name>[/<sub-case>])`, on the
 //! scenario or on one of its Examples. Cases that cannot be observed through the API are listed
 //! with the reason, so that nothing is left out silently.
@@ -8,19 +9,23 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use cucumber::gherkin::{Feature, GherkinEnv};
+use kubegc_harness::features;
 
 /// Arguments of `kubegc coverage`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The list of upstream cases (tab-separated: id, category, file key, test name, sub-case,
-    /// observable yes/no, reason).
-    #[arg(long, default_value = "features/upstream-cases.tsv")]
-    pub cases: PathBuf,
-    /// Feature files or directories (repeatable).
-    #[arg(long = "features", default_value = "features")]
+    /// observable yes/no, reason); default: `upstream-cases.tsv` in the first features
+    /// directory (or beside the first feature file), if there is one; without a list, only the
+    /// `@upstream(...)` tags and their scenarios are printed.
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+    /// Feature files or directories (repeatable; default: $KUBEGC_FEATURES, else the
+    /// specification's `features/` directory this kubegc was built from).
+    #[arg(long = "features")]
     pub features: Vec<PathBuf>,
-    /// Exit 1 when an observable case is not covered or a tag names no listed case.
+    /// Exit 1 when an observable case is not covered or a tag names no listed case (needs a
+    /// list of cases).
     #[arg(long)]
     pub strict: bool,
 }
@@ -120,26 +125,48 @@ fn read_cases(path: &Path) -> anyhow::Result<Vec<Case>> {
 /// Every `upstream(...)` tag of the features, with the scenarios carrying it (`file: name`).
 fn tagged_scenarios(paths: &[PathBuf]) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
     let mut tags: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for path in paths {
-        for file in kubegc_harness::runner::feature_files(path).with_context(|| format!("cannot read {}", path.display()))? {
-            let feature = Feature::parse_path(&file, GherkinEnv::default()).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let short = file.file_name().and_then(|f| f.to_str()).unwrap_or("?").to_string();
-            let scenarios = feature.scenarios.iter().chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));
-            for scenario in scenarios {
-                let examples = scenario.examples.iter().flat_map(|e| e.tags.iter());
-                for tag in feature.tags.iter().chain(&scenario.tags).chain(examples) {
-                    if tag.starts_with("upstream(") {
-                        let at = format!("{short}: {}", scenario.name);
-                        let list = tags.entry(tag.clone()).or_default();
-                        if !list.contains(&at) {
-                            list.push(at);
-                        }
+    for feature in features::read(paths)? {
+        let short = feature.path.as_deref().and_then(Path::file_name).and_then(|f| f.to_str()).unwrap_or("?").to_string();
+        for scenario in features::scenarios(&feature) {
+            let examples = scenario.examples.iter().flat_map(|e| e.tags.iter());
+            for tag in feature.tags.iter().chain(&scenario.tags).chain(examples) {
+                if tag.starts_with("upstream(") {
+                    let at = format!("{short}: {}", scenario.name);
+                    let list = tags.entry(tag.clone()).or_default();
+                    if !list.contains(&at) {
+                        list.push(at);
                     }
                 }
             }
         }
     }
     Ok(tags)
+}
+
+/// The file name of the list of upstream cases kept beside the feature files.
+const CASES_FILE: &str = "upstream-cases.tsv";
+
+/// The list of cases beside the first of `paths` (in it, for a directory), if there is one.
+fn cases_beside(paths: &[PathBuf]) -> Option<PathBuf> {
+    let first = paths.first()?;
+    let dir = if first.is_dir() { first.as_path() } else { first.parent()? };
+    Some(dir.join(CASES_FILE)).filter(|p| p.is_file())
+}
+
+/// Without a list of cases: the `@upstream(...)` tags and the scenarios carrying each.
+fn print_tags_only(tags: &BTreeMap<String, Vec<String>>, paths: &[PathBuf]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let _ = writeln!(
+        out,
+        "No {CASES_FILE} beside {} (nor --cases): the @upstream(...) tags are listed without the upstream cases they cover.",
+        shown.join(", ")
+    );
+    for (tag, scenarios) in tags {
+        let _ = writeln!(out, "  @{tag}\n                    on {}", scenarios.join("\n                    on "));
+    }
+    let _ = writeln!(out, "Total: {} @upstream tags", tags.len());
 }
 
 /// A heading for a category of the list.
@@ -162,10 +189,18 @@ fn category_title(category: &str) -> &'static str {
 
 /// Prints, per category, the cases covered (and by which scenarios), those not observable
 /// (with the reason) and those observable but not covered; then the tags naming no case.
+/// Without a list of cases, prints the `@upstream(...)` tags and their scenarios, and says so.
 pub fn run(args: Args) -> anyhow::Result<bool> {
     use std::io::Write;
-    let cases = read_cases(&args.cases)?;
-    let tags = tagged_scenarios(&args.features)?;
+    let paths = features::or_default(args.features);
+    features::ensure_exist(&paths)?;
+    let tags = tagged_scenarios(&paths)?;
+    let Some(cases_path) = args.cases.or_else(|| cases_beside(&paths)) else {
+        anyhow::ensure!(!args.strict, "--strict needs a list of upstream cases: no {CASES_FILE} beside the features, and no --cases");
+        print_tags_only(&tags, &paths);
+        return Ok(true);
+    };
+    let cases = read_cases(&cases_path)?;
     let mut by_key: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut unknown = Vec::new();
     for (tag, scenarios) in &tags {

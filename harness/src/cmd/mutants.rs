@@ -7,14 +7,17 @@ use anyhow::Context;
 use futures::StreamExt;
 use kubegc_harness::mutation::{Matrix, Mutant, verdicts};
 use kubegc_harness::runner::RunOptions;
+use kubegc_harness::{features, tags};
 
 /// Arguments of `kubegc mutants`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Feature files or directories (repeatable).
-    #[arg(long = "features", default_value = "features")]
+    /// Feature files or directories (repeatable; default: $KUBEGC_FEATURES, else the
+    /// specification's `features/` directory this kubegc was built from).
+    #[arg(long = "features")]
     pub features: Vec<PathBuf>,
-    /// Tag expression selecting scenarios (the kubelet model has its own mutants).
+    /// Tag expression selecting scenarios (the kubelet model has its own mutants); one that
+    /// selects no scenario is an error (exit 2).
     #[arg(long, default_value = "not @kubelet")]
     pub tags: String,
     /// Only the mutants whose name (`apiserver/ignore-preconditions`, `gc/never-orphan`)
@@ -35,17 +38,16 @@ pub struct Args {
 /// Runs the reference and each mutant; `Ok(false)` when the reference fails a scenario or a
 /// mutant goes unnoticed.
 pub async fn run(args: Args) -> anyhow::Result<bool> {
-    for path in &args.features {
-        anyhow::ensure!(path.exists(), "no feature files at {}", path.display());
-    }
-    let tags = args.tags.parse().map_err(|e| anyhow::anyhow!("invalid --tags expression: {e:?}"))?;
+    let paths = features::or_default(args.features);
+    features::ensure_exist(&paths)?;
+    let tags = tags::selecting(&args.tags, &paths)?;
     let mutants: Vec<Mutant> = Mutant::all()
         .into_iter()
         .filter(|m| args.only.is_empty() || args.only.iter().any(|o| m.to_string().starts_with(o.as_str())))
         .collect();
     anyhow::ensure!(!mutants.is_empty(), "--only selects no mutant; the mutants are: {}", names(&Mutant::all()));
     let options = RunOptions {
-        features: args.features,
+        features: paths,
         tags: Some(tags),
         concurrency: args.concurrency,
         fail_fast: false,

@@ -13,6 +13,7 @@ use kubegc_harness::backend::fake::FakeBackend;
 use kubegc_harness::backend::kubeconfig::KubeconfigBackend;
 use kubegc_harness::backend::upstream::{self, Collector};
 use kubegc_harness::runner::{RunOptions, run as run_features};
+use kubegc_harness::{features, tags};
 
 /// Where scenarios run.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,15 +62,18 @@ pub struct Args {
     /// (default: upstream); other clusters bring their own.
     #[arg(long, value_enum)]
     pub gc: Option<GcChoice>,
-    /// With `--gc external`: the command starting the collector; `{kubeconfig}` is replaced by
-    /// the path of a kubeconfig for the fake apiserver. Example:
-    /// `kubegc gc --kubeconfig {kubeconfig}`.
+    /// With `--gc external`: the command starting the collector (run by `sh -c`);
+    /// `{kubeconfig}` is replaced by the path of a kubeconfig for the target's API server.
+    /// Example: `kubegc gc --kubeconfig {kubeconfig}`. If it exits, the run fails at once
+    /// (exit 1) with its exit status and the last lines of its stderr.
     #[arg(long)]
     pub gc_command: Option<String>,
-    /// Feature files or directories (repeatable).
-    #[arg(long = "features", default_value = "features")]
+    /// Feature files or directories (repeatable; default: $KUBEGC_FEATURES, else the
+    /// specification's `features/` directory this kubegc was built from).
+    #[arg(long = "features")]
     pub features: Vec<PathBuf>,
-    /// Tag expression selecting scenarios, e.g. '@upstream and not @slow'.
+    /// Tag expression selecting scenarios, e.g. '@foreground and not @fake-only'; one that
+    /// selects no scenario is an error (exit 2).
     #[arg(long)]
     pub tags: Option<String>,
     /// Scenarios run at once.
@@ -96,10 +100,9 @@ pub struct Args {
 
 /// Runs the scenarios; `Ok(false)` when any failed.
 pub async fn run(args: Args) -> anyhow::Result<bool> {
-    for path in &args.features {
-        anyhow::ensure!(path.exists(), "no feature files at {}", path.display());
-    }
-    let tags = args.tags.as_deref().map(str::parse).transpose().map_err(|e| anyhow::anyhow!("invalid --tags expression: {e:?}"))?;
+    let paths = features::or_default(args.features);
+    features::ensure_exist(&paths)?;
+    let tags = args.tags.as_deref().map(|expr| tags::selecting(expr, &paths)).transpose()?;
     let hold = Duration::from_secs(args.hold_seconds);
     let timeout = Duration::from_secs(args.timeout_seconds);
     anyhow::ensure!(args.gc_command.is_none() || args.gc == Some(GcChoice::External), "--gc-command needs --gc external");
@@ -139,7 +142,7 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     };
     let color = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("CI").is_none();
     let options = RunOptions {
-        features: args.features,
+        features: paths,
         tags,
         concurrency: args.concurrency,
         fail_fast: args.fail_fast,
@@ -147,7 +150,15 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         color,
         names: None,
     };
-    let outcome = run_features(backend, options).await.context("cannot run the features")?;
+    // A collector that exits fails the run at once, rather than every scenario left by its
+    // own timeout.
+    let outcome = tokio::select! {
+        outcome = run_features(backend.clone(), options) => outcome.context("cannot run the features")?,
+        why = backend.stopped() => {
+            eprintln!("kubegc: the run failed at once: {why}");
+            return Ok(false);
+        }
+    };
     Ok(!outcome.failed)
 }
 

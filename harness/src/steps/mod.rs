@@ -1,13 +1,15 @@
 //! Step definitions, by kind of scenario and topic. On an API server: creating objects,
 //! deleting and changing them, and asserting what the cluster looks like afterwards; on the
 //! reference kubelet model: [`kubelet`]; on what the workload controllers build: [`workloads`].
-//! No step module uses another: what they share is in
-//! [`support`] (and, for kubelet steps, [`kubelet::parse`]) or on their world.
+//! No step module uses another: what they share is in [`support`] (and, for kubelet steps,
+//! [`kubelet::parse`]) or on their world. [`reference`] and [`phrase`] make the step reference
+//! (`kubegc steps`).
 
 pub mod assertions;
 pub mod changes;
 pub mod kubelet;
 pub mod objects;
+pub mod phrase;
 pub mod reference;
 pub mod support;
 pub mod workloads;

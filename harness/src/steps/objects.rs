@@ -99,12 +99,13 @@ async fn owner_refs(world: &mut KubeWorld, spec: &str) -> Result<Vec<Value>, Str
     Ok(refs)
 }
 
-/// `Given the objects in "fixtures/deployment-chain.yaml"`: every document of the file, in
-/// order, in the scenario namespace; `${Kind/name}` stands for the uid of an earlier object.
+/// `Given the objects in "../fixtures/deployment-chain.yaml"`: every document of the file (a
+/// path relative to the feature file's directory), in order, in the scenario namespace;
+/// `${Kind/name}` stands for the uid of an earlier object.
 #[given(regex = r#"^the objects in "([^"]+)"$"#)]
 async fn from_fixture(world: &mut KubeWorld, path: String) -> StepResult {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(root.join(&path)).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let file = world.feature_dir.clone().unwrap_or_default().join(&path);
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let documents: Vec<Value> = serde_saphyr::from_multiple(&text).map_err(|e| format!("{path}: {}", e.without_snippet()))?;
     for value in documents {
         let value: Value = serde_json::from_str(&world.resolve_uids(&value.to_string())?).map_err(|e| e.to_string())?;

@@ -107,6 +107,17 @@ fn doc_at(source: &str, line: u32) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn every_step_reads_as_a_phrase_without_regular_expression_syntax() {
+        for s in super::reference().iter().flat_map(|s| &s.steps) {
+            let phrase = super::super::phrase::phrase(&s.pattern);
+            for syntax in ["^", "$", "(?", "\\", "[^", "+", "*", "?", "(.", ".*", ".+"] {
+                assert!(!phrase.contains(syntax), "{syntax:?} left in {phrase:?} (from {:?})", s.pattern);
+            }
+            assert!(!phrase.contains("<text>") && !phrase.contains("<word>"), "an unnamed placeholder in {phrase:?}");
+        }
+    }
+
+    #[test]
     fn every_step_has_an_example_matching_its_pattern() {
         let sections = super::reference();
         assert!(sections.iter().all(|s| !s.steps.is_empty()), "a kind of scenario has no steps");

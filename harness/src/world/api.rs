@@ -30,6 +30,9 @@ pub struct Created {
 pub struct KubeWorld {
     /// Where the scenario runs (set by the runner before the first step).
     pub backend: Option<Arc<dyn Backend>>,
+    /// The directory of the scenario's feature file (set by the runner before the first step):
+    /// the files a scenario names, such as fixtures, are relative to it.
+    pub feature_dir: Option<std::path::PathBuf>,
     /// The scenario's own namespace, created on first use.
     pub namespace: Option<String>,
     /// Objects created by the scenario, by `(kind, name)`.

@@ -21,6 +21,7 @@ pub mod kubelet;
 use std::sync::Arc;
 
 use api::KubeWorld;
+use cucumber::gherkin::Feature;
 use kubelet::KubeletWorld;
 
 use crate::backend::Backend;
@@ -35,8 +36,9 @@ pub trait Scenario: cucumber::World + cucumber::codegen::WorldInventory + std::f
     /// kind.
     fn runs(tags: &[String]) -> bool;
 
-    /// Readies a new world to run on `backend`, before its first step (by default, nothing).
-    fn bind(&mut self, _backend: &Arc<dyn Backend>) {}
+    /// Readies a new world to run a scenario of `feature` on `backend`, before its first step
+    /// (by default, nothing).
+    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature) {}
 
     /// Deletes what the scenario made on the backend, after its last step (by default,
     /// nothing).
@@ -51,8 +53,9 @@ impl Scenario for KubeWorld {
         !KubeletWorld::runs(tags)
     }
 
-    fn bind(&mut self, backend: &Arc<dyn Backend>) {
+    fn bind(&mut self, backend: &Arc<dyn Backend>, feature: &Feature) {
         self.backend = Some(backend.clone());
+        self.feature_dir = feature.path.as_deref().and_then(std::path::Path::parent).map(std::path::Path::to_path_buf);
     }
 
     fn cleanup(&mut self) -> impl Future<Output = ()> {

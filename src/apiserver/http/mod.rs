@@ -41,6 +41,8 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 pub fn router(server: Arc<Server>) -> Router {
     Router::new()
         .route("/version", get(|| async { axum::Json(discovery::version()) }))
+        // The Python client's `VersionApi().get_code()` asks with a trailing slash.
+        .route("/version/", get(|| async { axum::Json(discovery::version()) }))
         .route("/api", get(|| async { axum::Json(discovery::core_versions()) }))
         .route("/apis", get(api_groups))
         .route("/api/{version}", get(core_resources))
