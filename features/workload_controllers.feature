@@ -29,7 +29,7 @@ Feature: The textbook cascade, built by the workload controllers
     And Deployment "web" controls 1 ReplicaSet, which controls 2 Pods
     When Deployment "web" is deleted with propagation policy Orphan
     Then Deployment "web" is gone
-    And 1 ReplicaSet is left, with no owner references, controlling 2 Pods each
+    And 1 ReplicaSet is left, with no owner references, controlling 2 Pods
 
   Scenario: A ReplicationController's Pods go with it in the background
     Given a ReplicationController named "rc" with 3 replicas

@@ -2,7 +2,8 @@
 //! and another garbage collector against it: a third party's, started from a command line with
 //! `{kubeconfig}` replaced by a kubeconfig for that port, or the upstream one (the real
 //! kube-controller-manager running only its garbage collector). Its inner state is unknown, so
-//! "settled" is a hold time (after the apiserver's own simulated controllers are idle).
+//! "settled" is a hold time, then the workload controllers and the apiserver's own controllers are
+//! waited for.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
@@ -14,6 +15,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use futures::future::BoxFuture;
+use kubegc::Cluster;
 use kubegc::apiserver::ApiServer;
 use kubegc::apiserver::kubeconfig::kubeconfig_yaml;
 
@@ -128,9 +130,10 @@ impl Collector for Mutex<ControllerManager> {
     }
 }
 
-/// The fake apiserver served over TCP plus a collector outside this process.
+/// The fake apiserver served over TCP, with its workload controllers, plus a collector outside
+/// this process.
 pub struct ExternalGcBackend {
-    server: ApiServer,
+    cluster: Cluster,
     collector: Box<dyn Collector>,
     name: &'static str,
     hold: Duration,
@@ -166,7 +169,8 @@ impl ExternalGcBackend {
     pub async fn start(server: ApiServer, command: &str, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
         let served = serve(&server).await?;
         let collector = Box::new(CommandCollector::start(command, &served.kubeconfig)?);
-        Ok(Self { server, collector, name: "external", hold, timeout, _dir: served.dir, _serving: served.serving })
+        let cluster = Cluster::builder().server(server).without_collector().start();
+        Ok(Self { cluster, collector, name: "external", hold, timeout, _dir: served.dir, _serving: served.serving })
     }
 
     /// Serves `server` on a free loopback port and runs the upstream garbage collector (built
@@ -175,7 +179,7 @@ impl ExternalGcBackend {
         let served = serve(&server).await?;
         let kcm = ControllerManager::start(&Upstream::locate(), &served.kubeconfig, GARBAGE_COLLECTOR_ONLY).await?;
         Ok(Self {
-            server,
+            cluster: Cluster::builder().server(server).without_collector().start(),
             collector: Box::new(Mutex::new(kcm)),
             name: "fake+upstream-gc",
             hold,
@@ -192,7 +196,7 @@ impl Backend for ExternalGcBackend {
     }
 
     fn client(&self) -> kube::Client {
-        self.server.client()
+        self.cluster.client()
     }
 
     fn settle(&self) -> BoxFuture<'_, Result<(), String>> {
@@ -201,10 +205,9 @@ impl Backend for ExternalGcBackend {
                 return Err(why);
             }
             tokio::time::sleep(self.hold).await;
-            while !self.server.controllers_idle() {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            Ok(())
+            // The collector's own state is unknown; the workload controllers and the apiserver's
+            // controllers are waited for.
+            self.cluster.try_settle(self.timeout).await
         })
     }
 

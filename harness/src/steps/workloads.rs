@@ -104,9 +104,11 @@ async fn none_left(world: &mut KubeWorld, kind: String, other: String) -> StepRe
     Ok(())
 }
 
-/// `Then 1 ReplicaSet is left, with no owner references, controlling 2 Pods`: what an orphaning
-/// delete of a Deployment leaves, once the collector and the controllers have settled.
-#[then(regex = r#"^((?-u:\d)+) ((?-u:\w)+?)s? (?:is|are) left, with no owner references, controlling ((?-u:\d)+) ((?-u:\w)+?)s? each$"#)]
+/// `Then 1 ReplicaSet is left, with no owner references, controlling 2 Pods` (` each` when
+/// several are left): what an orphaning delete of a Deployment leaves, once the collector and the controllers have settled.
+#[then(
+    regex = r#"^((?-u:\d)+) ((?-u:\w)+?)s? (?:is|are) left, with no owner references, controlling ((?-u:\d)+) ((?-u:\w)+?)s?(?: each)?$"#
+)]
 async fn orphans_left(world: &mut KubeWorld, count: usize, kind: String, children: usize, child: String) -> StepResult {
     world.backend().settle().await?;
     let left = listed(world, &kind).await?;
