@@ -75,48 +75,21 @@ impl Plan<'_> {
         }
     }
 
-    /// `RollingUpdate`: the new ReplicaSet grows within the surge bound; once it cannot, the old
-    /// ones shrink within the unavailability bound.
+    /// `RollingUpdate`, one step of it at a time ([`rolling_step`]).
     async fn roll(&self, writes: &mut Writes) {
         let (surge, unavailable) = self.bounds();
-        let all_pods: i32 = self.old.iter().map(|rs| spec_replicas(rs)).sum::<i32>() + self.new.map_or(0, spec_replicas);
-        let new_now = self.new.map_or(0, spec_replicas);
-        let max_total = self.replicas + surge;
-        let new_wanted = if all_pods >= max_total { new_now } else { new_now + (max_total - all_pods).min(self.replicas - new_now) };
-        if self.new.is_none() || new_wanted > new_now {
-            self.scale_new(writes, new_wanted, max_total).await;
-            return;
-        }
-        self.shrink_old(writes, unavailable, new_now).await;
-    }
-
-    /// upstream's `reconcileOldReplicaSets`: unhealthy old replicas go first, then healthy ones
-    /// while more than the minimum stays available.
-    async fn shrink_old(&self, writes: &mut Writes, unavailable: i32, new_now: i32) {
-        let old_pods: i32 = self.old.iter().map(|rs| spec_replicas(rs)).sum();
-        if old_pods == 0 {
-            return;
-        }
-        let new_unavailable = new_now - self.new.map_or(0, available);
-        let min_available = self.replicas - unavailable;
-        let mut budget = old_pods + new_now - min_available - new_unavailable;
-        let mut sizes: Vec<i32> = self.old.iter().map(|rs| spec_replicas(rs)).collect();
-        for (size, rs) in sizes.iter_mut().zip(self.old) {
-            let unhealthy = *size - available(rs);
-            let cut = unhealthy.min(budget).max(0);
-            *size -= cut;
-            budget -= cut;
-        }
-        let mut spare = self.old.iter().map(|rs| available(rs)).sum::<i32>() + self.new.map_or(0, available) - min_available;
-        for size in sizes.iter_mut() {
-            let cut = (*size).min(spare).max(0);
-            *size -= cut;
-            spare -= cut;
-        }
-        for (size, rs) in sizes.iter().zip(self.old) {
-            if *size != spec_replicas(rs) {
-                scale(writes, rs, *size, self.replicas, self.replicas + self.bounds().0).await;
+        let size = |rs: &ReplicaSet| Size { replicas: spec_replicas(rs), available: available(rs) };
+        let old: Vec<Size> = self.old.iter().map(|rs| size(rs)).collect();
+        match rolling_step(self.replicas, surge, unavailable, self.new.map(size), &old) {
+            RollingStep::ScaleNew(n) => self.scale_new(writes, n, self.replicas + surge).await,
+            RollingStep::ScaleOld(sizes) => {
+                for (n, rs) in sizes.into_iter().zip(self.old) {
+                    if n != spec_replicas(rs) {
+                        scale(writes, rs, n, self.replicas, self.replicas + surge).await;
+                    }
+                }
             }
+            RollingStep::Nothing => {}
         }
     }
 
@@ -144,6 +117,67 @@ impl Plan<'_> {
         let unavailable = scaled(rolling.and_then(|r| r.max_unavailable.as_ref()).unwrap_or(&quarter), self.replicas, false);
         if surge == 0 && unavailable == 0 { (0, 1) } else { (surge, unavailable) }
     }
+}
+
+/// A ReplicaSet as a rolling update sees it: the pods it is scaled to, and how many of its
+/// pods are available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size {
+    /// `spec.replicas`.
+    pub replicas: i32,
+    /// `status.availableReplicas`.
+    pub available: i32,
+}
+
+/// What one sync of a rolling update changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RollingStep {
+    /// The new ReplicaSet (created if there is none) goes to this size.
+    ScaleNew(i32),
+    /// The old ReplicaSets go to these sizes, in their order.
+    ScaleOld(Vec<i32>),
+    /// Nothing to change.
+    Nothing,
+}
+
+/// One step of a rolling update of a deployment wanting `replicas` pods, with at most `surge`
+/// more and `unavailable` fewer available: upstream's `reconcileNewReplicaSet` (grow the new
+/// ReplicaSet within the surge bound, or shrink it to `replicas`) and, when that changes
+/// nothing, `reconcileOldReplicaSets` (remove old unhealthy replicas first, then healthy ones
+/// while at least `replicas - unavailable` stay available). `old` is oldest first.
+pub fn rolling_step(replicas: i32, surge: i32, unavailable: i32, new: Option<Size>, old: &[Size]) -> RollingStep {
+    let new_now = new.map_or(0, |n| n.replicas);
+    let old_pods: i32 = old.iter().map(|s| s.replicas).sum();
+    let max_total = replicas + surge;
+    let grown = if old_pods + new_now >= max_total { new_now } else { new_now + (max_total - old_pods - new_now).min(replicas - new_now) };
+    match new {
+        None => return RollingStep::ScaleNew(grown),
+        Some(n) if n.replicas > replicas => return RollingStep::ScaleNew(replicas),
+        Some(n) if grown != n.replicas => return RollingStep::ScaleNew(grown),
+        Some(_) => {}
+    }
+    if old_pods == 0 {
+        return RollingStep::Nothing;
+    }
+    let min_available = replicas - unavailable;
+    let new_unavailable = new_now - new.map_or(0, |n| n.available);
+    let mut budget = old_pods + new_now - min_available - new_unavailable;
+    if budget <= 0 {
+        return RollingStep::Nothing;
+    }
+    let mut sizes: Vec<i32> = old.iter().map(|s| s.replicas).collect();
+    for (size, s) in sizes.iter_mut().zip(old) {
+        let cut = (*size - s.available).min(budget).max(0);
+        *size -= cut;
+        budget -= cut;
+    }
+    let mut spare = old.iter().map(|s| s.available).sum::<i32>() + new.map_or(0, |n| n.available) - min_available;
+    for size in sizes.iter_mut() {
+        let cut = (*size).min(spare).max(0);
+        *size -= cut;
+        spare -= cut;
+    }
+    if sizes.iter().zip(old).all(|(n, s)| *n == s.replicas) { RollingStep::Nothing } else { RollingStep::ScaleOld(sizes) }
 }
 
 /// A count or a percentage of `total`, rounded up or down.
@@ -241,4 +275,39 @@ fn status(d: &Deployment, new: Option<&ReplicaSet>, owned: &[&ReplicaSet]) -> Va
         ("observedGeneration", d.meta().generation.unwrap_or(0)),
     ];
     status::counts(&fields, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn size(replicas: i32, available: i32) -> Size {
+        Size { replicas, available }
+    }
+
+    /// upstream `TestDeploymentController_reconcileNewReplicaSet` (maxUnavailable 0).
+    #[test]
+    fn the_new_replica_set_grows_within_the_surge_and_shrinks_to_the_replicas() {
+        let step = |surge, old, new| rolling_step(10, surge, 0, Some(size(new, 0)), &[size(old, 0)]);
+        assert_eq!(step(0, 10, 0), RollingStep::Nothing);
+        assert_eq!(step(2, 10, 0), RollingStep::ScaleNew(2));
+        assert_eq!(step(2, 5, 0), RollingStep::ScaleNew(7));
+        assert_eq!(step(2, 10, 2), RollingStep::Nothing);
+        assert_eq!(step(2, 2, 11), RollingStep::ScaleNew(10));
+        assert_eq!(rolling_step(2, 1, 0, None, &[]), RollingStep::ScaleNew(2), "a first ReplicaSet gets every replica");
+    }
+
+    /// upstream `TestDeploymentController_reconcileOldReplicaSets` (maxSurge 0; both bounds 0
+    /// make one pod of unavailability, as [`Plan::bounds`] does).
+    #[test]
+    fn old_replica_sets_shrink_unhealthy_first_keeping_enough_available() {
+        let step = |unavailable, old, new, old_ready, new_ready| {
+            rolling_step(10, 0, unavailable, Some(size(new, new_ready)), &[size(old, old_ready)])
+        };
+        assert_eq!(step(1, 10, 0, 10, 0), RollingStep::ScaleOld(vec![9]));
+        assert_eq!(step(2, 10, 0, 10, 0), RollingStep::ScaleOld(vec![8]));
+        assert_eq!(step(2, 10, 0, 8, 0), RollingStep::ScaleOld(vec![8]));
+        assert_eq!(step(2, 10, 0, 9, 0), RollingStep::ScaleOld(vec![8]));
+        assert_eq!(step(2, 8, 2, 8, 0), RollingStep::Nothing);
+    }
 }
