@@ -15,7 +15,7 @@ use axum::Router;
 use axum::extract::{Path, Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use bytes::Bytes;
 use http::{Method, header};
 use serde_json::Value;
@@ -40,19 +40,21 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 /// resource URL through [`handle`], behind the server's interceptor.
 pub fn router(server: Arc<Server>) -> Router {
     Router::new()
-        .route("/version", get(|| async { axum::Json(discovery::version()) }))
+        // Upstream's REST router serves these with GET only (405 for any other method); its mux
+        // serves the others below whatever the method.
+        .route("/version", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
         // The Python client's `VersionApi().get_code()` asks with a trailing slash.
-        .route("/version/", get(|| async { axum::Json(discovery::version()) }))
-        .route("/api", get(|| async { axum::Json(discovery::core_versions()) }))
-        .route("/apis", get(api_groups))
-        .route("/api/{version}", get(core_resources))
-        .route("/apis/{group}", get(api_group))
-        .route("/apis/{group}/{version}", get(group_resources))
-        .route("/openapi/v3", get(openapi_index))
-        .route("/openapi/v3/{*path}", get(openapi_group_version))
-        .route("/healthz", get(|| async { "ok" }))
-        .route("/livez", get(|| async { "ok" }))
-        .route("/readyz", get(|| async { "ok" }))
+        .route("/version/", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
+        .route("/api", get(|| async { axum::Json(discovery::core_versions()) }).fallback(not_allowed))
+        .route("/api/{version}", get(core_resources).fallback(core_not_allowed))
+        .route("/apis/{group}/{version}", get(group_resources).fallback(group_not_allowed))
+        .route("/apis", any(api_groups))
+        .route("/apis/{group}", any(api_group))
+        .route("/openapi/v3", any(openapi_index))
+        .route("/openapi/v3/{*path}", any(openapi_group_version))
+        .route("/healthz", any(|| async { "ok" }))
+        .route("/livez", any(|| async { "ok" }))
+        .route("/readyz", any(|| async { "ok" }))
         .fallback(handle)
         .layer(middleware::from_fn_with_state(server.clone(), intercept))
         .with_state(server)
@@ -97,6 +99,33 @@ async fn group_resources(State(server): State<Arc<Server>>, Path((group, version
     json_or_404(discovery::resources(catalogue, &group, &version))
 }
 
+/// 405 for a method the REST router does not serve on a discovery path.
+async fn not_allowed() -> Response {
+    ApiError::method_not_allowed().into_response()
+}
+
+/// A method other than GET on `/api/{version}`: 405 when the version is served, else the REST
+/// router finds no path (404).
+async fn core_not_allowed(State(server): State<Arc<Server>>, Path(version): Path<String>) -> Response {
+    match discovery::resources(&server.lock().catalogue, "", &version) {
+        Some(_) => ApiError::method_not_allowed().into_response(),
+        None => ApiError::not_found_path().into_response(),
+    }
+}
+
+/// A method other than GET on `/apis/{group}/{version}`: as [`core_not_allowed`], and the mux's
+/// plain 404 for a group nobody serves.
+async fn group_not_allowed(State(server): State<Arc<Server>>, Path((group, version)): Path<(String, String)>) -> Response {
+    let catalogue = &server.lock().catalogue;
+    if !catalogue.serves_group(&group) {
+        return status::page_not_found();
+    }
+    match discovery::resources(catalogue, &group, &version) {
+        Some(_) => ApiError::method_not_allowed().into_response(),
+        None => ApiError::not_found_path().into_response(),
+    }
+}
+
 async fn openapi_index(State(server): State<Arc<Server>>) -> Response {
     axum::Json(openapi::v3_index(&server.lock().catalogue)).into_response()
 }
@@ -118,7 +147,11 @@ pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Resp
 async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response> {
     let (parts, body) = request.into_parts();
     let Some(path) = ResourcePath::parse(parts.uri.path()) else {
-        let under_api = parts.uri.path() == "/api" || parts.uri.path().starts_with("/api/");
+        // Upstream's REST router owns `/api` and each served group's prefix, and answers a
+        // Status for what it cannot route there; its mux answers plain text elsewhere.
+        let raw = parts.uri.path();
+        let group = raw.strip_prefix("/apis/").map(|rest| rest.split('/').next().unwrap_or(""));
+        let under_api = raw == "/api" || raw.starts_with("/api/") || group.is_some_and(|g| server.lock().catalogue.serves_group(g));
         return if under_api { Err(ApiError::not_found_path()) } else { Ok(page_not_found()) };
     };
     if !path.group.is_empty() && !server.lock().catalogue.serves_group(&path.group) {
@@ -128,8 +161,15 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     let repr = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
     let scope = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
-    if scope.resource.namespaced && path.namespace.is_none() && path.name.is_some() {
-        return Err(ApiError::not_found_path());
+    if scope.resource.namespaced && path.namespace.is_none() {
+        // Across namespaces upstream serves only list and watch (no route names an object, and
+        // no create or collection delete spans every namespace).
+        if path.name.is_some() {
+            return Err(ApiError::not_found_path());
+        }
+        if parts.method != Method::GET {
+            return Err(ApiError::method_not_allowed());
+        }
     }
     let name = path.name.as_deref();
     let is_watch = path.watch_prefix || query.flag("watch")?.unwrap_or(false);

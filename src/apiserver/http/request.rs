@@ -30,7 +30,8 @@ impl ResourcePath {
     /// The path is percent-decoded first, as Go's `URL.Path` is, so a name may hold a space.
     pub fn parse(path: &str) -> Option<Self> {
         let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
-        let parts: Vec<&str> = decoded.trim_matches('/').split('/').collect();
+        // A path that does not start with one `/api` (`//api/v1`) is not the REST router's.
+        let parts: Vec<&str> = decoded.strip_prefix('/')?.trim_end_matches('/').split('/').collect();
         let (group, version, mut rest) = match parts.as_slice() {
             ["api", version, rest @ ..] => ("", *version, rest),
             ["apis", group, version, rest @ ..] => (*group, *version, rest),

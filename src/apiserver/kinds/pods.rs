@@ -20,10 +20,11 @@ impl Kind for Pods {
     }
 
     fn default_on_create(&self, pod: &mut Value, _now: &str) {
-        if pod["spec"]["terminationGracePeriodSeconds"].is_null() {
+        // A `spec` or `status` of the wrong type is left for validation to refuse.
+        if pod["spec"].is_object() && pod["spec"]["terminationGracePeriodSeconds"].is_null() {
             pod["spec"]["terminationGracePeriodSeconds"] = json!(30);
         }
-        if pod["status"]["phase"].is_null() {
+        if (pod["status"].is_null() || pod["status"].is_object()) && pod["status"]["phase"].is_null() {
             pod["status"]["phase"] = json!("Pending");
         }
     }
