@@ -11,6 +11,7 @@
 //! - [`tags`]: the topic tags every feature file carries, and `--tags` expressions.
 //! - [`runner`]: runs feature files on a backend with cucumber, each kind of scenario in its
 //!   own world, into one report.
+//! - [`fuzz`]: the fake API server fuzzed with seeded requests, judged by invariants.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
 //! - [`restarts`]: the reference collector killed and restarted cold around deletions, judged
@@ -21,6 +22,7 @@
 
 pub mod backend;
 pub mod features;
+pub mod fuzz;
 pub mod junit;
 pub mod mutation;
 pub mod restarts;

@@ -6,6 +6,7 @@
 //! - `kubegc run`: run the specification's scenarios against a backend.
 //! - `kubegc list`: list the scenarios and their tags.
 //! - `kubegc restarts`: the reference collector killed and restarted cold around deletions.
+//! - `kubegc fuzz`: the fake API server fuzzed with seeded requests, judged by invariants.
 //! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
 //! - `kubegc upstream`: build and run the real control plane from the pinned Go module.
@@ -40,6 +41,11 @@ enum Command {
     /// Background and Foreground deletions; exit 0 if it never deletes what a correct collector
     /// keeps and collects everything else, 1 if not.
     Restarts(cmd::restarts::Args),
+    /// Fuzz the fake API server in-process with seeded requests (paths, verbs, queries, content
+    /// types, bodies); exit 0 if no answer breaks an invariant (no panic, no unexpected 5xx,
+    /// every error a Status, a refused request changes nothing, a write changes only what it
+    /// names), 1 at the first that does, printing its seed, index and request.
+    Fuzz(cmd::fuzz::Args),
     /// Which upstream test cases the scenarios cover, per category, and why the others are not.
     Coverage(cmd::coverage::Args),
     /// Print every step phrase (with placeholders, or `--regex` for the regular expressions)
@@ -52,8 +58,9 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    // `restarts` injects faults on purpose: the collectors' warnings about them are noise there.
-    let default_filter = if matches!(cli.command, Command::Restarts(_)) { "off" } else { "warn" };
+    // `restarts` injects faults and `fuzz` sends nonsense on purpose: warnings about them are
+    // noise there.
+    let default_filter = if matches!(cli.command, Command::Restarts(_) | Command::Fuzz(_)) { "off" } else { "warn" };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KUBEGC_LOG").unwrap_or_else(|_| default_filter.into()))
         .with_writer(std::io::stderr)
@@ -67,6 +74,7 @@ fn main() -> std::process::ExitCode {
             Command::List(args) => cmd::list::run(args).map(|()| true),
             Command::Mutants(args) => cmd::mutants::run(args).await,
             Command::Restarts(args) => cmd::restarts::run(args).await,
+            Command::Fuzz(args) => cmd::fuzz::run(args).await,
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),
             Command::Steps(args) => {

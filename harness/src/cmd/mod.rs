@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod coverage;
+pub mod fuzz;
 pub mod gc;
 pub mod list;
 pub mod mutants;

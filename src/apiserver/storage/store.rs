@@ -140,6 +140,12 @@ impl Store {
             .take_while(move |(k, _)| k.group == group && k.resource == resource && namespace.is_none_or(|ns| k.namespace == ns))
     }
 
+    /// Every stored object, in key order: for inspecting the whole state at once (a fuzzer
+    /// comparing it before and after a request).
+    pub fn objects(&self) -> impl Iterator<Item = (&ObjectKey, &Arc<Value>)> {
+        self.objects.iter()
+    }
+
     /// Number of stored objects.
     pub fn len(&self) -> usize {
         self.objects.len()

@@ -1,0 +1,176 @@
+//! The fake API server fuzzed: seeded requests of every shape sent in-process through its
+//! router, each answer and the store around it judged by invariants.
+//!
+//! Requests are made in *episodes*: a fresh server (virtual clock, simulated controllers run
+//! by the fuzzer between requests), a few setup requests, then up to `per_server` generated
+//! requests. Episode `i` of a run with seed `s` uses seed `s + i`, so a violation is replayed
+//! by `kubegc fuzz --seed <its seed>` alone.
+//!
+//! - [`generate`]: the seeded requests.
+//! - [`invariants`]: the checks on an answer and on what the request changed.
+
+pub mod generate;
+pub mod invariants;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, HttpBody};
+use chrono::{TimeDelta, TimeZone, Utc};
+use http_body_util::BodyExt;
+use kubegc::apiserver::{ApiServer, Config};
+use kubegc::clock::Clock;
+use tower::ServiceExt;
+
+use crate::fuzz::generate::{FuzzRequest, Generator};
+use crate::fuzz::invariants::{Answer, Snapshot, check_answer, check_changes};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Generated requests in all (setup requests not counted).
+    pub requests: u64,
+    /// Seed of the first episode; episode `i` uses `seed + i`.
+    pub seed: u64,
+    /// Requests sent to one server before a fresh one is started.
+    pub per_server: u64,
+}
+
+/// A broken invariant, with what replays it.
+#[derive(Debug)]
+pub struct Violation {
+    /// The episode's seed (`kubegc fuzz --seed` replays it).
+    pub seed: u64,
+    /// The request's index in its episode, from 0.
+    pub index: u64,
+    /// The request.
+    pub request: FuzzRequest,
+    /// The answer's code.
+    pub code: u16,
+    /// What is wrong.
+    pub what: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "violation at seed {} request {} (replay: kubegc fuzz --seed {} --requests {}):\n{}\n\nanswered {}: {}",
+            self.seed,
+            self.index,
+            self.seed,
+            self.index + 1,
+            self.request,
+            self.code,
+            self.what
+        )
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Generated requests sent.
+    pub requests: u64,
+    /// Servers started.
+    pub episodes: u64,
+    /// Answers by HTTP code.
+    pub codes: BTreeMap<u16, u64>,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// The first broken invariant, which ends the run.
+    pub violation: Option<Violation>,
+}
+
+impl Report {
+    /// One line of numbers.
+    pub fn summary(&self) -> String {
+        let secs = self.elapsed.as_secs_f64();
+        let codes: Vec<String> = self.codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
+        format!(
+            "{} requests on {} servers in {:.1}s ({:.0}/s); codes {}; {}",
+            self.requests,
+            self.episodes,
+            secs,
+            self.requests as f64 / secs.max(1e-9),
+            codes.join(" "),
+            if self.violation.is_some() { "1 violation" } else { "no violation" }
+        )
+    }
+}
+
+/// Runs the requests, calling `progress` after each episode; stops at the first violation.
+pub async fn run(options: &Options, mut progress: impl FnMut(&Report)) -> Report {
+    let started = Instant::now();
+    let mut report = Report::default();
+    let per_server = options.per_server.max(1);
+    while report.requests < options.requests && report.violation.is_none() {
+        let count = per_server.min(options.requests - report.requests);
+        let seed = options.seed + report.episodes;
+        report.violation = episode(seed, count, &mut report).await;
+        report.episodes += 1;
+        report.elapsed = started.elapsed();
+        progress(&report);
+    }
+    report
+}
+
+/// One fresh server and `count` requests from `seed`.
+async fn episode(seed: u64, count: u64, report: &mut Report) -> Option<Violation> {
+    let clock = Clock::virtual_at(Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).single().expect("a valid date"));
+    // The fuzzer runs the simulated controllers itself, between requests, so that what they
+    // write is never taken for a request's doing.
+    let config = Config { clock: clock.clone(), controller_interval: Duration::from_secs(24 * 3600), ..Config::default() };
+    let server = ApiServer::with_config(config);
+    let mut generator = Generator::new(seed);
+    for request in generator.setup() {
+        send(&server, &request).await.ok()?;
+    }
+    let mut snapshot = Snapshot::capture(&server);
+    for index in 0..count {
+        let request = generator.next_request();
+        let violation = |code, what| Some(Violation { seed, index, request: request.clone(), code, what });
+        let answer = match send(&server, &request).await {
+            Ok(answer) => answer,
+            Err(panic) => return violation(0, panic),
+        };
+        report.requests += 1;
+        *report.codes.entry(answer.code).or_default() += 1;
+        if let Err(what) = check_answer(&server, &request, &answer) {
+            return violation(answer.code, what);
+        }
+        let changes = snapshot.refresh(&server);
+        if let Err(what) = check_changes(&server, &request, &answer, &changes) {
+            return violation(answer.code, what);
+        }
+        clock.advance(TimeDelta::seconds(1));
+        server.run_controllers();
+        snapshot.refresh(&server);
+    }
+    None
+}
+
+/// Sends one request through the server's router in a task of its own; `Err` with the panic's
+/// message when serving it panicked. A stream (a watch) is not read: its first answer is.
+pub async fn send(server: &ApiServer, request: &FuzzRequest) -> Result<Answer, String> {
+    let mut builder = http::Request::builder()
+        .method(http::Method::from_bytes(request.method.as_bytes()).expect("a method token"))
+        .uri(request.uri.as_str());
+    if let Some(ct) = &request.content_type {
+        builder = builder.header(http::header::CONTENT_TYPE, ct.as_str());
+    }
+    if let Some(accept) = &request.accept {
+        builder = builder.header(http::header::ACCEPT, accept.as_str());
+    }
+    let http_request = builder.body(Body::from(request.body.clone())).expect("a valid request");
+    let router = server.router();
+    let task = tokio::spawn(async move {
+        let response = router.oneshot(http_request).await.expect("infallible");
+        let code = response.status().as_u16();
+        let streaming = response.body().size_hint().exact().is_none();
+        let body =
+            if streaming { Vec::new() } else { response.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default() };
+        Answer { code, body }
+    });
+    task.await.map_err(|e| if e.is_panic() { format!("the server panicked: {e}") } else { format!("the request's task failed: {e}") })
+}
