@@ -24,6 +24,11 @@ const GENERATED_LABELS: [(&str, &str); 4] = [
 impl Kind for Jobs {
     fn default_on_create(&self, job: &mut Value, _now: &str) {
         job["status"] = json!({});
+        // Fields of the wrong type are left for validation to refuse.
+        let paths: [&[&str]; 3] = [&["spec"], &["spec", "template", "metadata", "labels"], &["spec", "selector", "matchLabels"]];
+        if !paths.iter().all(|path| objects_along(job, path)) {
+            return;
+        }
         let spec = &mut job["spec"];
         if spec["parallelism"].is_null() && spec["completions"].is_null() {
             spec["parallelism"] = json!(1);
@@ -56,6 +61,19 @@ impl Kind for Jobs {
             match_labels["batch.kubernetes.io/controller-uid"] = meta["uid"].clone();
         }
     }
+}
+
+/// Whether every field along `path` is an object or absent, so that indexing into it to set a
+/// default cannot panic.
+fn objects_along(value: &Value, path: &[&str]) -> bool {
+    let mut current = value;
+    for field in path {
+        current = &current[*field];
+        if !(current.is_null() || current.is_object()) {
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(test)]
