@@ -60,16 +60,17 @@ async fn discovery_paths_refuse_other_methods_and_the_mux_serves_any(server: Ser
     }
 }
 
-/// Seed 9 (a Pod whose `spec` is an array) and seed 243 (a Job whose `spec` is a number) made
-/// the server panic while it defaulted them. Upstream refuses both with 400 (they do not
+/// Seed 9 (a Pod whose `spec` is an array), seed 243 (a Job whose `spec` is a number) and seed
+/// 1494 (a Namespace whose `spec` is a number) made the server panic while it defaulted them. Upstream refuses both with 400 (they do not
 /// decode); the fake leaves wrong types to validation, which refuses the Pod (422) but not yet
-/// the Job.
+/// the Job or the Namespace.
 #[tokio::test]
 async fn a_spec_of_the_wrong_type_does_not_panic_the_server() {
     let server = Server::fake();
     for (path, object) in [
         ("/api/v1/namespaces/default/pods", json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": ["x"]})),
         ("/apis/batch/v1/namespaces/default/jobs", json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": -1})),
+        ("/api/v1/namespaces", json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}, "spec": 1e308})),
     ] {
         let r = post(&server, path, object).await;
         assert!(r.code < 500, "{path}: {} {}", r.code, r.body);

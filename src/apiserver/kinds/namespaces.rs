@@ -22,7 +22,10 @@ pub struct Namespaces;
 
 impl Kind for Namespaces {
     fn default_on_create(&self, namespace: &mut Value, _now: &str) {
-        namespace["spec"]["finalizers"] = json!([NAMESPACE_FINALIZER]);
+        // A `spec` of the wrong type is left for validation to refuse.
+        if namespace["spec"].is_null() || namespace["spec"].is_object() {
+            namespace["spec"]["finalizers"] = json!([NAMESPACE_FINALIZER]);
+        }
         namespace["status"] = json!({"phase": "Active"});
     }
 
