@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::storage::hooks::Kind;
+use crate::apiserver::storage::hooks::{Kind, objects_along};
 
 /// batch/v1 Jobs.
 pub struct Jobs;
@@ -61,19 +61,6 @@ impl Kind for Jobs {
             match_labels["batch.kubernetes.io/controller-uid"] = meta["uid"].clone();
         }
     }
-}
-
-/// Whether every field along `path` is an object or absent, so that indexing into it to set a
-/// default cannot panic.
-fn objects_along(value: &Value, path: &[&str]) -> bool {
-    let mut current = value;
-    for field in path {
-        current = &current[*field];
-        if !(current.is_null() || current.is_object()) {
-            return false;
-        }
-    }
-    true
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::apiserver::catalogue::{DefaultGcPolicy, NamespacedResources};
 use crate::apiserver::deletion::{DeleteOptions, DeletePlan, Propagation};
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::storage::delete::DeletePlanner;
-use crate::apiserver::storage::hooks::Kind;
+use crate::apiserver::storage::hooks::{Kind, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::string_list;
@@ -22,8 +22,7 @@ pub struct Namespaces;
 
 impl Kind for Namespaces {
     fn default_on_create(&self, namespace: &mut Value, _now: &str) {
-        // A `spec` of the wrong type is left for validation to refuse.
-        if namespace["spec"].is_null() || namespace["spec"].is_object() {
+        if objects_along(namespace, &["spec"]) {
             namespace["spec"]["finalizers"] = json!([NAMESPACE_FINALIZER]);
         }
         namespace["status"] = json!({"phase": "Active"});

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::apiserver::admission::Admission;
 use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::status::FieldError;
-use crate::apiserver::storage::hooks::Kind;
+use crate::apiserver::storage::hooks::{Kind, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
 use crate::clock::parse_time;
@@ -20,11 +20,10 @@ impl Kind for Pods {
     }
 
     fn default_on_create(&self, pod: &mut Value, _now: &str) {
-        // A `spec` or `status` of the wrong type is left for validation to refuse.
         if pod["spec"].is_object() && pod["spec"]["terminationGracePeriodSeconds"].is_null() {
             pod["spec"]["terminationGracePeriodSeconds"] = json!(30);
         }
-        if (pod["status"].is_null() || pod["status"].is_object()) && pod["status"]["phase"].is_null() {
+        if objects_along(pod, &["status"]) && pod["status"]["phase"].is_null() {
             pod["status"]["phase"] = json!("Pending");
         }
     }

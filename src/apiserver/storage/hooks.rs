@@ -63,3 +63,16 @@ impl Kind for Generic {}
 
 /// Finds the hooks of the resource `plural` in `group`.
 pub type KindOf = fn(group: &str, plural: &str) -> &'static dyn Kind;
+
+/// Whether every field along `path` is an object or absent, so that indexing into it to set a
+/// default cannot panic: a field of the wrong type is left for validation to refuse.
+pub fn objects_along(value: &Value, path: &[&str]) -> bool {
+    let mut current = value;
+    for field in path {
+        current = &current[*field];
+        if !(current.is_null() || current.is_object()) {
+            return false;
+        }
+    }
+    true
+}
