@@ -11,21 +11,21 @@
 //! - [`tags`]: the topic tags every feature file carries, and `--tags` expressions.
 //! - [`runner`]: runs feature files on a backend with cucumber, each kind of scenario in its
 //!   own world, into one report.
+//! - [`chaos`]: random object graphs, deletions, faults and cold restarts thrown at a
+//!   collector, judged by an independent model.
 //! - [`fuzz`]: the fake API server fuzzed with seeded requests, judged by invariants.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
-//! - [`restarts`]: the reference collector killed and restarted cold around deletions, judged
-//!   by an independent rule.
 //!
 //! The real control plane, collector and kubectl, built from pinned Go modules, are the
 //! `kubegc-control-plane` crate's.
 
 pub mod backend;
+pub mod chaos;
 pub mod features;
 pub mod fuzz;
 pub mod junit;
 pub mod mutation;
-pub mod restarts;
 pub mod runner;
 pub mod steps;
 pub mod tags;

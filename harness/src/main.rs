@@ -5,7 +5,7 @@
 //! - `kubegc gc`: run the reference garbage collector against any cluster.
 //! - `kubegc run`: run the specification's scenarios against a backend.
 //! - `kubegc list`: list the scenarios and their tags.
-//! - `kubegc restarts`: the reference collector killed and restarted cold around deletions.
+//! - `kubegc chaos`: random graphs, deletions, faults and cold restarts thrown at the collector.
 //! - `kubegc fuzz`: the fake API server fuzzed with seeded requests, judged by invariants.
 //! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
@@ -37,10 +37,12 @@ enum Command {
     /// Run the specification against every mutant API server and collector and report which
     /// scenarios catch which; exit 0 if every mutant is caught, 1 if not.
     Mutants(cmd::mutants::Args),
-    /// Kill and restart the reference collector cold, again and again, around Orphan,
-    /// Background and Foreground deletions; exit 0 if it never deletes what a correct collector
-    /// keeps and collects everything else, 1 if not.
-    Restarts(cmd::restarts::Args),
+    /// Throw seeded random object graphs, bursts of deletions and finalizer changes, faults
+    /// (5xx, 429, conflicts, lost answers, slow answers, cut watches, 410 on resume) and cold
+    /// restarts at the reference collector on the fake API server, and judge every end state by
+    /// an independent model; exit 0 if no run breaks it, 1 if one does, printing its seed and a
+    /// shrunk plan.
+    Chaos(cmd::chaos::Args),
     /// Fuzz the fake API server in-process with seeded requests (paths, verbs, queries, content
     /// types, bodies); exit 0 if no answer breaks an invariant (no panic, no unexpected 5xx,
     /// every error a Status, a refused request changes nothing, a write changes only what it
@@ -58,9 +60,9 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    // `restarts` injects faults and `fuzz` sends nonsense on purpose: warnings about them are
+    // `chaos` injects faults and `fuzz` sends nonsense on purpose: warnings about them are
     // noise there.
-    let default_filter = if matches!(cli.command, Command::Restarts(_) | Command::Fuzz(_)) { "off" } else { "warn" };
+    let default_filter = if matches!(cli.command, Command::Chaos(_) | Command::Fuzz(_)) { "off" } else { "warn" };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KUBEGC_LOG").unwrap_or_else(|_| default_filter.into()))
         .with_writer(std::io::stderr)
@@ -73,7 +75,7 @@ fn main() -> std::process::ExitCode {
             Command::Run(args) => cmd::run::run(args).await,
             Command::List(args) => cmd::list::run(args).map(|()| true),
             Command::Mutants(args) => cmd::mutants::run(args).await,
-            Command::Restarts(args) => cmd::restarts::run(args).await,
+            Command::Chaos(args) => tokio::task::block_in_place(|| cmd::chaos::run(args)),
             Command::Fuzz(args) => cmd::fuzz::run(args).await,
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),

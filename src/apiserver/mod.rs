@@ -51,6 +51,7 @@ pub mod deletion;
 pub mod discovery;
 pub mod faults;
 pub mod http;
+pub mod ids;
 pub mod kinds;
 pub mod kubeconfig;
 pub mod mutant;
@@ -82,6 +83,8 @@ pub type Interceptor = Arc<dyn Fn(&::http::request::Parts) -> Option<ApiError> +
 pub struct Config {
     /// Clock for timestamps and grace periods.
     pub clock: Clock,
+    /// Where uids and generated names come from.
+    pub ids: ids::Ids,
     /// How many writes are kept for watches to resume from; older resourceVersions get 410.
     pub history_limit: usize,
     /// How often a watch that asked for bookmarks gets one.
@@ -104,6 +107,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             clock: Clock::real(),
+            ids: ids::Ids::random(),
             history_limit: 100_000,
             bookmark_interval: Duration::from_secs(1),
             node_agent: true,
@@ -119,6 +123,7 @@ impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
             .field("clock", &self.clock)
+            .field("ids", &self.ids)
             .field("history_limit", &self.history_limit)
             .field("bookmark_interval", &self.bookmark_interval)
             .field("node_agent", &self.node_agent)
@@ -175,7 +180,7 @@ impl ApiServer {
 
     /// A server with `config`. Must be called inside a Tokio runtime.
     pub fn with_config(config: Config) -> Self {
-        let mut storage = Storage::new(config.clock.clone(), config.history_limit, kinds::of);
+        let mut storage = Storage::new(config.clock.clone(), config.ids.clone(), config.history_limit, kinds::of);
         storage.garbage_collection = config.garbage_collection;
         storage.mutant = config.mutant;
         let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config });

@@ -10,12 +10,12 @@
 //! [`crate::gc::GarbageCollector`] runs a collector on its own tasks;
 //! [`crate::gc::ManualCollector`] steps one by hand.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 use kube::api::PropagationPolicy;
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::sync::{Notify, mpsc};
 
 use crate::gc::config::Config;
 use crate::gc::decision::{
@@ -49,6 +49,40 @@ impl Stage {
         match self {
             Stage::AttemptToDelete => "attemptToDelete",
             Stage::AttemptToOrphan => "attemptToOrphan",
+        }
+    }
+}
+
+/// A gate that opens once, for the workers to wait at. Not a `watch` channel: that wakes its
+/// receivers in a random order, and a seeded run must replay exactly.
+#[derive(Debug, Default)]
+pub struct Gate {
+    open: AtomicBool,
+    notify: Notify,
+}
+
+impl Gate {
+    /// Opens the gate, waking everyone waiting at it.
+    pub fn open(&self) {
+        self.open.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether it is open.
+    pub fn is_open(&self) -> bool {
+        self.open.load(Ordering::SeqCst)
+    }
+
+    /// Waits until it is open.
+    pub async fn wait(&self) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_open() {
+                return;
+            }
+            notified.await;
         }
     }
 }
@@ -123,7 +157,7 @@ pub struct Collector {
     /// Graph changes sent but not yet applied, and events being recorded.
     pub(super) in_flight: AtomicUsize,
     /// Running monitors by `(group, resource)`.
-    pub monitors: Mutex<HashMap<(String, String), Monitor>>,
+    pub monitors: Mutex<BTreeMap<(String, String), Monitor>>,
     /// How many discovery resyncs have been asked for.
     pub(super) resync_requested: AtomicU64,
     /// How many of those the last completed resync answered: one is pending while fewer.
@@ -138,7 +172,7 @@ pub struct Collector {
     /// Woken when the graph may have become complete.
     pub(super) sync_notify: Notify,
     /// Whether the workers have started (after the start's wait for the initial lists).
-    pub(super) workers_started: watch::Sender<bool>,
+    pub(super) workers_started: Gate,
     /// Counters.
     pub metrics: Metrics,
 }
@@ -157,14 +191,14 @@ impl Collector {
             mapper: RwLock::new(RestMapper::default()),
             graph_tx,
             in_flight: AtomicUsize::new(0),
-            monitors: Mutex::new(HashMap::new()),
+            monitors: Mutex::new(BTreeMap::new()),
             resync_requested: AtomicU64::new(u64::from(!manual)),
             resync_completed: AtomicU64::new(0),
             resync_notify: Notify::new(),
             undiscovered: Mutex::new(BTreeMap::new()),
             held: Held::default(),
             sync_notify: Notify::new(),
-            workers_started: watch::Sender::new(false),
+            workers_started: Gate::default(),
             metrics: Metrics::default(),
             config,
         })
@@ -351,7 +385,8 @@ impl Collector {
     /// Makes the running monitors those of `wanted`, plus the existing ones `keep` says to keep
     /// (upstream `syncMonitors`). A monitor that goes is stopped: its task is aborted and dropped.
     pub fn sync_monitors(self: &Arc<Self>, wanted: Vec<Mapping>, keep: impl Fn(&Monitor) -> bool) {
-        let wanted: HashMap<(String, String), Mapping> =
+        // Ordered: monitors start in the same order every time (a seeded run replays exactly).
+        let wanted: BTreeMap<(String, String), Mapping> =
             wanted.into_iter().map(|m| ((m.resource.group.clone(), m.resource.plural.clone()), m)).collect();
         {
             let mut monitors = self.monitors.lock().unwrap_or_else(|p| p.into_inner());

@@ -70,6 +70,9 @@ pub struct Settled {
     /// What is still pending, for failure messages (also lists back-off waits, which do not
     /// count against settling).
     pub pending: Vec<String>,
+    /// Work items waiting out a back-off before their next try (they do not count against
+    /// settling: a collector that settled with some has nothing to do until they are due).
+    pub retrying: usize,
 }
 
 /// A running garbage collector: a [`Collector`] and the tasks that run it (upstream `Run`:
@@ -146,15 +149,13 @@ impl GarbageCollector {
         let c = collector.clone();
         tasks.push(tokio::spawn(async move {
             cache_sync::wait_for_initial_sync(&c, c.config.initial_sync_timeout).await;
-            c.workers_started.send_replace(true);
+            c.workers_started.open();
         }));
         for _ in 0..collector.config.workers.max(1) {
             for stage in [Stage::AttemptToDelete, Stage::AttemptToOrphan] {
                 let c = collector.clone();
                 tasks.push(tokio::spawn(async move {
-                    if c.workers_started.subscribe().wait_for(|started| *started).await.is_err() {
-                        return;
-                    }
+                    c.workers_started.wait().await;
                     while let Some(item) = c.queue(stage).get().await {
                         c.work_on(stage, &item).await;
                     }
@@ -211,7 +212,7 @@ impl GarbageCollector {
             }
         }
         let missing = c.graph_incomplete().join("; ");
-        if !*c.workers_started.borrow() {
+        if !c.workers_started.is_open() {
             pending.push(format!("workers not started yet: waiting for {missing}"));
         }
         for (stage, w) in c.held.items() {
@@ -220,15 +221,17 @@ impl GarbageCollector {
         pending.extend(self.pending_work());
         pending.dedup();
         let settled = pending.is_empty();
+        let mut retrying = 0;
         for stage in [Stage::AttemptToDelete, Stage::AttemptToOrphan] {
             let (name, q) = (stage.name(), c.queue(stage));
             let graph = c.lock_builder();
             for w in q.waiting_items() {
+                retrying += 1;
                 let who = graph.graph.queued_copy(&w).map_or_else(|| w.identity.to_string(), |n| n.identity.to_string());
                 pending.push(format!("{name}: {who} waiting to retry (does not hold up settling)"));
             }
         }
-        Settled { settled, pending }
+        Settled { settled, pending, retrying }
     }
 
     /// Graph changes in flight and queued or in-process work items.

@@ -190,7 +190,9 @@ fn reconcile(sink: &dyn Sink, mapping: &Mapping, known: &mut HashMap<Arc<str>, O
             Some(_) => {}
         }
     }
-    let gone: Vec<Arc<str>> = known.keys().filter(|k| !seen.contains(*k)).cloned().collect();
+    let mut gone: Vec<Arc<str>> = known.keys().filter(|k| !seen.contains(*k)).cloned().collect();
+    // In a stable order: the same lists give the same events every time.
+    gone.sort_unstable();
     for uid in gone {
         let old = known.remove(&uid).expect("taken from known");
         emit(sink, mapping, EventType::Delete, old, None);

@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use crate::gc::graph::FixedState;
+
 /// Back-off bounds.
 #[derive(Clone, Copy, Debug)]
 pub struct Backoff {
@@ -35,11 +37,11 @@ impl Default for Backoff {
 struct State<K> {
     ready: VecDeque<K>,
     /// Queued or to be re-queued after processing (client-go's `dirty`).
-    dirty: HashSet<K>,
-    processing: HashSet<K>,
-    failures: HashMap<K, u32>,
+    dirty: HashSet<K, FixedState>,
+    processing: HashSet<K, FixedState>,
+    failures: HashMap<K, u32, FixedState>,
     /// Items waiting out a back-off delay.
-    waiting: HashSet<K>,
+    waiting: HashSet<K, FixedState>,
     shut_down: bool,
 }
 
@@ -91,10 +93,10 @@ impl<K: Clone + Eq + Hash + Send + 'static> WorkQueue<K> {
     fn with_backoff(backoff: Option<Backoff>) -> Self {
         let state = State {
             ready: VecDeque::new(),
-            dirty: HashSet::new(),
-            processing: HashSet::new(),
-            failures: HashMap::new(),
-            waiting: HashSet::new(),
+            dirty: HashSet::default(),
+            processing: HashSet::default(),
+            failures: HashMap::default(),
+            waiting: HashSet::default(),
             shut_down: false,
         };
         Self { state: Arc::new(Mutex::new(state)), notify: Arc::new(Notify::new()), backoff }

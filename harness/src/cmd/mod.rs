@@ -1,11 +1,11 @@
 //! One module per subcommand.
 
+pub mod chaos;
 pub mod coverage;
 pub mod fuzz;
 pub mod gc;
 pub mod list;
 pub mod mutants;
-pub mod restarts;
 pub mod run;
 pub mod serve;
 pub mod steps;

@@ -191,7 +191,9 @@ async fn run(watch: Watch, mut sub: broadcast::Receiver<Arc<StoreEvent>>, tx: mp
     let deadline = tokio::time::sleep(watch.request.timeout.unwrap_or(Duration::from_secs(3600 * 24 * 365)));
     tokio::pin!(deadline);
     loop {
+        // Biased: the same events give the same stream every time (a seeded run replays exactly).
         let line = tokio::select! {
+            biased;
             event = sub.recv() => match event {
                 Ok(e) if e.revision <= last => continue,
                 Ok(e) => {

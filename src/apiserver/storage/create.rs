@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::ids::Ids;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::status::{ApiError, ApiResult};
@@ -13,8 +14,8 @@ use crate::clock::format_time;
 /// Characters upstream uses for `generateName` suffixes (no vowels, no confusable digits).
 const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
-fn random_suffix() -> String {
-    let bytes = uuid::Uuid::new_v4().into_bytes();
+fn random_suffix(ids: &Ids) -> String {
+    let bytes = ids.bytes();
     bytes[..5].iter().map(|b| NAME_ALPHABET[*b as usize % NAME_ALPHABET.len()] as char).collect()
 }
 
@@ -105,7 +106,7 @@ impl Storage {
             && let Some(prefix) = meta["generateName"].as_str().filter(|p| !p.is_empty())
         {
             named = prefix.to_string();
-            meta["name"] = json!(format!("{prefix}{}", random_suffix()));
+            meta["name"] = json!(format!("{prefix}{}", random_suffix(&self.ids)));
         }
         let name = meta["name"].as_str().unwrap_or("").to_string();
         if let Some(ns) = &scope.namespace {
@@ -113,7 +114,7 @@ impl Storage {
         }
         let now = format_time(self.clock.now());
         // The uid comes before the kind's defaults, which may use it (a Job's selector does).
-        body["metadata"]["uid"] = json!(uuid::Uuid::new_v4().to_string());
+        body["metadata"]["uid"] = json!(self.ids.uid());
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
         self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);

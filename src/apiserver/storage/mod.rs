@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
 use crate::apiserver::convert;
+use crate::apiserver::ids::Ids;
 use crate::apiserver::mutant::Mutant;
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{ApiError, ApiResult};
@@ -75,6 +76,8 @@ pub struct Storage {
     pub catalogue: Catalogue,
     /// Time source for timestamps.
     pub clock: Clock,
+    /// Source of uids and generated names.
+    pub ids: Ids,
     /// Objects the simulated controllers must look at: terminating namespaces and CRDs, and
     /// pods in graceful deletion. Kept here so that a pass never scans the whole store.
     pub awaiting_controllers: BTreeSet<ObjectKey>,
@@ -91,13 +94,14 @@ pub struct Storage {
 }
 
 impl Storage {
-    /// A fresh storage with the built-in kinds and the usual namespaces; `kind_of` finds what
+    /// A fresh storage with the built-in kinds and the usual namespaces, its uids from `ids`; `kind_of` finds what
     /// is special about each resource.
-    pub fn new(clock: Clock, history_limit: usize, kind_of: KindOf) -> Self {
+    pub fn new(clock: Clock, ids: Ids, history_limit: usize, kind_of: KindOf) -> Self {
         let mut state = Self {
             store: Store::new(history_limit),
             catalogue: Catalogue::new(),
             clock,
+            ids,
             awaiting_controllers: BTreeSet::new(),
             garbage_collection: true,
             mutant: None,
