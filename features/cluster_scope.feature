@@ -105,3 +105,31 @@ Feature: Cluster-scoped owners and dependents
     Then ClusterRole "kubegc-cs-valid-owner" is gone
     And ClusterRole "kubegc-cs-two-owners" still exists
     And ClusterRole "kubegc-cs-two-owners" has owner references to "kubegc-cs-valid-owner, namespaced"
+
+  Scenario: An orphaning that strips the namespaced reference lets the collector judge a cluster-scoped dependent again
+    # Found by kubegc chaos (seed 980). Orphaning strips every reference naming the owner's uid
+    # (upstream orphanDependents), the one the collector cannot resolve included; with no
+    # namespaced kind left to stop it, the dependent is classified again, and goes with its
+    # last owner.
+    Given a ConfigMap named "namespaced"
+    And a ClusterRole named "kubegc-cs-orphaned-valid-owner"
+    And a ClusterRole named "kubegc-cs-orphaned-two-owners" owned by ClusterRole "kubegc-cs-orphaned-valid-owner" and ConfigMap "namespaced"
+    When ConfigMap "namespaced" is deleted with propagation policy Orphan
+    Then ConfigMap "namespaced" is gone
+    And ClusterRole "kubegc-cs-orphaned-two-owners" has owner references to "kubegc-cs-orphaned-valid-owner"
+    When ClusterRole "kubegc-cs-orphaned-valid-owner" is deleted with propagation policy Background
+    Then ClusterRole "kubegc-cs-orphaned-two-owners" is gone
+
+  Scenario: A foreground deletion waits for a blocking cluster-scoped dependent the collector leaves alone
+    # Found by kubegc chaos (seed 1549). An owner's blocking dependents are every object whose
+    # reference names its uid (upstream blockingDependents), so the cluster-scoped dependent
+    # counts; the collector forgets it without deleting it (isDangling answers
+    # namespacedOwnerOfClusterScopedObjectErr), so the owner keeps its foregroundDeletion
+    # finalizer until someone else deletes the dependent.
+    Given a ConfigMap named "owner"
+    And a ClusterRole named "kubegc-cs-blocking-role" owned by ConfigMap "owner" with blockOwnerDeletion
+    When ConfigMap "owner" is deleted with propagation policy Foreground
+    Then ConfigMap "owner" is terminating with finalizers "foregroundDeletion"
+    And ClusterRole "kubegc-cs-blocking-role" still exists
+    When ClusterRole "kubegc-cs-blocking-role" is deleted with propagation policy Background
+    Then ConfigMap "owner" is gone

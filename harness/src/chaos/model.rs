@@ -286,6 +286,62 @@ mod tests {
         assert!(v.safety.is_empty());
     }
 
+    /// An object given as its kind, namespace, and owners with whether each blocks.
+    type Given<'a> = (Kind, Option<&'a str>, &'a [(usize, bool)]);
+
+    /// A plan of the given objects and deletions.
+    fn mixed(objects: &[Given], deletions: &[(usize, Policy)]) -> Plan {
+        let mut p = plan(&[], deletions);
+        p.objects = objects
+            .iter()
+            .enumerate()
+            .map(|(i, (kind, ns, owners))| Object {
+                kind: *kind,
+                namespace: ns.map(str::to_string),
+                name: format!("o{i}"),
+                references: owners.iter().map(|&(o, blocking)| Reference { target: Target::Object(o), blocking }).collect(),
+                finalizer: false,
+            })
+            .collect();
+        p
+    }
+
+    #[test]
+    fn orphaning_strips_a_reference_by_uid_even_one_that_does_not_resolve() {
+        // Seed 55: the Widget's reference names the Secret's uid from another namespace.
+        let p = mixed(&[(Kind::Secret, Some("a"), &[]), (Kind::Widget, Some("b"), &[(0, true)])], &[(0, Policy::Orphan)]);
+        assert_eq!(survives(&p), [Known::No, Known::Maybe]);
+        let p = mixed(&[(Kind::Secret, Some("a"), &[]), (Kind::Widget, Some("b"), &[(0, true)])], &[(0, Policy::Background)]);
+        assert_eq!(survives(&p), [Known::No, Known::No]);
+    }
+
+    #[test]
+    fn a_cluster_scoped_object_is_left_alone_while_it_names_a_namespaced_kind() {
+        let objects: &[Given] =
+            &[(Kind::Gadget, None, &[]), (Kind::Widget, Some("a"), &[]), (Kind::ClusterRole, None, &[(0, false), (1, true)])];
+        assert_eq!(survives(&mixed(objects, &[(0, Policy::Background)])), [Known::No, Known::Yes, Known::Yes]);
+        // Seed 980: once orphaning may strip the namespaced reference, it may be collected.
+        assert_eq!(survives(&mixed(objects, &[(1, Policy::Orphan), (0, Policy::Background)])), [Known::No, Known::No, Known::Maybe]);
+    }
+
+    #[test]
+    fn a_foreground_owner_waiting_for_a_dependent_never_processed_hangs_and_stalls_the_others() {
+        // Seed 1549: the ClusterRole is never processed, so the Widget (deleted in the foreground
+        // by the collector) and the Gadget wait for ever; the other Gadget may never be queued.
+        let p = mixed(
+            &[
+                (Kind::Gadget, None, &[]),
+                (Kind::Gadget, None, &[(0, false)]),
+                (Kind::Widget, Some("a"), &[(0, true)]),
+                (Kind::ClusterRole, None, &[(2, true)]),
+            ],
+            &[(0, Policy::Foreground)],
+        );
+        let f = fates(&p);
+        assert_eq!(f.iter().map(|f| (f.hangs, f.stalls)).collect::<Vec<_>>(), [(true, false), (false, true), (true, true), (false, true)]);
+        assert_eq!(survives(&p), [Known::No, Known::No, Known::No, Known::Yes]);
+    }
+
     #[test]
     fn deleting_a_dependent_of_a_live_owner_is_a_safety_violation() {
         let p = plan(&[&[], &[0]], &[]);
