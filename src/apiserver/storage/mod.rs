@@ -94,8 +94,8 @@ pub struct Storage {
 }
 
 impl Storage {
-    /// A fresh storage with the built-in kinds and the usual namespaces, its uids from `ids`; `kind_of` finds what
-    /// is special about each resource.
+    /// A fresh storage with the built-in kinds and the usual namespaces, its uids from `ids`;
+    /// `kind_of` finds what is special about each resource.
     pub fn new(clock: Clock, ids: Ids, history_limit: usize, kind_of: KindOf) -> Self {
         let mut state = Self {
             store: Store::new(history_limit),
