@@ -43,12 +43,17 @@ const UPSTREAM_5XX: &[&str] = &["conversion webhook for ", "failed to "];
 pub struct Answer {
     /// HTTP status code.
     pub code: u16,
-    /// The body, or empty for a stream (a watch) that was not read.
+    /// The body; of a stream (a watch), what the server had sent when the fuzzer read it.
     pub body: Vec<u8>,
+    /// Whether the answer is a stream.
+    pub streamed: bool,
 }
 
 /// Checks an answer's code and body; `Err` says what is wrong.
 pub fn check_answer(server: &ApiServer, request: &FuzzRequest, answer: &Answer) -> Result<(), String> {
+    if answer.streamed && answer.code == 200 {
+        return check_watch_events(&answer.body);
+    }
     if answer.code < 400 || request.method == "HEAD" {
         return Ok(());
     }
@@ -73,6 +78,39 @@ pub fn check_answer(server: &ApiServer, request: &FuzzRequest, answer: &Answer) 
     }
     if !reasons_for(answer.code).contains(&reason) {
         return Err(format!("reason {reason:?} is not one Kubernetes gives with {}: {status}", answer.code));
+    }
+    Ok(())
+}
+
+/// The watch event types a stream may carry.
+const WATCH_EVENT_TYPES: &[&str] = &["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"];
+
+/// Checks the lines a watch sent: each a JSON event of a known type, an ERROR carrying a
+/// `Status` with the reason of its code and nothing after it, every other event an object with
+/// its kind, apiVersion and metadata.
+fn check_watch_events(stream: &[u8]) -> Result<(), String> {
+    let text = std::str::from_utf8(stream).map_err(|e| format!("a watch sent bytes that are not UTF-8: {e}"))?;
+    let mut ended = false;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        if ended {
+            return Err(format!("a watch sent {line:?} after its ERROR event"));
+        }
+        let event: Value = serde_json::from_str(line).map_err(|e| format!("a watch sent a line that is not JSON ({e}): {line:?}"))?;
+        let kind = event["type"].as_str().unwrap_or_default();
+        let object = &event["object"];
+        if !WATCH_EVENT_TYPES.contains(&kind) || !object.is_object() {
+            return Err(format!("a watch sent a malformed event: {line}"));
+        }
+        if kind == "ERROR" {
+            let code = object["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or_default();
+            let reason = object["reason"].as_str().unwrap_or_default();
+            if object["kind"] != "Status" || !reasons_for(code).contains(&reason) {
+                return Err(format!("a watch's ERROR event carries no Status with the reason of its code: {line}"));
+            }
+            ended = true;
+        } else if !object["kind"].is_string() || !object["apiVersion"].is_string() || !object["metadata"].is_object() {
+            return Err(format!("a watch's {kind} event carries no object with kind, apiVersion and metadata: {line}"));
+        }
     }
     Ok(())
 }

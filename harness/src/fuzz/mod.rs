@@ -151,7 +151,8 @@ async fn episode(seed: u64, count: u64, report: &mut Report) -> Option<Violation
 }
 
 /// Sends one request through the server's router in a task of its own; `Err` with the panic's
-/// message when serving it panicked. A stream (a watch) is not read: its first answer is.
+/// message when serving it panicked. Of a stream (a watch) what the server has sent so far is
+/// read ([`stream_head`]).
 pub async fn send(server: &ApiServer, request: &FuzzRequest) -> Result<Answer, String> {
     let mut builder = http::Request::builder()
         .method(http::Method::from_bytes(request.method.as_bytes()).expect("a method token"))
@@ -167,10 +168,36 @@ pub async fn send(server: &ApiServer, request: &FuzzRequest) -> Result<Answer, S
     let task = tokio::spawn(async move {
         let response = router.oneshot(http_request).await.expect("infallible");
         let code = response.status().as_u16();
-        let streaming = response.body().size_hint().exact().is_none();
-        let body =
-            if streaming { Vec::new() } else { response.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default() };
-        Answer { code, body }
+        let streamed = response.body().size_hint().exact().is_none();
+        let body = if streamed {
+            stream_head(response.into_body()).await
+        } else {
+            response.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default()
+        };
+        Answer { code, body, streamed }
     });
     task.await.map_err(|e| if e.is_panic() { format!("the server panicked: {e}") } else { format!("the request's task failed: {e}") })
+}
+
+/// The most frames of a stream read.
+const STREAM_FRAMES: usize = 200;
+
+/// What a stream has sent so far: frames are read while the server has more ready (it sends a
+/// watch's initial events at once), up to [`STREAM_FRAMES`]; a stream that stays quiet for a few
+/// turns of the scheduler, or ends, ends the read.
+async fn stream_head(mut body: Body) -> Vec<u8> {
+    use futures::FutureExt;
+    let (mut head, mut quiet) = (Vec::new(), 0);
+    for _ in 0..STREAM_FRAMES {
+        match body.frame().now_or_never() {
+            Some(Some(Ok(frame))) => head.extend_from_slice(frame.data_ref().map(|d| d.as_ref()).unwrap_or_default()),
+            Some(_) => break,
+            None if quiet < 3 => {
+                quiet += 1;
+                tokio::task::yield_now().await;
+            }
+            None => break,
+        }
+    }
+    head
 }
