@@ -268,6 +268,9 @@ pub fn run_many(options: &Options) -> anyhow::Result<Report> {
                     outcome.restarts,
                     run_started.elapsed()
                 );
+                for line in outcome.verdict.safety.iter().chain(&outcome.verdict.liveness) {
+                    eprintln!("chaos:   {line}");
+                }
             }
         }
         report.elapsed = started.elapsed();
