@@ -195,16 +195,29 @@ impl ControllerManager {
     /// As [`ControllerManager::start`], with the client rate limit and garbage collector
     /// workers of `tuning`.
     pub async fn start_with(upstream: &Upstream, kubeconfig: &Path, controllers: &str, tuning: Tuning) -> anyhow::Result<Self> {
+        let mut kcm = Self::spawn(upstream, kubeconfig, controllers, tuning).await?;
+        if runs_garbage_collector(controllers) {
+            wait_for_gc_sync(&mut kcm.process).await?;
+        }
+        Ok(kcm)
+    }
+
+    /// As [`ControllerManager::start_with`], but returns as soon as the process runs, without
+    /// waiting for the garbage collector's sync (behind injected faults it may take long, and
+    /// a collector killed before it syncs is what a cold restart may meet).
+    pub async fn spawn(upstream: &Upstream, kubeconfig: &Path, controllers: &str, tuning: Tuning) -> anyhow::Result<Self> {
         let build = upstream.clone();
         tokio::task::spawn_blocking(move || build.ensure(&[Component::KubeControllerManager])).await??;
         let logs = tempfile::Builder::new().prefix("kubegc-kcm-").tempdir()?;
         let args = Self::args(kubeconfig, controllers, tuning, None);
-        let mut process =
-            Process::spawn("kube-controller-manager", &upstream.binary(Component::KubeControllerManager), &args, logs.path())?;
-        if runs_garbage_collector(controllers) {
-            wait_for_gc_sync(&mut process).await?;
-        }
+        let process = Process::spawn("kube-controller-manager", &upstream.binary(Component::KubeControllerManager), &args, logs.path())?;
         Ok(Self { process, _logs: logs })
+    }
+
+    /// Kills the controller manager at once (SIGKILL right after SIGTERM, no grace), as a
+    /// crash would.
+    pub fn kill(mut self) {
+        self.process.stop(Duration::ZERO);
     }
 
     /// Fails if the controller manager has exited.

@@ -19,6 +19,7 @@ pub mod fake;
 pub mod faults;
 pub mod model;
 pub mod plan;
+pub mod upstream;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -63,9 +64,15 @@ pub trait Bench {
     /// Waits, up to `limit`, until the collector has nothing left to do for the plan's objects
     /// (created with `uids`); `Err` says what is still pending when the limit passes.
     fn settle(&mut self, plan: &Plan, uids: &[String], limit: Duration) -> impl Future<Output = anyhow::Result<Result<(), String>>>;
+
+    /// How long a run may take to come to rest once its burst is over.
+    fn settle_limit(&self) -> Duration {
+        SETTLE_LIMIT
+    }
 }
 
-/// How long a run may take to come to rest once its burst is over (virtual time on the fake).
+/// How long a run may take to come to rest once its burst is over, unless the bench says
+/// otherwise (virtual time on the fake).
 pub const SETTLE_LIMIT: Duration = Duration::from_secs(600);
 
 /// Plays `plan` on `bench`: objects, burst, kills, release, settle, judge.
@@ -123,11 +130,12 @@ pub async fn play<B: Bench>(bench: &mut B, plan: &Plan) -> anyhow::Result<Outcom
     }
     faults.disarm();
     actions::release(&client, plan).await?;
-    let settled = bench.settle(plan, &uids, SETTLE_LIMIT).await?;
+    let limit = bench.settle_limit();
+    let settled = bench.settle(plan, &uids, limit).await?;
     let found = actions::observe(&client, plan, &uids).await?;
     outcome.verdict = model::judge(plan, &uids, &found);
     if let Err(pending) = settled {
-        outcome.verdict.liveness.push(format!("the collector did not come to rest within {SETTLE_LIMIT:?}: {pending}"));
+        outcome.verdict.liveness.push(format!("the collector did not come to rest within {limit:?}: {pending}"));
     }
     outcome.faults = faults.injected();
     outcome.fingerprint = faults.fingerprint();

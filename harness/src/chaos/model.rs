@@ -73,8 +73,23 @@ pub fn fates(plan: &Plan) -> Vec<Fate> {
         let held = owners.iter().any(|o| o.is_some_and(|f| f.survives == Known::Yes));
         // Nor is an object the collector never processes ever collected, while it keeps a
         // reference to a namespaced kind that no orphaning strips.
-        let never_processed =
+        let unprocessable =
             plan.unprocessable(index) && object.references.iter().any(|r| plan.target_kind(r).namespaced() && !stripped_by_orphaning(r));
+        // Unless a namespaced object names its uid: then upstream may process it as though it
+        // lived in that dependent's namespace. The dependent's reference makes a virtual node
+        // for the uid in the dependent's namespace (addDependentToOwners); a worker that takes
+        // it before the object is observed finds the object (attemptToDeleteItem: getObject
+        // ignores the namespace of a cluster-scoped kind) and classifies its references with
+        // that namespace, so isDangling looks its namespaced owners up there instead of
+        // answering namespacedOwnerOfClusterScopedObjectErr, and may delete it (kubegc chaos
+        // --target upstream, seed 9: a ClusterRole whose one owner is a Lease that never
+        // existed, collected when a ConfigMap's reference to it was seen first).
+        let named_by_a_namespaced_object = || {
+            plan.objects[index + 1..]
+                .iter()
+                .any(|d| d.namespace.is_some() && d.references.iter().any(|r| r.target == Target::Object(index)))
+        };
+        let never_processed = unprocessable && !named_by_a_namespaced_object();
         let never_collected = object.references.is_empty() || held || never_processed;
         let deletion = plan.deletion(index);
         let (survives, orphans) = match deletion {
@@ -96,7 +111,7 @@ pub fn fates(plan: &Plan) -> Vec<Fate> {
                     .all(|(o, r)| o.map_or(!stripped_by_orphaning(r), |f| f.survives == Known::No && f.orphans == Known::No));
                 let survives = if kept {
                     Known::Yes
-                } else if collected {
+                } else if collected && !unprocessable {
                     Known::No
                 } else {
                     Known::Maybe
@@ -340,6 +355,21 @@ mod tests {
         let f = fates(&p);
         assert_eq!(f.iter().map(|f| (f.hangs, f.stalls)).collect::<Vec<_>>(), [(true, false), (false, true), (true, true), (false, true)]);
         assert_eq!(survives(&p), [Known::No, Known::No, Known::No, Known::Yes]);
+    }
+
+    /// Seed 9 on upstream: a ClusterRole whose one owner is a Lease that never existed stays,
+    /// unless a namespaced object names it: then upstream may look the Lease up in that
+    /// object's namespace, and collect the ClusterRole.
+    #[test]
+    fn a_cluster_scoped_object_with_a_namespaced_owner_named_by_a_namespaced_dependent_is_a_race() {
+        use Known::*;
+        let mut p = plan(&[&[], &[], &[1]], &[]);
+        (p.objects[1].kind, p.objects[1].namespace) = (Kind::ClusterRole, None);
+        p.objects[1].references =
+            vec![Reference { target: Target::Ghost { kind: Kind::Lease, name: "g".into(), uid: "x".into() }, blocking: true }];
+        assert_eq!(survives(&p), [Yes, Maybe, Maybe]);
+        p.objects[2].references.clear();
+        assert_eq!(survives(&p), [Yes, Yes, Yes]);
     }
 
     #[test]
