@@ -39,9 +39,10 @@ enum Command {
     Mutants(cmd::mutants::Args),
     /// Throw seeded random object graphs, bursts of deletions and finalizer changes, faults
     /// (5xx, 429, conflicts, lost answers, slow answers, cut watches, 410 on resume) and cold
-    /// restarts at the reference collector on the fake API server, and judge every end state by
-    /// an independent model; exit 0 if no run breaks it, 1 if one does, printing its seed and a
-    /// shrunk plan.
+    /// restarts at a garbage collector (the reference one on the fake API server, or
+    /// kube-controller-manager's on the real control plane), and judge every end state by an
+    /// independent model; exit 0 if no run breaks it, 1 if one does, printing its seed (and, on
+    /// the fake, a shrunk plan).
     Chaos(cmd::chaos::Args),
     /// Fuzz the fake API server in-process with seeded requests (paths, verbs, queries, content
     /// types, bodies); exit 0 if no answer breaks an invariant (no panic, no unexpected 5xx,

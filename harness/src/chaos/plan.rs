@@ -251,11 +251,11 @@ impl Plan {
     }
 
     /// Whether object `index` is a cluster-scoped object with a reference to a namespaced kind.
-    /// Upstream's collector does not process such an item: `isDangling` answers
-    /// `namespacedOwnerOfClusterScopedObjectErr` and the worker forgets the item
-    /// (pkg/controller/garbagecollector/garbagecollector.go), so it is not collected, and its
-    /// references go only when an owner orphans it, until orphanings have stripped every
-    /// reference to a namespaced kind.
+    /// Upstream's collector does not process such an item when it reaches it as itself:
+    /// `isDangling` answers `namespacedOwnerOfClusterScopedObjectErr` and the worker forgets
+    /// the item (pkg/controller/garbagecollector/garbagecollector.go), so its references go only
+    /// when an owner orphans it. (Reached through a namespaced dependent's virtual node, it may
+    /// be processed after all: see `model::fates`.)
     pub fn unprocessable(&self, index: usize) -> bool {
         let object = &self.objects[index];
         !object.kind.namespaced() && object.references.iter().any(|r| self.target_kind(r).namespaced())
