@@ -13,6 +13,11 @@
 //!   a reproduction. A failing plan is shrunk there, by re-running simpler plans.
 //! - On the upstream control plane ([`upstream`]) the collector is kube-controller-manager's,
 //!   its traffic through the same proxy, killed and restarted as a process.
+//!
+//! Files: [`plan`] (what a run does, drawn from its seed, and its simplifications), [`faults`]
+//! (the proxy), [`actions`] (the run's own requests), [`model`] (the independent judge),
+//! [`fake`] and [`upstream`] (the two benches), and this module (one run, [`play`], and the
+//! report of many).
 
 pub mod actions;
 pub mod fake;
