@@ -13,6 +13,7 @@ use kubegc::clock::Clock;
 use kubegc::gc::{self, GarbageCollector};
 
 use crate::chaos::faults::Faults;
+use crate::chaos::model::Verdict;
 use crate::chaos::plan::Plan;
 use crate::chaos::{Bench, Outcome, Report, play};
 
@@ -38,7 +39,8 @@ impl Bench for FakeBench {
         self.collector = None;
     }
 
-    async fn settle(&mut self, _: &Plan, _: &[String], limit: Duration) -> anyhow::Result<Result<(), String>> {
+    async fn settle(&mut self, _: &Plan, _: &[String]) -> anyhow::Result<Result<(), String>> {
+        let limit = self.settle_limit();
         let start = tokio::time::Instant::now();
         let gc = self.collector.as_ref().ok_or_else(|| anyhow::anyhow!("no collector runs"))?;
         loop {
@@ -154,11 +156,7 @@ const SHRINK_BUDGET: usize = 3_000;
 
 /// The smallest plan found, one simplification at a time, that still breaks the model, with
 /// its verdict.
-pub fn shrink(
-    mut plan: Plan,
-    mut verdict: crate::chaos::model::Verdict,
-    config: &gc::Config,
-) -> anyhow::Result<(Plan, crate::chaos::model::Verdict)> {
+pub fn shrink(mut plan: Plan, mut verdict: Verdict, config: &gc::Config) -> anyhow::Result<(Plan, Verdict)> {
     let mut budget = SHRINK_BUDGET;
     'simpler: loop {
         for candidate in plan.simpler() {

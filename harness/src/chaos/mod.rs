@@ -66,9 +66,10 @@ pub trait Bench {
     /// Kills the running collector.
     fn kill_collector(&mut self) -> impl Future<Output = ()>;
 
-    /// Waits, up to `limit`, until the collector has nothing left to do for the plan's objects
-    /// (created with `uids`); `Err` says what is still pending when the limit passes.
-    fn settle(&mut self, plan: &Plan, uids: &[String], limit: Duration) -> impl Future<Output = anyhow::Result<Result<(), String>>>;
+    /// Waits, up to [`Bench::settle_limit`], until the collector has nothing left to do for the
+    /// plan's objects (created with `uids`); `Err` says what is still pending when the limit
+    /// passes.
+    fn settle(&mut self, plan: &Plan, uids: &[String]) -> impl Future<Output = anyhow::Result<Result<(), String>>>;
 
     /// How long a run may take to come to rest once its burst is over.
     fn settle_limit(&self) -> Duration {
@@ -135,12 +136,11 @@ pub async fn play<B: Bench>(bench: &mut B, plan: &Plan) -> anyhow::Result<Outcom
     }
     faults.disarm();
     actions::release(&client, plan).await?;
-    let limit = bench.settle_limit();
-    let settled = bench.settle(plan, &uids, limit).await?;
+    let settled = bench.settle(plan, &uids).await?;
     let found = actions::observe(&client, plan, &uids).await?;
     outcome.verdict = model::judge(plan, &uids, &found);
     if let Err(pending) = settled {
-        outcome.verdict.liveness.push(format!("the collector did not come to rest within {limit:?}: {pending}"));
+        outcome.verdict.liveness.push(format!("the collector did not come to rest within {:?}: {pending}", bench.settle_limit()));
     }
     outcome.faults = faults.injected();
     outcome.fingerprint = faults.fingerprint();

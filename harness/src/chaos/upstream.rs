@@ -82,7 +82,8 @@ impl Bench for UpstreamBench {
         }
     }
 
-    async fn settle(&mut self, plan: &Plan, uids: &[String], limit: Duration) -> anyhow::Result<Result<(), String>> {
+    async fn settle(&mut self, plan: &Plan, uids: &[String]) -> anyhow::Result<Result<(), String>> {
+        let limit = self.settle_limit();
         let start = Instant::now();
         let mut calm_since: Option<Instant> = None;
         loop {
