@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::apiserver::{ApiServer, Config};
+use crate::cleanup::Cleanup;
 use crate::gc::GarbageCollector;
 use crate::workloads::Workloads;
 
@@ -33,13 +34,14 @@ use crate::workloads::Workloads;
 const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 
 /// The fake API server, and the controllers running against it as ordinary clients: the
-/// reference garbage collector and the workload controllers (each on unless turned off with
-/// [`Builder`]). Dropping it stops the controllers.
+/// reference garbage collector, the workload controllers (each on unless turned off with
+/// [`Builder`]) and the cleanup controllers (as [`crate::cleanup::Config`] says). Dropping it stops the controllers.
 #[derive(Debug)]
 pub struct Cluster {
     server: ApiServer,
     collector: Option<Arc<GarbageCollector>>,
     workloads: Option<Workloads>,
+    cleanup: Cleanup,
 }
 
 /// How to start a [`Cluster`]; every part is on unless turned off.
@@ -50,6 +52,7 @@ pub struct Builder {
     collector: Option<crate::gc::Config>,
     no_collector: bool,
     no_workloads: bool,
+    cleanup: Option<crate::cleanup::Config>,
 }
 
 impl Builder {
@@ -84,13 +87,21 @@ impl Builder {
         self
     }
 
+    /// Configures the cleanup controllers (which run, their thresholds, a mutant); by default
+    /// every one runs with kube-controller-manager's defaults, on the server's clock.
+    pub fn cleanup_config(mut self, config: crate::cleanup::Config) -> Self {
+        self.cleanup = Some(config);
+        self
+    }
+
     /// Starts the cluster. Must be called inside a Tokio runtime.
     pub fn start(self) -> Cluster {
         let server = self.server.unwrap_or_default();
         let collector =
             (!self.no_collector).then(|| Arc::new(GarbageCollector::start(server.client(), self.collector.unwrap_or_default())));
         let workloads = (!self.no_workloads).then(|| Workloads::start(server.client()));
-        Cluster { server, collector, workloads }
+        let cleanup = Cleanup::start(server.client(), server.clock().clone(), self.cleanup.unwrap_or_default());
+        Cluster { server, collector, workloads, cleanup }
     }
 }
 
@@ -136,6 +147,7 @@ impl Cluster {
         if let Some(workloads) = &self.workloads {
             pending.extend(workloads.pending(revision_of));
         }
+        pending.extend(self.cleanup.pending(revision_of));
         if !self.server.controllers_idle() {
             pending.push("the API server's controllers have pending work".into());
         }
@@ -156,6 +168,27 @@ impl Cluster {
             }
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
+    }
+
+    /// Lets `by` pass on the server's virtual clock as it would pass in a cluster: the clock
+    /// stops at every moment a cleanup controller waits for, and the cluster settles there
+    /// (within `limit` each time), so a periodic controller makes each of its passes.
+    ///
+    /// # Errors
+    /// When the clock is the system clock, or the cluster does not settle.
+    pub async fn advance(&self, by: chrono::Duration, limit: Duration) -> Result<(), String> {
+        let clock = self.server.clock();
+        if !clock.is_virtual() {
+            return Err("the cluster runs on the system clock; only a virtual clock can be advanced".into());
+        }
+        let end = clock.now() + by;
+        self.try_settle(limit).await?;
+        while let Some(due) = self.cleanup.due().filter(|due| *due < end) {
+            clock.advance(due - clock.now());
+            self.try_settle(limit).await?;
+        }
+        clock.advance(end - clock.now());
+        self.try_settle(limit).await
     }
 
     /// Waits until the garbage collector and the controllers have seen every change and have

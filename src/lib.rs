@@ -25,6 +25,8 @@
 //!   `containers`, `eviction`, `loops` and `config` over a fake `node` (`runtime`, `disks`,
 //!   `pods`, `logs`, `events`), with Go's `time` and `quantity` semantics, `errors` and
 //!   `mutant`.
+//! - [`cleanup`]: the cleanup controllers kube-controller-manager runs besides the collector
+//!   (`pod_gc`, ...), each an ordinary API client, and the loop and `pass` they share.
 //! - [`cluster`]: the front door for tests — the API server, the collector and the workload
 //!   controllers together, and `settle`.
 //! - [`workloads`]: the workload controllers the fake runs as a cluster would (Deployments,
@@ -37,6 +39,7 @@
 //! - `mutants` (private): the one shape every family of mutants is defined with.
 
 pub mod apiserver;
+pub mod cleanup;
 pub mod clock;
 pub mod cluster;
 pub mod gc;

@@ -206,10 +206,23 @@ impl ControllerManager {
     /// waiting for the garbage collector's sync (behind injected faults it may take long, and
     /// a collector killed before it syncs is what a cold restart may meet).
     pub async fn spawn(upstream: &Upstream, kubeconfig: &Path, controllers: &str, tuning: Tuning) -> anyhow::Result<Self> {
+        Self::spawn_with_flags(upstream, kubeconfig, controllers, tuning, &[]).await
+    }
+
+    /// As [`ControllerManager::spawn`], with more command-line `flags` (controllers' settings,
+    /// such as `--terminated-pod-gc-threshold=5`).
+    pub async fn spawn_with_flags(
+        upstream: &Upstream,
+        kubeconfig: &Path,
+        controllers: &str,
+        tuning: Tuning,
+        flags: &[String],
+    ) -> anyhow::Result<Self> {
         let build = upstream.clone();
         tokio::task::spawn_blocking(move || build.ensure(&[Component::KubeControllerManager])).await??;
         let logs = tempfile::Builder::new().prefix("kubegc-kcm-").tempdir()?;
-        let args = Self::args(kubeconfig, controllers, tuning, None);
+        let mut args = Self::args(kubeconfig, controllers, tuning, None);
+        args.extend_from_slice(flags);
         let process = Process::spawn("kube-controller-manager", &upstream.binary(Component::KubeControllerManager), &args, logs.path())?;
         Ok(Self { process, _logs: logs })
     }

@@ -11,9 +11,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kubegc::apiserver::{ApiServer, Config as ServerConfig, mutant::Mutant as ServerMutant};
+use kubegc::cleanup::mutant::Mutant as CleanupMutant;
 use kubegc::gc::{Config as GcConfig, mutant::Mutant as GcMutant};
 
-use crate::backend::fake::FakeBackend;
+use crate::backend::fake::{FakeBackend, Recipe};
 use crate::junit::{self, Verdicts};
 use crate::runner::{RunOptions, run_to};
 
@@ -24,6 +25,8 @@ pub enum Mutant {
     ApiServer(ServerMutant),
     /// A rule of the garbage collector.
     Collector(GcMutant),
+    /// A rule of a cleanup controller.
+    Cleanup(CleanupMutant),
 }
 
 impl std::fmt::Display for Mutant {
@@ -31,14 +34,17 @@ impl std::fmt::Display for Mutant {
         match self {
             Self::ApiServer(m) => write!(f, "apiserver/{m}"),
             Self::Collector(m) => write!(f, "gc/{m}"),
+            Self::Cleanup(m) => write!(f, "cleanup/{m}"),
         }
     }
 }
 
 impl Mutant {
-    /// Every API server mutant, then every collector mutant.
+    /// Every API server mutant, then every collector mutant, then every cleanup controller's.
     pub fn all() -> Vec<Mutant> {
-        ServerMutant::ALL.iter().map(|m| Self::ApiServer(*m)).chain(GcMutant::ALL.iter().map(|m| Self::Collector(*m))).collect()
+        let server = ServerMutant::ALL.iter().map(|m| Self::ApiServer(*m));
+        let collector = GcMutant::ALL.iter().map(|m| Self::Collector(*m));
+        server.chain(collector).chain(CleanupMutant::ALL.iter().map(|m| Self::Cleanup(*m))).collect()
     }
 }
 
@@ -58,9 +64,13 @@ pub async fn verdicts(mutant: Option<Mutant>, options: &RunOptions) -> std::io::
         Some(Mutant::Collector(m)) => Some(m),
         _ => None,
     };
+    let cleanup_mutant = match mutant {
+        Some(Mutant::Cleanup(m)) => Some(m),
+        _ => None,
+    };
     let server = ApiServer::with_config(ServerConfig { mutant: server_mutant, ..ServerConfig::default() });
-    let backend =
-        FakeBackend::with_collector(server, GcConfig { mutant: gc_mutant, ..GcConfig::default() }).with_eventually_timeout(EVENTUALLY);
+    let recipe = Recipe { server_mutant, collector: Some(GcConfig { mutant: gc_mutant, ..GcConfig::default() }), cleanup_mutant };
+    let backend = FakeBackend::from_recipe(server, recipe).with_eventually_timeout(EVENTUALLY);
     let report = tempfile::NamedTempFile::new()?;
     let options = RunOptions { junit: Some(report.path().to_path_buf()), color: false, ..options.clone() };
     run_to(Arc::new(backend), options, Box::new(std::io::sink())).await?;

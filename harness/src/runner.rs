@@ -235,7 +235,7 @@ impl Runs<'_> {
                 {
                     return false;
                 }
-                match backend.can_run(&t) {
+                match crate::backend::can_run(backend.as_ref(), &t) {
                     Ok(()) => {
                         counter.fetch_add(1, Ordering::Relaxed);
                         true

@@ -243,6 +243,11 @@ impl ApiServer {
         self.server.lock().store.resource_revision(group, resource)
     }
 
+    /// The server's deliberately broken rule, if any.
+    pub fn mutant(&self) -> Option<mutant::Mutant> {
+        self.server.config.mutant
+    }
+
     /// The server's clock.
     pub fn clock(&self) -> &Clock {
         &self.server.clock

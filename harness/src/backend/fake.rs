@@ -5,18 +5,35 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
 use kubegc::Cluster;
 use kubegc::apiserver::ApiServer;
+use kubegc::clock::Clock;
 use kubegc::gc::Config;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Own, OwnCluster};
 
 /// In-process fake apiserver plus reference collector and workload controllers.
 pub struct FakeBackend {
     cluster: Cluster,
     /// How long an "eventually" assertion waits.
     eventually: Duration,
+    /// How a scenario's cluster of its own is made: as this one, mutants included.
+    recipe: Recipe,
+}
+
+/// What a cluster of a scenario's own shares with the backend's: the mutants, and whether a
+/// collector runs.
+#[derive(Clone, Debug, Default)]
+pub struct Recipe {
+    /// The API server's mutant.
+    pub server_mutant: Option<kubegc::apiserver::mutant::Mutant>,
+    /// The collector's configuration; none without a collector.
+    pub collector: Option<Config>,
+    /// The cleanup controllers' mutant.
+    pub cleanup_mutant: Option<kubegc::cleanup::mutant::Mutant>,
 }
 
 impl std::fmt::Debug for FakeBackend {
@@ -34,17 +51,35 @@ impl FakeBackend {
 
     /// Starts a collector configured so (a mutant, for instance) against `server`.
     pub fn with_collector(server: ApiServer, config: Config) -> Self {
-        Self::of(Cluster::builder().server(server).collector_config(config).start())
+        let mutant = server.mutant();
+        Self::from_recipe(server, Recipe { server_mutant: mutant, collector: Some(config), cleanup_mutant: None })
     }
 
     /// The fake apiserver and its workload controllers, with no garbage collector.
     pub fn without_gc(server: ApiServer) -> Self {
-        Self::of(Cluster::builder().server(server).without_collector().start())
+        let mutant = server.mutant();
+        Self::from_recipe(server, Recipe { server_mutant: mutant, collector: None, cleanup_mutant: None })
+    }
+
+    /// The controllers `recipe` says against `server`, and clusters of scenarios' own made
+    /// the same way.
+    pub fn from_recipe(server: ApiServer, recipe: Recipe) -> Self {
+        let cleanup = kubegc::cleanup::Config { mutant: recipe.cleanup_mutant, ..Default::default() };
+        let cluster = Self::builder(&recipe).server(server).cleanup_config(cleanup).start();
+        Self { cluster, eventually: DEFAULT_EVENTUALLY, recipe }
+    }
+
+    /// A cluster builder with the collector of `recipe`.
+    fn builder(recipe: &Recipe) -> kubegc::cluster::Builder {
+        match &recipe.collector {
+            Some(config) => Cluster::builder().collector_config(config.clone()),
+            None => Cluster::builder().without_collector(),
+        }
     }
 
     /// The backend of a started `cluster`.
     pub fn of(cluster: Cluster) -> Self {
-        Self { cluster, eventually: DEFAULT_EVENTUALLY }
+        Self { cluster, eventually: DEFAULT_EVENTUALLY, recipe: Recipe { collector: Some(Config::default()), ..Recipe::default() } }
     }
 
     /// The same backend with "eventually" assertions waiting `timeout` (the default is
@@ -85,6 +120,37 @@ impl Backend for FakeBackend {
 
     fn can_run(&self, _tags: &[String]) -> Result<(), String> {
         Ok(())
+    }
+
+    fn gives_own_clusters(&self) -> bool {
+        true
+    }
+
+    fn has_virtual_clock(&self) -> bool {
+        true
+    }
+
+    fn own_cluster(&self, spec: &OwnCluster) -> BoxFuture<'_, Result<Own, String>> {
+        let spec = spec.clone();
+        Box::pin(async move {
+            let clock = Clock::virtual_at(kubegc::clock::Clock::real().now());
+            let config = kubegc::apiserver::Config { clock, mutant: self.recipe.server_mutant, ..Default::default() };
+            let cluster =
+                Self::builder(&self.recipe).server_config(config).cleanup_config(spec.cleanup_config(self.recipe.cleanup_mutant)).start();
+            let backend = Self { cluster, eventually: self.eventually, recipe: self.recipe.clone() };
+            Ok(Own::Backend(Arc::new(backend)))
+        })
+    }
+
+    fn let_time_pass(&self, by: Duration) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            if !self.cluster.server().clock().is_virtual() {
+                tokio::time::sleep(by).await;
+                return Ok(());
+            }
+            let by = chrono::Duration::from_std(by).map_err(|e| e.to_string())?;
+            self.cluster.advance(by, SETTLE_LIMIT).await
+        })
     }
 
     fn diagnostics(&self) -> String {

@@ -2,14 +2,16 @@
 //! collector does the work. Nothing can tell from outside that a collector has settled, so
 //! "settled" is a hold time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use kubegc_control_plane::build::Upstream;
+use kubegc_control_plane::control_plane::{ControllerManager, Tuning};
 
-use crate::backend::Backend;
 use crate::backend::external::{Collector, exit_of};
+use crate::backend::{Backend, Own, OwnCluster};
 
 /// A cluster reached through a kubeconfig.
 pub struct KubeconfigBackend {
@@ -21,6 +23,9 @@ pub struct KubeconfigBackend {
     /// A collector run as a process of its own, whose exit ends the run (stopped before what
     /// `_keep` holds, as fields drop in order).
     collector: Option<Box<dyn Collector>>,
+    /// The upstream build and an admin kubeconfig, when scenarios may start controller
+    /// managers of their own (on the upstream control plane).
+    controller_managers: Option<(Upstream, PathBuf)>,
     /// What must live as long as the backend (the container of a k3s cluster).
     _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -46,7 +51,7 @@ impl KubeconfigBackend {
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
         let client = kube::Client::try_from(config).context("cannot build a client")?;
         client.apiserver_version().await.context("cannot reach the API server")?;
-        Ok(Self { client, name: "kubeconfig", hold, timeout, collector: None, _keep: None })
+        Ok(Self { client, name: "kubeconfig", hold, timeout, collector: None, controller_managers: None, _keep: None })
     }
 
     /// The same backend, called `name` in reports.
@@ -59,6 +64,13 @@ impl KubeconfigBackend {
     /// when it exits.
     pub fn watching(mut self, collector: impl Collector + 'static) -> Self {
         self.collector = Some(Box::new(collector));
+        self
+    }
+
+    /// The same backend, letting scenarios start controller managers of their own from
+    /// `upstream` with the admin `kubeconfig`.
+    pub fn starting_controller_managers(mut self, upstream: Upstream, kubeconfig: PathBuf) -> Self {
+        self.controller_managers = Some((upstream, kubeconfig));
         self
     }
 
@@ -95,6 +107,26 @@ impl Backend for KubeconfigBackend {
             Some(collector) => Box::pin(exit_of(&**collector)),
             None => Box::pin(futures::future::pending()),
         }
+    }
+
+    fn gives_own_clusters(&self) -> bool {
+        self.controller_managers.is_some()
+    }
+
+    fn own_cluster(&self, spec: &OwnCluster) -> BoxFuture<'_, Result<Own, String>> {
+        let spec = spec.clone();
+        Box::pin(async move {
+            let (upstream, kubeconfig) = self.controller_managers.as_ref().ok_or("no controller manager can be started here")?;
+            let controllers = spec.controllers();
+            if controllers.is_empty() {
+                return Ok(Own::Guard(Box::new(())));
+            }
+            let flags = spec.controller_manager_flags();
+            let kcm = ControllerManager::spawn_with_flags(upstream, kubeconfig, &controllers.join(","), Tuning::default(), &flags)
+                .await
+                .map_err(|e| format!("cannot start a controller manager with {}: {e:#}", flags.join(" ")))?;
+            Ok(Own::Guard(Box::new(kcm)))
+        })
     }
 
     fn can_run(&self, tags: &[String]) -> Result<(), String> {

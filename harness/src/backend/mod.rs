@@ -9,6 +9,7 @@ pub mod k3s;
 pub mod kubeconfig;
 pub mod upstream;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -45,4 +46,96 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn diagnostics(&self) -> String {
         String::new()
     }
+    /// Whether [`Backend::own_cluster`] can give a scenario controllers configured for it
+    /// (scenarios tagged `@own-cluster` need it).
+    fn gives_own_clusters(&self) -> bool {
+        false
+    }
+    /// Whether time passes on a virtual clock, so that hours pass at once (scenarios tagged
+    /// `@virtual-clock` need it).
+    fn has_virtual_clock(&self) -> bool {
+        false
+    }
+    /// Controllers configured as `spec` says, for one scenario: on the fake a cluster of its
+    /// own on a virtual clock; on a control plane a controller manager of its own.
+    fn own_cluster(&self, _spec: &OwnCluster) -> BoxFuture<'_, Result<Own, String>> {
+        Box::pin(async { Err(format!("the {} backend cannot give a scenario controllers of its own", self.name())) })
+    }
+    /// Lets `by` pass: a virtual clock moves, otherwise real time passes (up to
+    /// [`REAL_TIME_LIMIT`]).
+    fn let_time_pass(&self, by: Duration) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            if by > REAL_TIME_LIMIT {
+                return Err(format!(
+                    "{by:?} is too long to wait for in real time (at most {REAL_TIME_LIMIT:?}); the scenario needs a virtual clock"
+                ));
+            }
+            tokio::time::sleep(by).await;
+            Ok(())
+        })
+    }
+}
+
+/// The longest a step may let real time pass.
+pub const REAL_TIME_LIMIT: Duration = Duration::from_secs(180);
+
+/// What a scenario asks of controllers of its own (`Given a cluster of its own ...`); what it
+/// leaves unset keeps kube-controller-manager's default.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnCluster {
+    /// How many terminated pods the pod garbage collector keeps
+    /// (`--terminated-pod-gc-threshold`).
+    pub terminated_pod_threshold: Option<i64>,
+}
+
+impl OwnCluster {
+    /// The kube-controller-manager `--controllers` list that runs the controllers set here;
+    /// empty when nothing is set (the shared controller manager does the rest).
+    pub fn controllers(&self) -> Vec<&'static str> {
+        let mut controllers = Vec::new();
+        if self.terminated_pod_threshold.is_some() {
+            controllers.push("pod-garbage-collector-controller");
+        }
+        controllers
+    }
+
+    /// The kube-controller-manager flags that set them so.
+    pub fn controller_manager_flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        if let Some(threshold) = self.terminated_pod_threshold {
+            flags.push(format!("--terminated-pod-gc-threshold={threshold}"));
+        }
+        flags
+    }
+
+    /// The reference cleanup controllers set so.
+    pub fn cleanup_config(&self, mutant: Option<kubegc::cleanup::mutant::Mutant>) -> kubegc::cleanup::Config {
+        let mut config = kubegc::cleanup::Config { mutant, ..Default::default() };
+        if let (Some(threshold), Some(pod_gc)) = (self.terminated_pod_threshold, config.pod_gc.as_mut()) {
+            pod_gc.threshold = threshold;
+        }
+        config
+    }
+}
+
+/// What [`Backend::own_cluster`] gives a scenario.
+pub enum Own {
+    /// A backend of its own, in place of the shared one.
+    Backend(Arc<dyn Backend>),
+    /// Controllers of its own beside the shared backend, running until this is dropped.
+    Guard(Box<dyn std::any::Any + Send + Sync>),
+}
+
+/// Whether `backend` can run a scenario with `tags`: what it says itself, and whether it has
+/// what `@own-cluster` and `@virtual-clock` ask for.
+pub fn can_run(backend: &dyn Backend, tags: &[String]) -> Result<(), String> {
+    backend.can_run(tags)?;
+    let tagged = |name: &str| tags.iter().any(|t| t == name);
+    if tagged("own-cluster") && !backend.gives_own_clusters() {
+        return Err("@own-cluster scenarios need controllers configured for them (the fake or --target upstream)".into());
+    }
+    if tagged("virtual-clock") && !backend.has_virtual_clock() {
+        return Err("@virtual-clock scenarios let hours pass, which only the fake's virtual clock can do".into());
+    }
+    Ok(())
 }

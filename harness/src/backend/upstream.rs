@@ -35,8 +35,12 @@ pub async fn start(collector: Collector, hold: Duration, timeout: Duration) -> a
         Collector::Upstream => DEFAULT_CONTROLLERS,
         _ => ALL_BUT_GARBAGE_COLLECTOR,
     };
-    let plane = ControlPlane::start(&Upstream::locate(), controllers).await?;
-    let backend = KubeconfigBackend::connect(plane.kubeconfig(), hold, timeout).await?.named("upstream");
+    let upstream = Upstream::locate();
+    let plane = ControlPlane::start(&upstream, controllers).await?;
+    let backend = KubeconfigBackend::connect(plane.kubeconfig(), hold, timeout)
+        .await?
+        .named("upstream")
+        .starting_controller_managers(upstream, plane.kubeconfig().to_path_buf());
     // The collector stops before the control plane it works on.
     Ok(match collector {
         Collector::Upstream | Collector::None => backend.keeping(plane),

@@ -7,7 +7,7 @@
 //! (`world.last_error`).
 
 use cucumber::gherkin::Step;
-use cucumber::when;
+use cucumber::{given, when};
 use kube::api::{ApiResource, Patch, PatchParams};
 use kube::core::Status;
 use serde_json::{Value, json};
@@ -391,10 +391,10 @@ async fn patched(world: &mut KubeWorld, kind: String, name: String, patch_type: 
     Ok(())
 }
 
-/// `When a second has gone by`: real time passes (for rules about timestamps, which the API
-/// server writes with a resolution of one second).
+/// `When a second has gone by`: a second passes, and a little more on a real clock (for rules
+/// about timestamps, which the API server writes with a resolution of one second).
+#[given(regex = r"^a second has gone by$")]
 #[when(regex = r"^a second has gone by$")]
-async fn a_second(_world: &mut KubeWorld) -> StepResult {
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    Ok(())
+async fn a_second(world: &mut KubeWorld) -> StepResult {
+    world.backend().let_time_pass(std::time::Duration::from_millis(1100)).await
 }

@@ -61,6 +61,9 @@ pub struct KubeWorld {
     /// Whether the collector has settled since the scenario last changed anything: then a
     /// negative check need not wait for it again.
     pub settled: bool,
+    /// Controllers of the scenario's own beside the backend (a controller manager started for
+    /// it), stopped when the scenario ends.
+    pub guards: Vec<Box<dyn std::any::Any + Send + Sync>>,
     /// The backend's client, made once: making one builds the fake API server's router.
     client: std::sync::OnceLock<kube::Client>,
     /// Discovery, refreshed when a kind is not found (a CRD may have just been created).
@@ -77,6 +80,18 @@ impl KubeWorld {
     /// The backend.
     pub fn backend(&self) -> &Arc<dyn Backend> {
         self.backend.as_ref().expect("the runner sets the backend before the first step")
+    }
+
+    /// Runs the rest of the scenario on `backend` (a cluster of its own), before it has
+    /// made anything.
+    pub fn use_backend(&mut self, backend: Arc<dyn Backend>) -> StepResult {
+        if self.namespace.is_some() || !self.objects.is_empty() {
+            return Err("a cluster of its own must come before the scenario makes anything".into());
+        }
+        self.backend = Some(backend);
+        self.client = std::sync::OnceLock::new();
+        self.discovery = None;
+        Ok(())
     }
 
     /// A client.

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use super::api::KubeWorld;
 
 /// Deletes the scenario's namespaces and custom resource definitions (first turning off any
-/// conversion webhook that does not run, without which their objects could not go).
+/// conversion webhook that does not run, without which their objects could not go), then stops
+/// the controllers started for it.
 pub(super) async fn cleanup(world: &mut KubeWorld) {
     let crds: Api<CustomResourceDefinition> = Api::all(world.client());
     for kind in std::mem::take(&mut world.conversion_webhooks) {
@@ -24,6 +25,7 @@ pub(super) async fn cleanup(world: &mut KubeWorld) {
     for (resource, _) in world.custom_kinds.values() {
         let _ = crds.delete(&format!("{}.{}", resource.plural, resource.group), &DeleteParams::background()).await;
     }
+    world.guards.clear();
 }
 
 /// A CRD's `spec.conversion` without a webhook, as a merge patch writes it (dropping any

@@ -1,0 +1,95 @@
+//! What a cleanup controller's pass reads through ([`Context`]) and what it tells the loop
+//! ([`Outcome`]).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
+use kube::Resource;
+use kube::api::{Api, ApiResource, ListParams};
+use serde::de::DeserializeOwned;
+
+use crate::cleanup::mutant::Mutant;
+use crate::clock::Clock;
+
+/// One cleanup controller, run pass by pass by the loop in [`crate::cleanup`].
+pub trait Controller: Send {
+    /// Its name, as kube-controller-manager's `--controllers` flag spells it.
+    fn name(&self) -> &'static str;
+    /// The resources whose changes may give it work.
+    fn watches(&self) -> Vec<ApiResource>;
+    /// One pass: read afresh through `context`, act, and say whether anything was written and
+    /// when to look again regardless of changes.
+    fn pass<'a>(&'a mut self, context: &'a Context) -> BoxFuture<'a, kube::Result<Outcome>>;
+}
+
+/// What a pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Whether a write landed (the loop then starts a new round before it rests).
+    pub wrote: bool,
+    /// The earliest moment the controller wants to look again even if nothing changes.
+    pub again_at: Option<DateTime<Utc>>,
+}
+
+/// What every pass reads through: the client, the clock, the mutant, and the revisions the
+/// round's lists saw.
+pub struct Context {
+    /// The controllers' client.
+    pub client: kube::Client,
+    /// The clock every age and period is measured on.
+    pub clock: Clock,
+    /// The deliberately broken rule, if any (never outside a check of the specification).
+    pub mutant: Option<Mutant>,
+    /// Each listed `(group, plural)` with the oldest revision a list of it saw this round.
+    seen: Mutex<BTreeMap<(String, String), u64>>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("clock", &self.clock).field("mutant", &self.mutant).finish()
+    }
+}
+
+impl Context {
+    /// A context for controllers acting through `client`.
+    pub fn new(client: kube::Client, clock: Clock, mutant: Option<Mutant>) -> Self {
+        Self { client, clock, mutant, seen: Mutex::default() }
+    }
+
+    /// Whether `mutant` is the one set.
+    pub fn mutated(&self, mutant: Mutant) -> bool {
+        self.mutant == Some(mutant)
+    }
+
+    /// Forgets the revisions of the last round.
+    pub(crate) fn start_round(&self) {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// The revisions this round's lists saw.
+    pub(crate) fn seen(&self) -> BTreeMap<(String, String), u64> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Every `K` in the cluster, listed afresh (a consistent read: the pass sees every write
+    /// before it); the round remembers the list's revision.
+    pub async fn list<K>(&self) -> kube::Result<Vec<K>>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let list = Api::<K>::all(self.client.clone()).list(&ListParams::default()).await?;
+        let revision: u64 = list.metadata.resource_version.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0);
+        let key = (K::group(&()).into_owned(), K::plural(&()).into_owned());
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = seen.entry(key).or_insert(revision);
+        *entry = (*entry).min(revision);
+        Ok(list.items)
+    }
+}
+
+/// The [`ApiResource`] of `K`, for [`Controller::watches`].
+pub fn resource<K: Resource<DynamicType = ()>>() -> ApiResource {
+    ApiResource::erase::<K>(&())
+}
