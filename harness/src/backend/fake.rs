@@ -134,7 +134,9 @@ impl Backend for FakeBackend {
         let spec = spec.clone();
         Box::pin(async move {
             let clock = Clock::virtual_at(kubegc::clock::Clock::real().now());
-            let config = kubegc::apiserver::Config { clock, mutant: self.recipe.server_mutant, ..Default::default() };
+            // No node agent: as on a control plane without kubelets, a pod bound to a node stays
+            // terminating until someone force-deletes it (the pod garbage collector, say).
+            let config = kubegc::apiserver::Config { clock, mutant: self.recipe.server_mutant, node_agent: false, ..Default::default() };
             let cluster =
                 Self::builder(&self.recipe).server_config(config).cleanup_config(spec.cleanup_config(self.recipe.cleanup_mutant)).start();
             let backend = Self { cluster, eventually: self.eventually, recipe: self.recipe.clone() };

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use cucumber::{given, when};
+use cucumber::{given, then, when};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use serde_json::json;
@@ -108,9 +108,9 @@ async fn pod_on_node(world: &mut KubeWorld, name: String, node: String, finalize
 }
 
 /// `Given a Node named "n" that is not Ready with the out-of-service taint with effect
-/// NoExecute` (both parts optional; a node is Ready unless said otherwise).
+/// NoExecute` (or `that is Ready`; the taint optional, NoExecute unless said otherwise).
 #[given(
-    regex = r#"^a Node named "([^"]+)"( that is not Ready)?( with the out-of-service taint(?: with effect (NoExecute|NoSchedule|PreferNoSchedule))?(?: and value "([^"]+)")?)?$"#
+    regex = r#"^a Node named "([^"]+)" that is (not )?Ready( with the out-of-service taint(?: with effect (NoExecute|NoSchedule|PreferNoSchedule))?(?: and value "([^"]+)")?)?$"#
 )]
 async fn node(world: &mut KubeWorld, name: String, not_ready: String, tainted: String, effect: String, value: String) -> StepResult {
     let mut body = manifest_with(world, "Node", &name, Vec::new(), Vec::new()).await?;
@@ -127,9 +127,11 @@ async fn node(world: &mut KubeWorld, name: String, not_ready: String, tainted: S
     patch_status(world, "Node", &name, json!({"status": {"conditions": [{"type": "Ready", "status": ready, "reason": "Kubegc"}]}})).await
 }
 
-/// Creates pod `name`, bound to `node` unless that is empty.
+/// Creates pod `name`, bound to `node` unless that is empty, with the default grace period of
+/// 30 seconds (the manifests of other steps have none, to be deleted at once).
 async fn create_pod(world: &mut KubeWorld, name: &str, node: &str, finalizers: &str) -> StepResult {
     let mut body = manifest_with(world, "Pod", name, Vec::new(), list(finalizers)).await?;
+    body["spec"]["terminationGracePeriodSeconds"] = json!(30);
     if !node.is_empty() {
         body["spec"]["nodeName"] = json!(node);
     }
@@ -144,4 +146,136 @@ async fn patch_status(world: &mut KubeWorld, kind: &str, name: &str, patch: serd
         .await
         .map_err(|e| format!("cannot set the status of {kind} {name:?}: {e}"))?;
     Ok(())
+}
+
+/// `Given 30 Pods named "old-*" in phase Failed`: pods `old-1` to `old-30`, created one after
+/// another, each then set to the phase.
+#[given(regex = r#"^((?-u:\d)+) Pods named "([^"*]*)\*" in phase (Succeeded|Failed)$"#)]
+async fn many_pods(world: &mut KubeWorld, count: usize, prefix: String, phase: String) -> StepResult {
+    for i in 1..=count {
+        let name = format!("{prefix}{i}");
+        create_pod(world, &name, "", "").await?;
+        patch_status(world, "Pod", &name, json!({"status": {"phase": phase}})).await?;
+    }
+    Ok(())
+}
+
+/// `Given a Pod named "a" in phase Running with condition Ready on node "n"`: as
+/// [`pod_in_phase`], with a condition of that type set to True.
+#[given(
+    regex = r#"^a Pod named "([^"]+)" in phase (Pending|Running) with condition ((?-u:\w)+) on node "([^"]+)" with finalizers? "([^"]*)"$"#
+)]
+async fn pod_with_condition(
+    world: &mut KubeWorld,
+    name: String,
+    phase: String,
+    condition: String,
+    node: String,
+    finalizers: String,
+) -> StepResult {
+    create_pod(world, &name, &node, &finalizers).await?;
+    let condition = json!({"type": condition, "status": "True", "lastTransitionTime": "2024-01-01T00:00:00Z"});
+    patch_status(world, "Pod", &name, json!({"status": {"phase": phase, "conditions": [condition]}})).await
+}
+
+/// `When Node "n" gets the out-of-service taint`: the taint an administrator sets on a node
+/// that is shut down for good.
+#[given(regex = r#"^Node "([^"]+)" gets the out-of-service taint$"#)]
+#[when(regex = r#"^Node "([^"]+)" gets the out-of-service taint$"#)]
+async fn taint_node(world: &mut KubeWorld, name: String) -> StepResult {
+    let (api, _, _) = world.api("Node").await?;
+    let taint = json!({"key": kubegc::cleanup::pod_gc::OUT_OF_SERVICE_TAINT, "effect": "NoExecute"});
+    world.settled = false;
+    api.patch(&name, &PatchParams::default(), &Patch::Merge(&json!({"spec": {"taints": [taint]}})))
+        .await
+        .map_err(|e| format!("cannot taint Node {name:?}: {e}"))?;
+    Ok(())
+}
+
+/// `Then the Pods left are "b, c"`: eventually the scenario's
+/// namespace holds exactly these pods, terminating ones included.
+#[then(regex = r#"^the Pods left are "([^"]*)"$"#)]
+async fn pods_left(world: &mut KubeWorld, names: String) -> StepResult {
+    let mut want = list(&names);
+    want.sort();
+    let (api, _, _) = world.api("Pod").await?;
+    let have = Seen::default();
+    let result = world
+        .poll(&format!("the pods left to be {want:?}"), || {
+            let (api, want, have) = (api.clone(), &want, have.clone());
+            async move {
+                let listed = api.list_metadata(&ListParams::default()).await.map_err(|e| e.to_string())?;
+                let mut names: Vec<String> = listed.items.iter().filter_map(|p| p.metadata.name.clone()).collect();
+                names.sort();
+                let done = names == *want;
+                have.set(names);
+                Ok(done)
+            }
+        })
+        .await;
+    result.map_err(|e| format!("{e}; left: {:?}", have.get()))
+}
+
+/// `Then (\d+) Pods are left`: eventually the scenario's namespace holds that many pods.
+#[then(regex = r"^((?-u:\d)+) Pods are left$")]
+async fn pods_counted(world: &mut KubeWorld, count: usize) -> StepResult {
+    let (api, _, _) = world.api("Pod").await?;
+    let have = Seen::default();
+    let result = world
+        .poll(&format!("{count} pods to be left"), || {
+            let (api, have) = (api.clone(), have.clone());
+            async move {
+                let left = api.list_metadata(&ListParams::default()).await.map_err(|e| e.to_string())?.items.len();
+                have.set(left);
+                Ok(left == count)
+            }
+        })
+        .await;
+    result.map_err(|e| format!("{e}; left: {}", have.get()))
+}
+
+/// `Then Pod "c" is marked Failed` (eventually), optionally `with condition DisruptionTarget
+/// and reason "DeletionByPodGC"` (status True, a transition time set), or `without condition
+/// DisruptionTarget`.
+#[then(regex = r#"^Pod "([^"]+)" is marked (Failed|Succeeded)(?: (with|without) condition ((?-u:\w)+)(?: and reason "([^"]+)")?)?$"#)]
+async fn pod_marked(world: &mut KubeWorld, name: String, phase: String, with: String, condition: String, reason: String) -> StepResult {
+    let (api, _, _) = world.api("Pod").await?;
+    let seen = Seen::default();
+    let result = world
+        .poll(&format!("Pod {name:?} to be marked {phase}"), || {
+            let (api, seen) = (api.clone(), seen.clone());
+            let (name, phase, with, condition, reason) = (&name, &phase, &with, &condition, &reason);
+            async move {
+                let pod = api.get(name).await.map_err(|e| format!("cannot read Pod {name:?}: {e}"))?;
+                let status = pod.data["status"].clone();
+                seen.set(status.clone());
+                let found = status["conditions"].as_array().into_iter().flatten().find(|c| c["type"] == condition.as_str()).cloned();
+                let condition_ok = match with.as_str() {
+                    "with" => found.is_some_and(|c| {
+                        c["status"] == "True"
+                            && (reason.is_empty() || c["reason"] == reason.as_str())
+                            && c["lastTransitionTime"].is_string()
+                    }),
+                    "without" => found.is_none(),
+                    _ => true,
+                };
+                Ok(status["phase"] == phase.as_str() && condition_ok)
+            }
+        })
+        .await;
+    result.map_err(|e| format!("{e}; its status: {}", seen.get()))
+}
+
+/// The last value a poll saw, for its failure message.
+#[derive(Clone, Default)]
+struct Seen<T>(std::sync::Arc<std::sync::Mutex<T>>);
+
+impl<T: Clone> Seen<T> {
+    fn set(&self, value: T) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = value;
+    }
+
+    fn get(&self) -> T {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
