@@ -19,7 +19,7 @@ Feature: Leases that go when what they stand for is gone
 
   @upstream(should-have-OwnerReferences-set)
   Scenario: A node's lease goes with the Node that owns it
-    Given a Node named "kubegc-lease-node" that is not Ready
+    Given a Node named "kubegc-lease-node" that is Ready
     And a Lease named "kubegc-lease-node" in namespace "kube-node-lease" owned by Node "kubegc-lease-node"
     When Node "kubegc-lease-node" is deleted
     Then Lease "kubegc-lease-node" is gone
@@ -59,7 +59,7 @@ Feature: Leases that go when what they stand for is gone
     And an identity lease named "expired" renewed now for 60 seconds
     And an identity lease named "controller-manager" labelled "apiserver.kubernetes.io/identity=kube-controller-manager" renewed now for 60 seconds
     And an identity lease named "unlabelled" labelled "kubegc.io/example=yes" renewed now for 60 seconds
-    And a Lease named "elsewhere" labelled "apiserver.kubernetes.io/identity=kube-apiserver" renewed now for 60 seconds
+    And a Lease named "elsewhere" in namespace "default" labelled "apiserver.kubernetes.io/identity=kube-apiserver" renewed now for 60 seconds
     When 2 hours pass
     Then Lease "expired" is gone
     And Lease "controller-manager" still exists

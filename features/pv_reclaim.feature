@@ -130,6 +130,7 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
   @upstream(TestPVProtectionController/PV-without-finalizer-->-finalizer-is-added)
   Scenario: A live volume that lost its protection finalizer gets it back
     Given a PersistentVolume named "kubegc-pv-refinalized"
+    And PersistentVolume "kubegc-pv-refinalized" becomes Available
     When the finalizer "kubernetes.io/pv-protection" is removed from PersistentVolume "kubegc-pv-refinalized"
     Then PersistentVolume "kubegc-pv-refinalized" still exists with finalizers "kubernetes.io/pv-protection"
 

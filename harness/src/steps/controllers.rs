@@ -108,9 +108,10 @@ async fn pod_on_node(world: &mut KubeWorld, name: String, node: String, finalize
 }
 
 /// `Given a Node named "n" that is not Ready with the out-of-service taint with effect
-/// NoExecute` (both parts optional; a node is Ready unless said otherwise).
+/// NoExecute` (or `that is Ready`; the taint optional). The readiness is always said, so that
+/// the step is not mistaken for the plain `Given a Node named "n"`.
 #[given(
-    regex = r#"^a Node named "([^"]+)"( that is not Ready)?( with the out-of-service taint(?: with effect (NoExecute|NoSchedule|PreferNoSchedule))?(?: and value "([^"]+)")?)?$"#
+    regex = r#"^a Node named "([^"]+)" that is (not )?Ready( with the out-of-service taint(?: with effect (NoExecute|NoSchedule|PreferNoSchedule))?(?: and value "([^"]+)")?)?$"#
 )]
 async fn node(world: &mut KubeWorld, name: String, not_ready: String, tainted: String, effect: String, value: String) -> StepResult {
     let mut body = manifest_with(world, "Node", &name, Vec::new(), Vec::new()).await?;
