@@ -17,7 +17,7 @@ Feature: Leases that go when what they stand for is gone
   the upstream control plane. There, the real kube-apiserver's own identity lease is also in
   kube-system; it is renewed every 10 seconds, so the collector never takes it.
 
-  @upstream(should-have-OwnerReferences-set)
+  @upstream(NodeLease/should-have-OwnerReferences-set)
   Scenario: A node's lease goes with the Node that owns it
     Given a Node named "kubegc-lease-node" that is Ready
     And a Lease named "kubegc-lease-node" in namespace "kube-node-lease" owned by Node "kubegc-lease-node"

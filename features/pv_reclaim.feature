@@ -31,7 +31,7 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
   virtual clock; on the upstream control plane the shared controller manager, whose
   PersistentVolume controller resyncs every 15 seconds.
 
-  @own-cluster @upstream(TestPersistentVolumeMultiPVs) @upstream(TestPersistentVolumeMultiPVsDiffAccessModes)
+  @own-cluster
   Scenario: A volume whose claim is deleted is Released, and Retain keeps it so
     Given a cluster of its own
     And a PersistentVolume named "kubegc-pv-retain" bound to PersistentVolumeClaim "claim" with reclaim policy Retain
@@ -56,7 +56,7 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
     When 20 seconds pass
     Then PersistentVolume "kubegc-pv-reserved" has "status.phase" set to "Available"
 
-  @upstream(TestDeleteSync/8-3-plugin-not-found) @upstream(TestPersistentVolumeDeleter)
+  @upstream(TestDeleteSync/8-3-plugin-not-found)
   Scenario: Delete with no plugin able to delete the volume makes it Failed, with a warning
     Given a PersistentVolume named "kubegc-pv-no-plugin" bound to PersistentVolumeClaim "claim" with reclaim policy Delete
     When PersistentVolumeClaim "claim" is deleted
@@ -85,6 +85,16 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
     When 20 seconds pass
     Then PersistentVolume "kubegc-pv-csi" has "status.phase" set to "Released"
 
+  @own-cluster @upstream(TestDeleteSync/8-12-two-PVs-externally-provisioned-for-a-single-claim)
+  Scenario: A provisioned volume whose claim is bound to another volume is Released
+    Given a cluster of its own
+    And a PersistentVolume named "kubegc-pv-winner" bound to PersistentVolumeClaim "claim" with reclaim policy Delete provisioned by "example.com/provisioner"
+    And a PersistentVolume named "kubegc-pv-loser" also claiming PersistentVolumeClaim "claim" with reclaim policy Delete provisioned by "example.com/provisioner"
+    Then PersistentVolume "kubegc-pv-loser" becomes Released
+    When 20 seconds pass
+    Then PersistentVolume "kubegc-pv-loser" has "status.phase" set to "Released"
+    And PersistentVolume "kubegc-pv-winner" has "status.phase" set to "Bound"
+
   Scenario: Recycle with no recycler plugin makes the volume Failed, with a warning
     Given a PersistentVolume named "kubegc-pv-recycle" bound to PersistentVolumeClaim "claim" with reclaim policy Recycle
     When PersistentVolumeClaim "claim" is deleted
@@ -98,16 +108,33 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
     When the finalizer "kubernetes.io/pvc-protection" is removed from PersistentVolumeClaim "claim"
     Then PersistentVolumeClaim "claim" still exists with finalizers "kubernetes.io/pvc-protection"
 
+  @upstream(TestPVCProtectionController/deleted-PVC-with-finalizer-+-pod-with-the-PVC-exists-->-finalizer-is-not-removed)
   @upstream(TestPVCProtectionController/deleted-PVC-with-finalizer-+-pod-with-the-PVC-finished-but-is-not-deleted-->-finalizer-is-not-removed)
   @upstream(TestPVCProtectionController/updated-finished-Pod-->-finalizer-is-not-removed)
-  @upstream(TestPVCProtectionController/deleted-PVC-with-finalizer-+-pod-with-the-PVC-exists-->-finalizer-is-not-removed)
   @upstream(TestPVCProtectionController/deleted-running-Pod-->-finalizer-is-removed)
-  Scenario: A finished pod that still exists keeps the claim it used
+  Scenario Outline: A scheduled pod that names the claim keeps it, whatever its phase, until the pod goes
     Given a PersistentVolumeClaim named "claim"
-    And a Pod named "done" on node "kubegc-pv-node" in phase Succeeded using PersistentVolumeClaim "claim"
+    And a Pod named "user" on node "kubegc-pv-node" in phase <phase> using PersistentVolumeClaim "claim"
     When PersistentVolumeClaim "claim" is deleted
     Then PersistentVolumeClaim "claim" is terminating with finalizers "kubernetes.io/pvc-protection"
-    When Pod "done" is deleted with options '{"gracePeriodSeconds": 0}'
+    When Pod "user" is deleted with options '{"gracePeriodSeconds": 0}'
+    Then PersistentVolumeClaim "claim" is gone
+
+    Examples:
+      | phase     |
+      | Pending   |
+      | Running   |
+      | Succeeded |
+      | Failed    |
+
+  @upstream(TestPVCProtectionController/pod-delete-and-create-with-same-namespaced-name-seen-as-an-update,-old-pod-used-deleted-PVC-->-finalizer-is-removed)
+  Scenario: A pod that replaces the claim's user under the same name but without the claim does not keep it
+    Given a PersistentVolumeClaim named "claim"
+    And a Pod named "user" on node "kubegc-pv-node" using PersistentVolumeClaim "claim"
+    When PersistentVolumeClaim "claim" is deleted
+    Then PersistentVolumeClaim "claim" is terminating with finalizers "kubernetes.io/pvc-protection"
+    When Pod "user" is deleted with options '{"gracePeriodSeconds": 0}'
+    And a Pod named "user" is created
     Then PersistentVolumeClaim "claim" is gone
 
   @upstream(TestPVCProtectionController/updated-unscheduled-Pod-->-finalizer-is-removed)
@@ -118,13 +145,27 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
     Then PersistentVolumeClaim "claim" is gone
     And Pod "waiting" still exists
 
+  @upstream(TestPVCProtectionController/deleted-PVC-with-finalizers-across-different-namespaces-->-finalizer-is-removed)
+  @upstream(TestPVCProtectionController/multiple-PVCs-with-finalizer-for-the-same-namespace;-no-alive-pods-->-finalizer-is-removed)
   @upstream(TestPVCProtectionController/deleted-PVC-with-finalizer-+-pod-with-unrelated-PVC-and-EmptyDir-exists-->-finalizer-is-removed)
-  Scenario: A pod using another claim does not keep this one
-    Given a PersistentVolumeClaim named "claim"
+  @upstream(TestPVCProtectionController/deleted-multiple-PVCs-with-finalizer-(same-namespace)-+-pod-with-unrelated-PVC-and-EmptyDir-exists)
+  @upstream(TestPVCProtectionController/mix-of-deleted-PVCs-with-some-used-by-a-pod-and-some-unused-->-finalizer-is-removed-only-for-unused-PVCs)
+  Scenario: Of several terminating claims, in two namespaces, only those a pod uses are kept
+    Given a PersistentVolumeClaim named "one"
+    And a PersistentVolumeClaim named "two"
+    And a PersistentVolumeClaim named "elsewhere" in another namespace
+    And a PersistentVolumeClaim named "used"
     And a PersistentVolumeClaim named "other"
-    And a Pod named "user" on node "kubegc-pv-node" using PersistentVolumeClaim "other"
-    When PersistentVolumeClaim "claim" is deleted
-    Then PersistentVolumeClaim "claim" is gone
+    And a Pod named "user" on node "kubegc-pv-node" using PersistentVolumeClaim "used"
+    And a Pod named "bystander" on node "kubegc-pv-node" using PersistentVolumeClaim "other"
+    When PersistentVolumeClaim "one" is deleted
+    And PersistentVolumeClaim "two" is deleted
+    And PersistentVolumeClaim "elsewhere" is deleted
+    And PersistentVolumeClaim "used" is deleted
+    Then PersistentVolumeClaim "one" is gone
+    And PersistentVolumeClaim "two" is gone
+    And PersistentVolumeClaim "elsewhere" is gone
+    And PersistentVolumeClaim "used" is terminating with finalizers "kubernetes.io/pvc-protection"
     And PersistentVolumeClaim "other" still exists
 
   @upstream(TestPVProtectionController/PV-without-finalizer-->-finalizer-is-added)
@@ -135,14 +176,14 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
     Then PersistentVolume "kubegc-pv-refinalized" still exists with finalizers "kubernetes.io/pv-protection"
 
   @upstream(TestPVProtectionController/deleted-PV-with-finalizer-->-finalizer-is-removed)
-  @upstream(PV-Protection-Verify-"immediate"-deletion-of-a-PV-that-is-not-bound-to-a-PVC)
+  @upstream(PV-Protection/Verify-immediate-deletion-of-a-PV-that-is-not-bound-to-a-PVC)
   Scenario: A volume that is not bound goes at once
     Given a PersistentVolume named "kubegc-pv-unbound"
     When PersistentVolume "kubegc-pv-unbound" is deleted
     Then PersistentVolume "kubegc-pv-unbound" is gone
 
   @upstream(TestPVProtectionController/deleted-PVC-with-finalizer-+-PV-is-bound-->-finalizer-is-not-removed)
-  @upstream(PV-Protection-Verify-that-PV-bound-to-a-PVC-is-not-removed-immediately)
+  @upstream(PV-Protection/Verify-that-PV-bound-to-a-PVC-is-not-removed-immediately)
   Scenario: A Bound volume keeps its protection finalizer until its claim goes
     Given a PersistentVolume named "kubegc-pv-bound" bound to PersistentVolumeClaim "claim" with reclaim policy Retain
     When PersistentVolume "kubegc-pv-bound" is deleted

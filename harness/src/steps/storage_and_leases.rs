@@ -47,6 +47,19 @@ async fn reserved_volume(world: &mut KubeWorld, volume: String, claim: String, p
     create_volume(world, &volume, &policy, reference, "", "").await
 }
 
+/// `Given a PersistentVolume named "v" also claiming PersistentVolumeClaim "c" with reclaim
+/// policy Delete provisioned by "example.com/p"`: a second volume whose claimRef names the
+/// claim of the scenario (uid included) while the claim is bound to another volume.
+#[given(
+    regex = r#"^a PersistentVolume named "([^"]+)" also claiming PersistentVolumeClaim "([^"]+)" with reclaim policy (Retain|Delete|Recycle)(?: provisioned by "([^"]+)")?$"#
+)]
+async fn second_volume(world: &mut KubeWorld, volume: String, claim: String, policy: String, provisioner: String) -> StepResult {
+    let (_, _, namespace) = world.api("PersistentVolumeClaim").await?;
+    let uid = world.uid_of("PersistentVolumeClaim", &claim)?;
+    let reference = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": namespace, "name": claim, "uid": uid});
+    create_volume(world, &volume, &policy, reference, &provisioner, "").await
+}
+
 /// Creates a 1 Mi volume of no class with `claim_ref`.
 async fn create_volume(world: &mut KubeWorld, name: &str, policy: &str, claim_ref: Value, provisioner: &str, driver: &str) -> StepResult {
     let mut body = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
