@@ -102,6 +102,12 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
     And PersistentVolume "kubegc-pv-recycle" gets a message containing "No recycler plugin found for the volume!"
     And an event with reason "VolumeFailedRecycle" was recorded for PersistentVolume "kubegc-pv-recycle"
 
+  Scenario: Admission gives a new claim and a new volume their protection finalizers at create
+    When a PersistentVolumeClaim named "claim" is created
+    Then the response has "metadata.finalizers.0" set to "kubernetes.io/pvc-protection"
+    When a PersistentVolume named "kubegc-pv-admitted" is created
+    Then the response has "metadata.finalizers.0" set to "kubernetes.io/pv-protection"
+
   @upstream(TestPVCProtectionController/PVC-without-finalizer-->-finalizer-is-added)
   Scenario: A live claim that lost its protection finalizer gets it back
     Given a PersistentVolumeClaim named "claim"

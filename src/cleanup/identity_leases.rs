@@ -91,8 +91,7 @@ impl Controller for IdentityLeases {
 /// Whether the lease has expired (upstream `isLeaseExpired`).
 fn is_expired(context: &Context, lease: &Lease) -> bool {
     let spec = lease.spec.as_ref();
-    let (Some(renewed), Some(duration)) = (spec.and_then(|s| s.renew_time.as_ref()), spec.and_then(|s| s.lease_duration_seconds))
-    else {
+    let (Some(renewed), Some(duration)) = (spec.and_then(|s| s.renew_time.as_ref()), spec.and_then(|s| s.lease_duration_seconds)) else {
         return true;
     };
     let Some(renewed) = DateTime::<Utc>::from_timestamp_micros(renewed.0.as_microsecond()) else { return true };

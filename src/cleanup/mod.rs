@@ -19,9 +19,9 @@
 //! - [`mutant`]: deliberately broken rules, for judging the specification.
 
 pub mod config;
+pub mod identity_leases;
 pub mod mutant;
 pub mod pass;
-pub mod identity_leases;
 pub mod pod_gc;
 pub mod protection;
 pub mod pv_protection;

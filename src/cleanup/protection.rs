@@ -9,7 +9,6 @@ use kube::api::{Api, PostParams};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-
 /// Whether `object` is live and lacks `finalizer`.
 pub fn needs_finalizer<K: Resource>(object: &K, finalizer: &str) -> bool {
     object.meta().deletion_timestamp.is_none() && !has_finalizer(object, finalizer)

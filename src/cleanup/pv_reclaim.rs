@@ -120,9 +120,7 @@ async fn sync(context: &Context, volume: &PersistentVolume, claims: &BTreeMap<(&
         Claim::Binding => false,
         Claim::Bound => set_phase(context, volume, "Bound", None).await,
         Claim::Missing => release(context, volume).await,
-        Claim::BoundElsewhere if has_annotation(volume, PROVISIONED_BY) && policy(volume) == "Delete" => {
-            release(context, volume).await
-        }
+        Claim::BoundElsewhere if has_annotation(volume, PROVISIONED_BY) && policy(volume) == "Delete" => release(context, volume).await,
         Claim::BoundElsewhere => unbind(context, volume).await,
     }
 }
@@ -260,4 +258,28 @@ fn policy(volume: &PersistentVolume) -> &str {
 
 fn has_annotation(volume: &PersistentVolume, key: &str) -> bool {
     volume.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn volume(annotation: Option<&str>, csi: bool) -> PersistentVolume {
+        let mut v = json!({"metadata": {"name": "v"}, "spec": {"persistentVolumeReclaimPolicy": "Delete"}});
+        if let Some(provisioner) = annotation {
+            v["metadata"]["annotations"] = json!({PROVISIONED_BY: provisioner});
+        }
+        if csi {
+            v["spec"]["csi"] = json!({"driver": "d", "volumeHandle": "h"});
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn external_deleters() {
+        assert!(deleted_externally(&volume(Some("example.com/p"), false)));
+        assert!(deleted_externally(&volume(None, true)));
+        assert!(!deleted_externally(&volume(Some("kubernetes.io/host-path"), false)));
+        assert!(!deleted_externally(&volume(None, false)));
+    }
 }

@@ -26,12 +26,21 @@ const NO_CLASS: &str = "";
 #[given(
     regex = r#"^a PersistentVolume named "([^"]+)" bound to PersistentVolumeClaim "([^"]+)" with reclaim policy (Retain|Delete|Recycle)(?: provisioned by "([^"]+)")?(?: from CSI driver "([^"]+)")?$"#
 )]
-async fn bound_volume(world: &mut KubeWorld, volume: String, claim: String, policy: String, provisioner: String, driver: String) -> StepResult {
+async fn bound_volume(
+    world: &mut KubeWorld,
+    volume: String,
+    claim: String,
+    policy: String,
+    provisioner: String,
+    driver: String,
+) -> StepResult {
     let (_, _, namespace) = world.api("PersistentVolumeClaim").await?;
     let body = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": claim},
         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}},
             "storageClassName": NO_CLASS, "volumeName": volume}});
-    create_body(world, "PersistentVolumeClaim", &claim, body, false).await.map_err(|e| format!("cannot create the claim {claim:?}: {e}"))?;
+    create_body(world, "PersistentVolumeClaim", &claim, body, false)
+        .await
+        .map_err(|e| format!("cannot create the claim {claim:?}: {e}"))?;
     let uid = world.uid_of("PersistentVolumeClaim", &claim)?;
     let reference = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": namespace, "name": claim, "uid": uid});
     create_volume(world, &volume, &policy, reference, &provisioner, &driver).await?;
@@ -40,7 +49,9 @@ async fn bound_volume(world: &mut KubeWorld, volume: String, claim: String, poli
 
 /// `Given a PersistentVolume named "v" reserved for PersistentVolumeClaim "c" with reclaim
 /// policy Delete`: pre-bound to a claim by name alone (no uid), the claim not created.
-#[given(regex = r#"^a PersistentVolume named "([^"]+)" reserved for PersistentVolumeClaim "([^"]+)" with reclaim policy (Retain|Delete|Recycle)$"#)]
+#[given(
+    regex = r#"^a PersistentVolume named "([^"]+)" reserved for PersistentVolumeClaim "([^"]+)" with reclaim policy (Retain|Delete|Recycle)$"#
+)]
 async fn reserved_volume(world: &mut KubeWorld, volume: String, claim: String, policy: String) -> StepResult {
     let (_, _, namespace) = world.api("PersistentVolumeClaim").await?;
     let reference = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": namespace, "name": claim});
@@ -129,7 +140,9 @@ async fn pod_using_claim(world: &mut KubeWorld, name: String, node: String, phas
     if !phase.is_empty() {
         world.settled = false;
         let patch = json!({"status": {"phase": phase}});
-        api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch)).await.map_err(|e| format!("cannot set the phase of {name:?}: {e}"))?;
+        api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|e| format!("cannot set the phase of {name:?}: {e}"))?;
     }
     Ok(())
 }
@@ -138,11 +151,27 @@ async fn pod_using_claim(world: &mut KubeWorld, name: String, node: String, phas
 /// labelled `apiserver.kubernetes.io/identity=kube-apiserver`, unless the step says
 /// `labelled "k=v"`. `renewed now` is the server's time (as a dry run of the create stamps it); `renewed
 /// now with no duration` and `with no renew time for 60 seconds` leave one field out.
-#[given(regex = r#"^an identity lease named "([^"]+)"(?: labelled "([^"]+)")?( renewed now)?(?: for ((?-u:\d)+) seconds| with no duration| with no renew time for ((?-u:\d)+) seconds)?$"#)]
-async fn identity_lease(world: &mut KubeWorld, name: String, label: String, renewed: String, duration: String, unrenewed: String) -> StepResult {
+#[given(
+    regex = r#"^an identity lease named "([^"]+)"(?: labelled "([^"]+)")?( renewed now)?(?: for ((?-u:\d)+) seconds| with no duration| with no renew time for ((?-u:\d)+) seconds)?$"#
+)]
+async fn identity_lease(
+    world: &mut KubeWorld,
+    name: String,
+    label: String,
+    renewed: String,
+    duration: String,
+    unrenewed: String,
+) -> StepResult {
     let label = if label.is_empty() { kubegc::cleanup::identity_leases::SELECTOR.to_string() } else { label };
     let seconds = if duration.is_empty() { unrenewed } else { duration };
-    let lease = NewLease { name, namespace: kubegc::cleanup::identity_leases::NAMESPACE.into(), label, renewed: !renewed.is_empty(), seconds, node: String::new() };
+    let lease = NewLease {
+        name,
+        namespace: kubegc::cleanup::identity_leases::NAMESPACE.into(),
+        label,
+        renewed: !renewed.is_empty(),
+        seconds,
+        node: String::new(),
+    };
     create_lease(world, lease).await
 }
 
@@ -173,7 +202,8 @@ struct NewLease {
 
 async fn create_lease(world: &mut KubeWorld, lease: NewLease) -> StepResult {
     let NewLease { name, namespace, label, renewed, seconds, node } = lease;
-    let mut body = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name}, "spec": {"holderIdentity": name}});
+    let mut body =
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name}, "spec": {"holderIdentity": name}});
     if let Some((key, value)) = label.split_once('=') {
         body["metadata"]["labels"] = json!({key: value});
     }

@@ -46,3 +46,60 @@ impl Storage {
 fn is_event(key: &ObjectKey) -> bool {
     key.group.is_empty() && key.resource == "events"
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::apiserver::ids::Ids;
+    use crate::apiserver::kinds;
+    use crate::apiserver::storage::Storage;
+    use crate::apiserver::storage::store::ObjectKey;
+    use crate::clock::Clock;
+
+    fn storage() -> Storage {
+        let clock = Clock::virtual_at(chrono::DateTime::UNIX_EPOCH);
+        Storage::new(clock, Ids::seeded(1), 100, kinds::of)
+    }
+
+    fn event() -> (ObjectKey, serde_json::Value) {
+        (ObjectKey::new("", "events", "default", "e"), json!({"metadata": {"name": "e", "namespace": "default"}}))
+    }
+
+    #[test]
+    fn an_event_goes_a_ttl_after_its_write() {
+        let mut s = storage();
+        let (key, object) = event();
+        s.commit(key.clone(), object);
+        s.clock.advance(chrono::Duration::minutes(59));
+        s.expire_events();
+        assert!(s.store.get(&key).is_some());
+        s.clock.advance(chrono::Duration::minutes(1));
+        assert!(s.events_due());
+        s.expire_events();
+        assert!(s.store.get(&key).is_none());
+        assert!(!s.events_due());
+    }
+
+    #[test]
+    fn an_update_starts_the_ttl_again() {
+        let mut s = storage();
+        let (key, object) = event();
+        s.commit(key.clone(), object.clone());
+        s.clock.advance(chrono::Duration::minutes(40));
+        s.commit(key.clone(), object);
+        s.clock.advance(chrono::Duration::minutes(40));
+        s.expire_events();
+        assert!(s.store.get(&key).is_some());
+    }
+
+    #[test]
+    fn other_kinds_never_expire() {
+        let mut s = storage();
+        let key = ObjectKey::new("", "configmaps", "default", "c");
+        s.commit(key.clone(), json!({"metadata": {"name": "c", "namespace": "default"}}));
+        s.clock.advance(chrono::Duration::days(2));
+        s.expire_events();
+        assert!(s.store.get(&key).is_some());
+    }
+}
