@@ -3,7 +3,10 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
   A PersistentVolume outlives its claim. kube-controller-manager's PersistentVolume controller
   (upstream pkg/controller/volume/persistentvolume/pv_controller.go, syncVolume) marks a volume
   Released once the claim its claimRef names (by uid) is gone, or replaced by another claim of
-  the same name; a volume pre-bound to a claim by name alone (no uid) stays Available. Then the
+  the same name; a volume pre-bound to a claim by name alone (no uid) stays Available. A volume
+  whose claim is bound to another volume is Released too if it was provisioned
+  (pv.kubernetes.io/provisioned-by) with policy Delete; otherwise it loses the claim's uid (or,
+  had the controller bound it, its whole claimRef) and is Available again. Then the
   reclaim policy decides (reclaimVolume): Retain keeps the volume Released for an
   administrator; Delete hands it to its deleter (findDeletablePlugin) — an external
   provisioner when the provisioned-by annotation names one without the kubernetes.io/ prefix,
@@ -94,6 +97,14 @@ Feature: Reclaiming PersistentVolumes, and the storage-protection finalizers
     When 20 seconds pass
     Then PersistentVolume "kubegc-pv-loser" has "status.phase" set to "Released"
     And PersistentVolume "kubegc-pv-winner" has "status.phase" set to "Bound"
+
+  Scenario: A volume made for a claim that another volume got loses only the claim's uid, and is Available
+    Given a PersistentVolume named "kubegc-pv-taken" bound to PersistentVolumeClaim "claim" with reclaim policy Retain
+    And a PersistentVolume named "kubegc-pv-waiting" also claiming PersistentVolumeClaim "claim" with reclaim policy Retain
+    Then PersistentVolume "kubegc-pv-waiting" becomes Available
+    And PersistentVolume "kubegc-pv-waiting" has "spec.claimRef.uid" set to "unset"
+    And PersistentVolume "kubegc-pv-waiting" has "spec.claimRef.name" set to "claim"
+    And PersistentVolume "kubegc-pv-taken" has "status.phase" set to "Bound"
 
   Scenario: Recycle with no recycler plugin makes the volume Failed, with a warning
     Given a PersistentVolume named "kubegc-pv-recycle" bound to PersistentVolumeClaim "claim" with reclaim policy Recycle
