@@ -1,10 +1,10 @@
 //! The simulated cluster components whose work a client of the API server observes during
 //! deletion, run inside the fake API server. Each is the controller hook of its kind
 //! ([`crate::apiserver::storage::hooks::Kind::reconcile`], implemented in
-//! [`crate::apiserver::kinds`]): the namespace controller, the CRD finalizer, the
-//! pvc-protection and pv-protection controllers, and a node agent standing in for kubelets.
-//! This module runs them over the objects awaiting them. The garbage collector is deliberately
-//! *not* here: it is an ordinary API client.
+//! [`crate::apiserver::kinds`]): the namespace controller, the CRD finalizer and a node agent standing in for kubelets.
+//! This module runs them over the objects awaiting them. The garbage collector and the cleanup
+//! controllers (among them pvc-protection and pv-protection, see [`crate::cleanup`]) are
+//! deliberately *not* here: they are ordinary API clients.
 
 use serde_json::{Value, json};
 
@@ -22,9 +22,11 @@ impl Storage {
         }
     }
 
-    /// Whether the simulated controllers have nothing to do until time passes.
+    /// Whether the simulated controllers have nothing to do until time passes (and no Event's
+    /// time to live is over).
     pub fn controllers_idle(&self) -> bool {
-        self.awaiting_controllers.is_empty() || self.controllers_quiescent_at == self.store.revision()
+        let quiet = self.awaiting_controllers.is_empty() || self.controllers_quiescent_at == self.store.revision();
+        quiet && !self.events_due()
     }
 
     fn controller_pass(&mut self, node_agent: bool) {

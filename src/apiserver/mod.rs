@@ -33,8 +33,8 @@
 //!   [`validation`] and [`schema`] (metadata, unknown fields), [`patch`], [`apply`]
 //!   (server-side apply and managedFields), [`selectors`], [`convert`] (served and stored
 //!   versions).
-//! - [`controllers`]: the simulated namespace controller, CRD finalizer, storage-protection
-//!   controllers and node agent.
+//! - [`controllers`]: the simulated namespace controller, CRD finalizer and node agent, and the
+//!   expiry of Events (`--event-ttl`).
 //! - [`faults`]: ready-made interceptors for fault injection.
 //! - [`discovery`], [`openapi`]: what kubectl reads before it does anything; [`protobuf`]: the
 //!   protobuf bodies typed clients send; [`kubeconfig`]: the file written for clients of a
@@ -97,6 +97,9 @@ pub struct Config {
     /// `--enable-garbage-collector`, catalogue B.3 row 21). When off, propagation options are
     /// ignored and only user finalizers keep objects.
     pub garbage_collection: bool,
+    /// How long an Event lives after its last write (kube-apiserver's `--event-ttl`, 1 h by
+    /// default; catalogue E): every create and update restarts it, on [`Config::clock`].
+    pub event_ttl: Duration,
     /// Optional fault-injection hook.
     pub interceptor: Option<Interceptor>,
     /// A deliberately broken rule, for judging a specification; `None` in normal use.
@@ -113,6 +116,7 @@ impl Default for Config {
             node_agent: true,
             controller_interval: Duration::from_millis(50),
             garbage_collection: true,
+            event_ttl: Duration::from_secs(3600),
             interceptor: None,
             mutant: None,
         }
@@ -128,6 +132,7 @@ impl std::fmt::Debug for Config {
             .field("bookmark_interval", &self.bookmark_interval)
             .field("node_agent", &self.node_agent)
             .field("garbage_collection", &self.garbage_collection)
+            .field("event_ttl", &self.event_ttl)
             .field("mutant", &self.mutant)
             .field("interceptor", &self.interceptor.is_some())
             .finish()
@@ -182,6 +187,7 @@ impl ApiServer {
     pub fn with_config(config: Config) -> Self {
         let mut storage = Storage::new(config.clock.clone(), config.ids.clone(), config.history_limit, kinds::of);
         storage.garbage_collection = config.garbage_collection;
+        storage.event_ttl = chrono::Duration::from_std(config.event_ttl).unwrap_or(chrono::Duration::MAX);
         storage.mutant = config.mutant;
         let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config });
         let weak = Arc::downgrade(&server);
@@ -191,6 +197,7 @@ impl ApiServer {
                 let interval = server.config.controller_interval;
                 {
                     let mut storage = server.lock();
+                    storage.expire_events();
                     if !storage.awaiting_controllers.is_empty() {
                         storage.run_controllers(server.config.node_agent);
                     }

@@ -90,6 +90,9 @@ crate::mutants::define_mutants! {
     /// A resourceVersion precondition survives an update that only looked at finalizers, so the
     /// removal succeeds (upstream's store conflicts, catalogue B.3 row 23 as the real server has it).
     PreconditionSurvivesFinalizerUpdate = "precondition-survives-finalizer-update",
+    /// An Event's time to live counts from its create only: updates do not restart it
+    /// (catalogue E rule 2 broken).
+    EventTtlNotRestarted = "event-ttl-not-restarted",
 }
 
 /// A decision of the reference rules that a mutant may change.

@@ -8,6 +8,14 @@ use crate::cleanup::pass::Controller;
 pub struct Config {
     /// The pod garbage collector (`pod-garbage-collector-controller`), if it runs.
     pub pod_gc: Option<crate::cleanup::pod_gc::Settings>,
+    /// The PersistentVolume controller's reclaim half (`persistentvolume-binder-controller`).
+    pub pv_reclaim: bool,
+    /// The pvc-protection controller (`persistentvolumeclaim-protection-controller`).
+    pub pvc_protection: bool,
+    /// The pv-protection controller (`persistentvolume-protection-controller`).
+    pub pv_protection: bool,
+    /// kube-apiserver's identity-lease collector, if it runs.
+    pub identity_leases: Option<crate::cleanup::identity_leases::Settings>,
     /// The deliberately broken rule, if any (never outside a check of the specification).
     pub mutant: Option<Mutant>,
 }
@@ -15,14 +23,21 @@ pub struct Config {
 impl Default for Config {
     /// Every controller, with kube-controller-manager's defaults.
     fn default() -> Self {
-        Self { pod_gc: Some(crate::cleanup::pod_gc::Settings::default()), mutant: None }
+        Self {
+            pod_gc: Some(crate::cleanup::pod_gc::Settings::default()),
+            pv_reclaim: true,
+            pvc_protection: true,
+            pv_protection: true,
+            identity_leases: Some(crate::cleanup::identity_leases::Settings::default()),
+            mutant: None,
+        }
     }
 }
 
 impl Config {
     /// No controller at all.
     pub fn none() -> Self {
-        Self { pod_gc: None, mutant: None }
+        Self { pod_gc: None, pv_reclaim: false, pvc_protection: false, pv_protection: false, identity_leases: None, mutant: None }
     }
 
     /// The controllers to run.
@@ -30,6 +45,18 @@ impl Config {
         let mut controllers: Vec<Box<dyn Controller>> = Vec::new();
         if let Some(settings) = &self.pod_gc {
             controllers.push(Box::new(crate::cleanup::pod_gc::PodGc::new(settings.clone())));
+        }
+        if self.pv_reclaim {
+            controllers.push(Box::new(crate::cleanup::pv_reclaim::PvReclaim));
+        }
+        if self.pvc_protection {
+            controllers.push(Box::new(crate::cleanup::pvc_protection::PvcProtection));
+        }
+        if self.pv_protection {
+            controllers.push(Box::new(crate::cleanup::pv_protection::PvProtection));
+        }
+        if let Some(settings) = &self.identity_leases {
+            controllers.push(Box::new(crate::cleanup::identity_leases::IdentityLeases::new(settings.clone())));
         }
         controllers
     }

@@ -10,14 +10,23 @@
 //! [`Clock`], so a virtual clock judges hour-long rules at once).
 //!
 //! - [`pod_gc`]: the pod garbage collector.
+//! - [`pv_reclaim`]: the PersistentVolume controller's reclaim of volumes whose claim is gone.
+//! - [`pvc_protection`], [`pv_protection`]: the storage-protection finalizers' controllers;
+//!   [`protection`]: what they share.
+//! - [`identity_leases`]: kube-apiserver's collector of expired identity leases.
 //! - [`config`]: which controllers run, with which thresholds, and the mutants.
 //! - [`pass`]: what a pass reads through and what it tells the loop.
 //! - [`mutant`]: deliberately broken rules, for judging the specification.
 
 pub mod config;
+pub mod identity_leases;
 pub mod mutant;
 pub mod pass;
 pub mod pod_gc;
+pub mod protection;
+pub mod pv_protection;
+pub mod pv_reclaim;
+pub mod pvc_protection;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

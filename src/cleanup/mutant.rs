@@ -11,4 +11,20 @@ crate::mutants::define_mutants! {
     PodGcNewestFirst = "pod-gc-newest-first",
     /// Pods on a missing node are deleted at once, without the quarantine (P rule 6 broken).
     PodGcNoQuarantine = "pod-gc-no-quarantine",
+    /// A volume whose claim is gone is never marked Released (V rule 2 off).
+    PvReleasedNeverSet = "pv-released-never-set",
+    /// A released volume with policy Retain is deleted (V rule 4 broken).
+    PvRetainDeleted = "pv-retain-deleted",
+    /// A claim used only by finished pods loses its protection finalizer (V rule 10 broken).
+    PvcProtectionIgnoresFinishedPods = "pvc-protection-ignores-finished-pods",
+    /// Unscheduled pods keep a claim's protection finalizer (V rule 10 broken).
+    PvcProtectionCountsUnscheduledPods = "pvc-protection-counts-unscheduled-pods",
+    /// A terminating volume loses its protection finalizer while Bound (V rule 12 broken).
+    PvProtectionIgnoresBound = "pv-protection-ignores-bound",
+    /// A live volume lacking the protection finalizer does not get it (V rule 12 off).
+    PvProtectionNeverAdded = "pv-protection-never-added",
+    /// An identity lease counts as expired only after twice its duration (L rule 6 broken).
+    IdentityLeaseDurationDoubled = "identity-lease-duration-doubled",
+    /// Every identity lease counts as expired, however fresh (L rule 6 broken).
+    IdentityLeaseRenewTimeIgnored = "identity-lease-renew-time-ignored",
 }

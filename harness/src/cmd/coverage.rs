@@ -183,6 +183,15 @@ fn category_title(category: &str) -> &'static str {
         "K.B2" => "kubelet container, sandbox and log GC tests",
         "K.B3" => "kubelet configuration validation tests",
         "K.B4" => "eviction manager node-reclaim tests",
+        "V.1" => "PersistentVolume controller delete tests",
+        "V.2" => "pvc-protection controller tests",
+        "V.3" => "pv-protection controller tests",
+        "V.4" => "volume integration tests",
+        "V.5" => "storage protection e2e tests",
+        "L.1" => "kube-apiserver identity-lease GC unit tests",
+        "L.2" => "kube-apiserver identity-lease GC integration tests",
+        "L.3" => "cloud node lifecycle controller tests",
+        "L.4" => "node lease e2e tests",
         _ => "",
     }
 }

@@ -108,7 +108,8 @@ async fn pod_on_node(world: &mut KubeWorld, name: String, node: String, finalize
 }
 
 /// `Given a Node named "n" that is not Ready with the out-of-service taint with effect
-/// NoExecute` (or `that is Ready`; the taint optional, NoExecute unless said otherwise).
+/// NoExecute` (or `that is Ready`; the taint optional, NoExecute unless said otherwise). The readiness is always said, so that
+/// the step is not mistaken for the plain `Given a Node named "n"`.
 #[given(
     regex = r#"^a Node named "([^"]+)" that is (not )?Ready( with the out-of-service taint(?: with effect (NoExecute|NoSchedule|PreferNoSchedule))?(?: and value "([^"]+)")?)?$"#
 )]

@@ -10,8 +10,7 @@
 //!   `spec.finalizers` is empty, the namespace controller.
 //! - [`definitions`]: CustomResourceDefinitions — status, validation, the cleanup finalizer
 //!   and its controller, serving the resources they define.
-//! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin and the
-//!   pvc-protection and pv-protection controllers.
+//! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults.
 

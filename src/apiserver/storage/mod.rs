@@ -5,21 +5,23 @@
 //! and [`delete`] (delete, delete collection), all methods of [`Storage`]; [`write`] holds what
 //! they share about a write: the part of the object it changes and who manages its fields. Every write goes through
 //! [`Storage::commit`] or [`Storage::remove`], which do the bookkeeping a write needs (CRD
-//! registration, objects awaiting the simulated controllers). No HTTP here: requests arrive
+//! registration, objects awaiting the simulated controllers, Events' expiry). No HTTP here: requests arrive
 //! decoded from [`crate::apiserver::http`].
 
 pub mod apply;
 pub mod create;
 pub mod delete;
+pub mod expiry;
 pub mod hooks;
 pub mod read;
 pub mod store;
 pub mod update;
 pub mod write;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
@@ -89,6 +91,10 @@ pub struct Storage {
     /// equals the current revision, the simulated controllers have nothing to do until time
     /// passes.
     pub controllers_quiescent_at: u64,
+    /// How long an Event lives after its last write (see [`crate::apiserver::Config::event_ttl`]).
+    pub event_ttl: chrono::Duration,
+    /// When each stored Event expires ([`expiry`]).
+    pub event_expiry: BTreeMap<ObjectKey, DateTime<Utc>>,
     /// Finds each resource's hooks.
     kind_of: KindOf,
 }
@@ -106,6 +112,8 @@ impl Storage {
             garbage_collection: true,
             mutant: None,
             controllers_quiescent_at: 0,
+            event_ttl: chrono::Duration::hours(1),
+            event_expiry: BTreeMap::new(),
             kind_of,
         };
         let scope = Scope::namespaces(&state.catalogue);
@@ -141,6 +149,7 @@ impl Storage {
         if kind.has_controller() && !object["metadata"]["deletionTimestamp"].is_null() {
             self.awaiting_controllers.insert(key.clone());
         }
+        self.written(&key);
         self.store.put(key, object)
     }
 
@@ -149,6 +158,7 @@ impl Storage {
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Value>> {
         let removed = self.store.remove(key)?;
         self.awaiting_controllers.remove(key);
+        self.event_expiry.remove(key);
         self.kind_of_key(key).removed(self, &removed);
         Some(removed)
     }

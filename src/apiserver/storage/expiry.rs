@@ -1,0 +1,105 @@
+//! Event expiry (catalogue E): kube-apiserver stores Events with a time to live
+//! (`--event-ttl`, 1 h by default; upstream `pkg/registry/core/event/storage/storage.go`,
+//! `NewREST`, whose TTL function answers the same TTL for every create and every update), so
+//! an Event goes a TTL after its last write, and every write restarts the count. Upstream etcd
+//! deletes the key when its lease runs out; here the server's controller loop removes the
+//! Event once the server's clock has reached its moment, and watches see it DELETED.
+//! `events.k8s.io/v1` Events are the same stored objects, so the same TTL holds for them.
+//! No controller and no finalizer is involved: an Event's finalizers do not keep it.
+
+use crate::apiserver::mutant::Mutant;
+use crate::apiserver::storage::Storage;
+use crate::apiserver::storage::store::ObjectKey;
+
+impl Storage {
+    /// Bookkeeping of a write to `key`: an Event's time to live starts again.
+    pub(super) fn written(&mut self, key: &ObjectKey) {
+        if !is_event(key) {
+            return;
+        }
+        let expires = self.clock.now() + self.event_ttl;
+        if self.mutant == Some(Mutant::EventTtlNotRestarted) {
+            self.event_expiry.entry(key.clone()).or_insert(expires);
+        } else {
+            self.event_expiry.insert(key.clone(), expires);
+        }
+    }
+
+    /// Removes every Event whose time to live is over.
+    pub fn expire_events(&mut self) {
+        let now = self.clock.now();
+        let due: Vec<ObjectKey> = self.event_expiry.iter().filter(|(_, at)| **at <= now).map(|(key, _)| key.clone()).collect();
+        for key in due {
+            self.remove(&key);
+            self.event_expiry.remove(&key);
+        }
+    }
+
+    /// Whether an Event's time to live is over and it is still stored.
+    pub fn events_due(&self) -> bool {
+        let now = self.clock.now();
+        self.event_expiry.values().any(|at| *at <= now)
+    }
+}
+
+/// Whether `key` is where Events of both groups are stored.
+fn is_event(key: &ObjectKey) -> bool {
+    key.group.is_empty() && key.resource == "events"
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::apiserver::ids::Ids;
+    use crate::apiserver::kinds;
+    use crate::apiserver::storage::Storage;
+    use crate::apiserver::storage::store::ObjectKey;
+    use crate::clock::Clock;
+
+    fn storage() -> Storage {
+        let clock = Clock::virtual_at(chrono::DateTime::UNIX_EPOCH);
+        Storage::new(clock, Ids::seeded(1), 100, kinds::of)
+    }
+
+    fn event() -> (ObjectKey, serde_json::Value) {
+        (ObjectKey::new("", "events", "default", "e"), json!({"metadata": {"name": "e", "namespace": "default"}}))
+    }
+
+    #[test]
+    fn an_event_goes_a_ttl_after_its_write() {
+        let mut s = storage();
+        let (key, object) = event();
+        s.commit(key.clone(), object);
+        s.clock.advance(chrono::Duration::minutes(59));
+        s.expire_events();
+        assert!(s.store.get(&key).is_some());
+        s.clock.advance(chrono::Duration::minutes(1));
+        assert!(s.events_due());
+        s.expire_events();
+        assert!(s.store.get(&key).is_none());
+        assert!(!s.events_due());
+    }
+
+    #[test]
+    fn an_update_starts_the_ttl_again() {
+        let mut s = storage();
+        let (key, object) = event();
+        s.commit(key.clone(), object.clone());
+        s.clock.advance(chrono::Duration::minutes(40));
+        s.commit(key.clone(), object);
+        s.clock.advance(chrono::Duration::minutes(40));
+        s.expire_events();
+        assert!(s.store.get(&key).is_some());
+    }
+
+    #[test]
+    fn other_kinds_never_expire() {
+        let mut s = storage();
+        let key = ObjectKey::new("", "configmaps", "default", "c");
+        s.commit(key.clone(), json!({"metadata": {"name": "c", "namespace": "default"}}));
+        s.clock.advance(chrono::Duration::days(2));
+        s.expire_events();
+        assert!(s.store.get(&key).is_some());
+    }
+}

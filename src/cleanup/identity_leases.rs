@@ -1,0 +1,104 @@
+//! The kube-apiserver identity-lease garbage collector (run inside kube-apiserver, upstream
+//! `pkg/controlplane/controller/apiserverleasegc/gc_controller.go`, catalogue L rule 6). Every
+//! kube-apiserver keeps a Lease in `kube-system` labelled
+//! `apiserver.kubernetes.io/identity=kube-apiserver`, renewed every 10 s with a duration of an
+//! hour; every [`Settings::period`] (an hour, `IdentityLeaseGCPeriod`) the collector (`gc`)
+//! deletes, with a plain DELETE, each such lease that has expired (`isLeaseExpired`): no
+//! renewTime, no leaseDurationSeconds, or renewTime + leaseDurationSeconds in the past. A lease
+//! the list shows expired is read again first and kept if the fresh copy is not (or is gone).
+//! Leases of other namespaces and other label values are never looked at.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::{Api, ApiResource, DeleteParams, ListParams};
+
+use crate::cleanup::mutant::Mutant;
+use crate::cleanup::pass::{Context, Controller, Outcome};
+
+/// The namespace of kube-apiservers' identity leases.
+pub const NAMESPACE: &str = "kube-system";
+/// The label selector of kube-apiservers' identity leases.
+pub const SELECTOR: &str = "apiserver.kubernetes.io/identity=kube-apiserver";
+
+/// The identity-lease collector's settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// How often it looks.
+    pub period: Duration,
+}
+
+impl Default for Settings {
+    /// kube-apiserver's: every hour.
+    fn default() -> Self {
+        Self { period: Duration::from_secs(3600) }
+    }
+}
+
+/// The identity-lease collector.
+#[derive(Debug)]
+pub struct IdentityLeases {
+    settings: Settings,
+    /// When the next pass is due; none before the first (at start).
+    next_pass: Option<DateTime<Utc>>,
+}
+
+impl IdentityLeases {
+    /// A collector that has not looked yet.
+    pub fn new(settings: Settings) -> Self {
+        Self { settings, next_pass: None }
+    }
+}
+
+impl Controller for IdentityLeases {
+    fn name(&self) -> &'static str {
+        "apiserver-identity-lease-gc"
+    }
+
+    fn watches(&self) -> Vec<ApiResource> {
+        // It looks on a period, not on changes.
+        Vec::new()
+    }
+
+    fn pass<'a>(&'a mut self, context: &'a Context) -> BoxFuture<'a, kube::Result<Outcome>> {
+        Box::pin(async move {
+            let now = context.clock.now();
+            if self.next_pass.is_some_and(|next| now < next) {
+                return Ok(Outcome { wrote: false, again_at: self.next_pass });
+            }
+            self.next_pass = Some(now + chrono::Duration::from_std(self.settings.period).unwrap_or_default());
+            let api: Api<Lease> = Api::namespaced(context.client.clone(), NAMESPACE);
+            let leases = api.list(&ListParams::default().labels(SELECTOR)).await?;
+            let mut wrote = false;
+            for lease in leases.items.iter().filter(|l| is_expired(context, l)) {
+                let name = lease.metadata.name.as_deref().unwrap_or("");
+                match api.get_opt(name).await {
+                    Ok(Some(fresh)) if is_expired(context, &fresh) => match api.delete(name, &DeleteParams::default()).await {
+                        Ok(_) => wrote = true,
+                        Err(e) => tracing::debug!("identity lease collector: deleting {name}: {e}"),
+                    },
+                    Ok(_) => {}
+                    Err(e) => tracing::debug!("identity lease collector: reading {name}: {e}"),
+                }
+            }
+            Ok(Outcome { wrote, again_at: self.next_pass })
+        })
+    }
+}
+
+/// Whether the lease has expired (upstream `isLeaseExpired`).
+fn is_expired(context: &Context, lease: &Lease) -> bool {
+    let spec = lease.spec.as_ref();
+    let (Some(renewed), Some(duration)) = (spec.and_then(|s| s.renew_time.as_ref()), spec.and_then(|s| s.lease_duration_seconds)) else {
+        return true;
+    };
+    let Some(renewed) = DateTime::<Utc>::from_timestamp_micros(renewed.0.as_microsecond()) else { return true };
+    let now = context.clock.now();
+    if context.mutated(Mutant::IdentityLeaseRenewTimeIgnored) {
+        return true;
+    }
+    let grace = if context.mutated(Mutant::IdentityLeaseDurationDoubled) { 2 * i64::from(duration) } else { i64::from(duration) };
+    renewed + chrono::Duration::seconds(grace) < now
+}
