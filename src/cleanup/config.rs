@@ -8,6 +8,10 @@ use crate::cleanup::pass::Controller;
 pub struct Config {
     /// The pod garbage collector (`pod-garbage-collector-controller`), if it runs.
     pub pod_gc: Option<crate::cleanup::pod_gc::Settings>,
+    /// Whether the TTL-after-finished controller (`ttl-after-finished-controller`) runs.
+    pub ttl_after_finished: bool,
+    /// The CSR cleaner (`certificatesigningrequest-cleaner-controller`), if it runs.
+    pub csr_cleaner: Option<crate::cleanup::csr_cleaner::Settings>,
     /// The deliberately broken rule, if any (never outside a check of the specification).
     pub mutant: Option<Mutant>,
 }
@@ -15,14 +19,19 @@ pub struct Config {
 impl Default for Config {
     /// Every controller, with kube-controller-manager's defaults.
     fn default() -> Self {
-        Self { pod_gc: Some(crate::cleanup::pod_gc::Settings::default()), mutant: None }
+        Self {
+            pod_gc: Some(crate::cleanup::pod_gc::Settings::default()),
+            ttl_after_finished: true,
+            csr_cleaner: Some(crate::cleanup::csr_cleaner::Settings::default()),
+            mutant: None,
+        }
     }
 }
 
 impl Config {
     /// No controller at all.
     pub fn none() -> Self {
-        Self { pod_gc: None, mutant: None }
+        Self { pod_gc: None, ttl_after_finished: false, csr_cleaner: None, mutant: None }
     }
 
     /// The controllers to run.
@@ -30,6 +39,12 @@ impl Config {
         let mut controllers: Vec<Box<dyn Controller>> = Vec::new();
         if let Some(settings) = &self.pod_gc {
             controllers.push(Box::new(crate::cleanup::pod_gc::PodGc::new(settings.clone())));
+        }
+        if self.ttl_after_finished {
+            controllers.push(Box::new(crate::cleanup::ttl_after_finished::TtlAfterFinished));
+        }
+        if let Some(settings) = &self.csr_cleaner {
+            controllers.push(Box::new(crate::cleanup::csr_cleaner::CsrCleaner::new(settings.clone())));
         }
         controllers
     }

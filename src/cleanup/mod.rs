@@ -10,14 +10,18 @@
 //! [`Clock`], so a virtual clock judges hour-long rules at once).
 //!
 //! - [`pod_gc`]: the pod garbage collector.
+//! - [`ttl_after_finished`]: the TTL-after-finished controller, for finished Jobs.
+//! - [`csr_cleaner`]: the cleaner of stale certificate signing requests.
 //! - [`config`]: which controllers run, with which thresholds, and the mutants.
 //! - [`pass`]: what a pass reads through and what it tells the loop.
 //! - [`mutant`]: deliberately broken rules, for judging the specification.
 
 pub mod config;
+pub mod csr_cleaner;
 pub mod mutant;
 pub mod pass;
 pub mod pod_gc;
+pub mod ttl_after_finished;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

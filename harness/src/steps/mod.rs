@@ -1,7 +1,8 @@
 //! Step definitions, by kind of scenario and topic. On an API server: creating objects,
 //! deleting and changing them, and asserting what the cluster looks like afterwards; on the
 //! reference kubelet model: [`kubelet`]; on what the workload controllers build: [`workloads`];
-//! for the cleanup controllers, clusters of a scenario's own and time passing: [`controllers`].
+//! for the cleanup controllers, clusters of a scenario's own and time passing: [`controllers`],
+//! Jobs that finish: [`finished_jobs`].
 //! No step module uses another: what they share is in [`support`] (and, for kubelet steps,
 //! [`kubelet::parse`]) or on their world. [`reference`] and [`phrase`] make the step reference
 //! (`kubegc steps`).
@@ -9,6 +10,7 @@
 pub mod assertions;
 pub mod changes;
 pub mod controllers;
+pub mod finished_jobs;
 pub mod kubelet;
 pub mod objects;
 pub mod phrase;
