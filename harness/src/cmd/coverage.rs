@@ -183,6 +183,8 @@ fn category_title(category: &str) -> &'static str {
         "K.B2" => "kubelet container, sandbox and log GC tests",
         "K.B3" => "kubelet configuration validation tests",
         "K.B4" => "eviction manager node-reclaim tests",
+        "T" => "TTL-after-finished controller tests",
+        "S" => "CSR cleaner tests",
         _ => "",
     }
 }
