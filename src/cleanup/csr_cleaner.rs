@@ -91,7 +91,8 @@ pub fn is_stale(csr: &CertificateSigningRequest, now: DateTime<Utc>, broken: Bro
     approved.is_some_and(|c| issued && updated_before(c, DECIDED_EXPIRATION))
         || condition("Denied").is_some_and(|c| updated_before(c, DECIDED_EXPIRATION))
         || condition("Failed").is_some_and(|c| updated_before(c, DECIDED_EXPIRATION))
-        || (conditions.is_empty() && is_older_than(csr.metadata.creation_timestamp.as_ref().map(|t| instant(&t.0)), pending_expiration, now))
+        || (conditions.is_empty()
+            && is_older_than(csr.metadata.creation_timestamp.as_ref().map(|t| instant(&t.0)), pending_expiration, now))
         || (approved.is_some() && !broken.expired_ignored && is_expired(certificate, now))
 }
 
@@ -174,8 +175,7 @@ mod tests {
     }
 
     fn csr(created_minutes_ago: i64, conditions: &[(&str, i64)], certificate: &str) -> CertificateSigningRequest {
-        let conditions: Vec<_> =
-            conditions.iter().map(|(t, m)| json!({"type": t, "status": "True", "lastUpdateTime": ago(*m)})).collect();
+        let conditions: Vec<_> = conditions.iter().map(|(t, m)| json!({"type": t, "status": "True", "lastUpdateTime": ago(*m)})).collect();
         let certificate = (!certificate.is_empty()).then(|| base64_of(certificate.as_bytes()));
         serde_json::from_value(json!({
             "metadata": {"name": "r", "creationTimestamp": ago(created_minutes_ago)},

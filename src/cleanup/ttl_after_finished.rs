@@ -145,10 +145,8 @@ mod tests {
     use serde_json::json;
 
     fn job(ttl: Option<i32>, condition: Option<(&str, &str)>) -> Job {
-        let conditions: Vec<_> = condition
-            .into_iter()
-            .map(|(t, s)| json!({"type": t, "status": s, "lastTransitionTime": "2026-01-01T00:00:10Z"}))
-            .collect();
+        let conditions: Vec<_> =
+            condition.into_iter().map(|(t, s)| json!({"type": t, "status": s, "lastTransitionTime": "2026-01-01T00:00:10Z"})).collect();
         serde_json::from_value(json!({
             "metadata": {"name": "pi", "namespace": "n", "creationTimestamp": "2026-01-01T00:00:00Z"},
             "spec": {"ttlSecondsAfterFinished": ttl, "template": {}},

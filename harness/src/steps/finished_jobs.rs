@@ -16,7 +16,9 @@ use crate::world::api::KubeWorld;
 /// `Given a Job named "pi" with a TTL of 10 seconds after it finishes` (or `with no TTL after
 /// it finishes`; optionally ` whose pod has finalizer "f"`): one pod, no retries
 /// (`backoffLimit` 0), so that one pod's end ends the Job.
-#[given(regex = r#"^a Job named "([^"]+)" with (?:no TTL|a TTL of ((?-u:\d)+) seconds?) after it finishes(?: whose pod has finalizer "([^"]+)")?$"#)]
+#[given(
+    regex = r#"^a Job named "([^"]+)" with (?:no TTL|a TTL of ((?-u:\d)+) seconds?) after it finishes(?: whose pod has finalizer "([^"]+)")?$"#
+)]
 async fn job_with_ttl(world: &mut KubeWorld, name: String, ttl: String, finalizer: String) -> StepResult {
     let mut template = json!({
         "metadata": {"labels": {"kubegc.io/workload": name}},
