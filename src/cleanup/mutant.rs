@@ -15,6 +15,8 @@ crate::mutants::define_mutants! {
     TtlFromCreation = "ttl-from-creation",
     /// An expired Job is deleted in the background instead of the foreground (T rule 8 broken).
     TtlBackgroundDeletion = "ttl-background-deletion",
+    /// A finished Job without a TTL counts as having a TTL of 0 (T rule 2's TTL check dropped).
+    TtlMissingMeansZero = "ttl-missing-means-zero",
     /// An approved, issued request goes at the first pass an hour after approval, not only once
     /// it is older than an hour (S rule 8's strict comparison broken).
     CsrApprovedAtTheHour = "csr-approved-at-the-hour",

@@ -52,15 +52,32 @@ pub fn finish_time(job: &Job, from_creation: bool) -> Option<DateTime<Utc>> {
     finished.last_transition_time.as_ref().map(|t| instant(&t.0))
 }
 
-/// What the controller makes of `job` at `now` (upstream `needsCleanup` and `timeLeft`).
-pub fn verdict(job: &Job, now: DateTime<Utc>, from_creation: bool) -> Verdict {
+/// Which of the mutants of this controller are set, as [`verdict`] needs them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Broken {
+    /// [`Mutant::TtlFromCreation`].
+    pub from_creation: bool,
+    /// [`Mutant::TtlMissingMeansZero`].
+    pub missing_means_zero: bool,
+}
+
+impl Broken {
+    fn of(context: &Context) -> Self {
+        Self { from_creation: context.mutated(Mutant::TtlFromCreation), missing_means_zero: context.mutated(Mutant::TtlMissingMeansZero) }
+    }
+}
+
+/// What the controller makes of `job` at `now` (upstream `needsCleanup` and `timeLeft`);
+/// `broken` is the mutants'.
+pub fn verdict(job: &Job, now: DateTime<Utc>, broken: Broken) -> Verdict {
     if job.metadata.deletion_timestamp.is_some() {
         return Verdict::Ignored;
     }
-    let Some(ttl) = job.spec.as_ref().and_then(|s| s.ttl_seconds_after_finished) else {
+    let ttl = job.spec.as_ref().and_then(|s| s.ttl_seconds_after_finished);
+    let Some(ttl) = ttl.or(broken.missing_means_zero.then_some(0)) else {
         return Verdict::Ignored;
     };
-    let Some(finished) = finish_time(job, from_creation) else {
+    let Some(finished) = finish_time(job, broken.from_creation) else {
         return Verdict::Ignored;
     };
     let expires = finished + chrono::Duration::seconds(i64::from(ttl));
@@ -83,7 +100,7 @@ impl TtlAfterFinished {
                 return (false, None);
             }
         };
-        match verdict(&fresh, context.clock.now(), context.mutated(Mutant::TtlFromCreation)) {
+        match verdict(&fresh, context.clock.now(), Broken::of(context)) {
             Verdict::Ignored => (false, None),
             Verdict::ExpiresAt(at) => (false, Some(at)),
             Verdict::Expired => {
@@ -123,7 +140,7 @@ impl Controller for TtlAfterFinished {
             let now = context.clock.now();
             let mut outcome = Outcome::default();
             for job in &jobs {
-                let later = match verdict(job, now, context.mutated(Mutant::TtlFromCreation)) {
+                let later = match verdict(job, now, Broken::of(context)) {
                     Verdict::Ignored => None,
                     Verdict::ExpiresAt(at) => Some(at),
                     Verdict::Expired => {
@@ -161,12 +178,16 @@ mod tests {
 
     #[test]
     fn a_finished_job_expires_its_ttl_after_it_finished() {
-        assert_eq!(verdict(&job(Some(100), None), at(10), false), Verdict::Ignored, "unfinished");
-        assert_eq!(verdict(&job(None, Some(("Complete", "True"))), at(10), false), Verdict::Ignored, "no TTL");
-        assert_eq!(verdict(&job(Some(100), Some(("Complete", "False"))), at(10), false), Verdict::Ignored, "not true");
-        assert_eq!(verdict(&job(Some(0), Some(("Complete", "True"))), at(10), false), Verdict::Expired, "TTL 0");
-        assert_eq!(verdict(&job(Some(10), Some(("Failed", "True"))), at(10), false), Verdict::ExpiresAt(at(20)));
-        assert_eq!(verdict(&job(Some(15), Some(("Complete", "True"))), at(20), false), Verdict::ExpiresAt(at(25)));
-        assert_eq!(verdict(&job(Some(15), Some(("Complete", "True"))), at(20), true), Verdict::Expired, "the mutant counts from creation");
+        assert_eq!(verdict(&job(Some(100), None), at(10), Broken::default()), Verdict::Ignored, "unfinished");
+        assert_eq!(verdict(&job(None, Some(("Complete", "True"))), at(10), Broken::default()), Verdict::Ignored, "no TTL");
+        assert_eq!(verdict(&job(Some(100), Some(("Complete", "False"))), at(10), Broken::default()), Verdict::Ignored, "not true");
+        assert_eq!(verdict(&job(Some(0), Some(("Complete", "True"))), at(10), Broken::default()), Verdict::Expired, "TTL 0");
+        assert_eq!(verdict(&job(Some(10), Some(("Failed", "True"))), at(10), Broken::default()), Verdict::ExpiresAt(at(20)));
+        assert_eq!(verdict(&job(Some(15), Some(("Complete", "True"))), at(20), Broken::default()), Verdict::ExpiresAt(at(25)));
+        assert_eq!(
+            verdict(&job(Some(15), Some(("Complete", "True"))), at(20), Broken { from_creation: true, ..Broken::default() }),
+            Verdict::Expired,
+            "the mutant counts from creation"
+        );
     }
 }
