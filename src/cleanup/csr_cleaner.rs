@@ -16,6 +16,9 @@
 //!
 //! "Older than" is strict, and a missing time is never old (`isOlderThan`). An approved
 //! request that never gets a certificate matches no rule and stays.
+//!
+//! Upstream's `Run` does not wait for its informer to sync, so its first pass may see no
+//! request at all; this reference lists afresh at every pass, the first included.
 
 use std::time::Duration;
 

@@ -10,8 +10,10 @@
 //! - both fill a condition's missing `lastUpdateTime` with now and its missing
 //!   `lastTransitionTime` with that of an earlier condition of the same type and status, else
 //!   now (`populateConditionTimestamps`);
-//! - `status.certificate`, when set, must hold PEM `CERTIFICATE` blocks that parse
-//!   (`validateCertificate` in `pkg/apis/certificates/validation/validation.go`).
+//! - `spec.request`, `spec.signerName` and `spec.usages` are required, and
+//!   `status.certificate`, when set, must hold PEM `CERTIFICATE` blocks that parse
+//!   (`validateCertificate` in `pkg/apis/certificates/validation/validation.go`); the request
+//!   itself is not parsed here.
 
 use base64::Engine;
 use serde_json::{Value, json};
@@ -38,10 +40,10 @@ impl Kind for CertificateSigningRequests {
             Target::Main => new["status"] = existing["status"].clone(),
             Target::Status => {
                 for decision in DECISIONS {
-                    if !keep_instances(new, existing, decision) {
+                    if let Err(change) = keep_instances(new, existing, decision) {
                         refused.push(FieldError::forbidden(
                             "status.conditions",
-                            format!("updates may not add or remove a condition of type {decision:?}"),
+                            format!("updates may not {change} a condition of type {decision:?}"),
                         ));
                     }
                 }
@@ -60,6 +62,9 @@ impl Kind for CertificateSigningRequests {
                 errs.push(FieldError::required(format!("spec.{field}"), ""));
             }
         }
+        if csr["spec"]["usages"].as_array().is_none_or(Vec::is_empty) {
+            errs.push(FieldError::required("spec.usages", ""));
+        }
         if let Some(encoded) = csr["status"]["certificate"].as_str().filter(|c| !c.is_empty())
             && let Err(why) = check_certificate(encoded)
         {
@@ -69,21 +74,21 @@ impl Kind for CertificateSigningRequests {
     }
 }
 
-/// Puts the conditions of type `decision` of `existing` in place of those of `new`; false when
-/// `new` has a different number of them.
-fn keep_instances(new: &mut Value, existing: &Value, decision: &str) -> bool {
+/// Puts the conditions of type `decision` of `existing` in place of those of `new`; when `new`
+/// has a different number of them, says whether it would `add` or `remove` one.
+fn keep_instances(new: &mut Value, existing: &Value, decision: &str) -> Result<(), &'static str> {
     let of_type = |csr: &Value| -> Vec<usize> {
         let conditions = csr["status"]["conditions"].as_array().map(Vec::as_slice).unwrap_or_default();
         conditions.iter().enumerate().filter(|(_, c)| c["type"] == decision).map(|(i, _)| i).collect()
     };
     let (old, fresh) = (of_type(existing), of_type(new));
     if old.len() != fresh.len() {
-        return false;
+        return Err(if fresh.len() > old.len() { "add" } else { "remove" });
     }
     for (o, n) in old.into_iter().zip(fresh) {
         new["status"]["conditions"][n] = existing["status"]["conditions"][o].clone();
     }
-    true
+    Ok(())
 }
 
 /// Fills the missing times of `new`'s conditions at `now`.
