@@ -213,9 +213,21 @@ mod tests {
         assert!(!stale(&untimed), "a missing time is never old");
     }
 
+    fn certificate_until(year: i32) -> String {
+        let key = rcgen::KeyPair::generate().expect("a key");
+        let mut params = rcgen::CertificateParams::new(vec!["kubegc.example".into()]).expect("parameters");
+        params.not_before = rcgen::date_time_ymd(year - 1, 1, 1);
+        params.not_after = rcgen::date_time_ymd(year, 1, 1);
+        params.self_signed(&key).expect("a certificate").pem()
+    }
+
     #[test]
-    fn garbage_is_not_an_expired_certificate() {
+    fn a_certificate_past_its_not_after_is_expired_and_garbage_is_not() {
+        assert!(is_expired(certificate_until(2017).as_bytes(), now()));
+        assert!(!is_expired(certificate_until(2117).as_bytes(), now()));
         assert!(!is_expired(b"garbage", now()));
         assert!(!is_expired(b"", now()));
+        let expired = csr(1, &[("Approved", 1)], &certificate_until(2017));
+        assert!(is_stale(&expired, now(), Broken::default()), "an expired certificate takes a young request");
     }
 }
