@@ -198,6 +198,27 @@ Feature: The pod garbage collector
     Then Pod "a" is marked Failed with condition DisruptionTarget and reason "DeletionByPodGC"
     And Pod "a" is marked Failed with condition Ready
 
+  @own-cluster
+  Scenario Outline: An orphaned pod whose spec repeats a key is failed all the same
+    Strategic-merge patches merge lists by key, and a pod whose container repeats an
+    environment variable or a port once made the collector's status patch fail (upstream
+    issues 118261 and 113482); the status patch must not care.
+
+    Given a cluster of its own whose pod garbage collector keeps every terminated pod
+    And a Pod named "a" on node "kubegc-podgc-never-<n>" with finalizer "example.com/hold" whose container repeats <key>
+    When 60 seconds pass
+    Then Pod "a" is marked Failed with condition DisruptionTarget and reason "DeletionByPodGC"
+
+    @upstream(TestPodGcForPodsWithDuplicatedFieldKeys/Orphan-pod-with-duplicated-env-vars)
+    Examples: an environment variable
+      | n | key                      |
+      | 6 | an environment variable  |
+
+    @upstream(TestPodGcForPodsWithDuplicatedFieldKeys/Orphan-pod-with-duplicated-ports-scenario-from-https-issues-k8s-io-113482)
+    Examples: a port
+      | n | key    |
+      | 7 | a port |
+
   @own-cluster @upstream(TestGCUnscheduledTerminating/Unscheduled-pod-in-any-phase-must-be-deleted)
   Scenario: Terminating pods that were never scheduled are force-deleted, failed first
     The API server deletes an unscheduled pod at once, so only a finalizer keeps one

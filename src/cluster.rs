@@ -99,7 +99,7 @@ impl Builder {
         let server = self.server.unwrap_or_default();
         let collector =
             (!self.no_collector).then(|| Arc::new(GarbageCollector::start(server.client(), self.collector.unwrap_or_default())));
-        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client()));
+        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client(), server.clock().clone()));
         let cleanup = Cleanup::start(server.client(), server.clock().clone(), self.cleanup.unwrap_or_default());
         Cluster { server, collector, workloads, cleanup }
     }

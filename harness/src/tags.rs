@@ -35,6 +35,8 @@ pub const TOPICS: &[&str] = &[
     "container-gc",
     "eviction",
     "kubelet-config",
+    "ttl-after-finished",
+    "csr-cleaner",
 ];
 
 /// The topic tags, `@`-prefixed and comma-separated.

@@ -68,6 +68,8 @@ pub struct ResourceInfo {
     pub status_subresource: bool,
     /// Whether the kind has the `finalize` subresource (namespaces).
     pub finalize_subresource: bool,
+    /// Whether the kind has the `approval` subresource (certificate signing requests).
+    pub approval_subresource: bool,
     /// Whether DELETE on the whole collection is served (not for namespaces: the namespace
     /// registry has no DeleteCollection, so one request may not end every namespace).
     pub collection_delete: bool,
@@ -153,6 +155,7 @@ const BUILTINS: &[Builtin] = &[
     Builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, &[], false),
     Builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, &[], false),
     Builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, &["crd", "crds"], true),
+    Builtin("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false, &["csr"], true),
 ];
 
 /// Kinds listed by `kubectl get all`.
@@ -178,6 +181,7 @@ impl Builtin {
             },
             status_subresource: status,
             finalize_subresource: group.is_empty() && plural == "namespaces",
+            approval_subresource: plural == "certificatesigningrequests",
             collection_delete: !(group.is_empty() && plural == "namespaces"),
             orphan_by_default_in: match (group, plural) {
                 ("", "replicationcontrollers") | ("batch", "jobs") => vec!["v1".into()],

@@ -134,6 +134,7 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         categories: list(&names["categories"]),
         status_subresource,
         finalize_subresource: false,
+        approval_subresource: false,
         collection_delete: true,
         orphan_by_default_in: vec![],
         gc_unsupported: false,

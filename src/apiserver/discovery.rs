@@ -71,6 +71,9 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
     if r.status_subresource {
         out.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
     }
+    if r.approval_subresource {
+        out.push(json!({"name": format!("{}/approval", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
+    }
     if r.finalize_subresource {
         out.push(json!({"name": format!("{}/finalize", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["update"]}));
     }

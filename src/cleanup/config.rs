@@ -16,6 +16,10 @@ pub struct Config {
     pub pv_protection: bool,
     /// kube-apiserver's identity-lease collector, if it runs.
     pub identity_leases: Option<crate::cleanup::identity_leases::Settings>,
+    /// Whether the TTL-after-finished controller (`ttl-after-finished-controller`) runs.
+    pub ttl_after_finished: bool,
+    /// The CSR cleaner (`certificatesigningrequest-cleaner-controller`), if it runs.
+    pub csr_cleaner: Option<crate::cleanup::csr_cleaner::Settings>,
     /// The deliberately broken rule, if any (never outside a check of the specification).
     pub mutant: Option<Mutant>,
 }
@@ -29,6 +33,8 @@ impl Default for Config {
             pvc_protection: true,
             pv_protection: true,
             identity_leases: Some(crate::cleanup::identity_leases::Settings::default()),
+            ttl_after_finished: true,
+            csr_cleaner: Some(crate::cleanup::csr_cleaner::Settings::default()),
             mutant: None,
         }
     }
@@ -37,7 +43,16 @@ impl Default for Config {
 impl Config {
     /// No controller at all.
     pub fn none() -> Self {
-        Self { pod_gc: None, pv_reclaim: false, pvc_protection: false, pv_protection: false, identity_leases: None, mutant: None }
+        Self {
+            pod_gc: None,
+            pv_reclaim: false,
+            pvc_protection: false,
+            pv_protection: false,
+            identity_leases: None,
+            ttl_after_finished: false,
+            csr_cleaner: None,
+            mutant: None,
+        }
     }
 
     /// The controllers to run.
@@ -57,6 +72,12 @@ impl Config {
         }
         if let Some(settings) = &self.identity_leases {
             controllers.push(Box::new(crate::cleanup::identity_leases::IdentityLeases::new(settings.clone())));
+        }
+        if self.ttl_after_finished {
+            controllers.push(Box::new(crate::cleanup::ttl_after_finished::TtlAfterFinished));
+        }
+        if let Some(settings) = &self.csr_cleaner {
+            controllers.push(Box::new(crate::cleanup::csr_cleaner::CsrCleaner::new(settings.clone())));
         }
         controllers
     }

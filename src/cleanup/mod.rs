@@ -14,6 +14,8 @@
 //! - [`pvc_protection`], [`pv_protection`]: the storage-protection finalizers' controllers;
 //!   [`protection`]: what they share.
 //! - [`identity_leases`]: kube-apiserver's collector of expired identity leases.
+//! - [`ttl_after_finished`]: the TTL-after-finished controller, for finished Jobs.
+//! - [`csr_cleaner`]: the cleaner of stale certificate signing requests.
 //! - [`config`]: which controllers run, with which thresholds, and the mutants.
 //! - [`pass`]: what a pass reads through and what it tells the loop.
 //! - [`mutant`]: deliberately broken rules, for judging the specification.
@@ -27,6 +29,8 @@ pub mod protection;
 pub mod pv_protection;
 pub mod pv_reclaim;
 pub mod pvc_protection;
+pub mod csr_cleaner;
+pub mod ttl_after_finished;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -93,3 +93,8 @@ impl Context {
 pub fn resource<K: Resource<DynamicType = ()>>() -> ApiResource {
     ApiResource::erase::<K>(&())
 }
+
+/// A Kubernetes timestamp as a [`DateTime`], to whole seconds as the API writes them.
+pub fn instant(t: &k8s_openapi::jiff::Timestamp) -> DateTime<Utc> {
+    DateTime::from_timestamp(t.as_second(), 0).unwrap_or_default()
+}

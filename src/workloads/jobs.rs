@@ -13,11 +13,13 @@
 
 use std::collections::BTreeSet;
 
+use chrono::{DateTime, Utc};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
+use crate::clock::format_time;
 use crate::workloads::claims::{ChildSelector, claim_children, controller_reference};
 use crate::workloads::writes::Writes;
 use crate::workloads::{pods, status};
@@ -25,8 +27,9 @@ use crate::workloads::{pods, status};
 /// The finalizer that keeps a Job's pod until the Job has counted it.
 pub const TRACKING_FINALIZER: &str = "batch.kubernetes.io/job-tracking";
 
-/// One sync of the job controller for `job`, over every pod in the cluster.
-pub async fn sync(writes: &mut Writes, job: &Job, all_pods: &[Pod]) {
+/// One sync of the job controller for `job`, over every pod in the cluster, at `now`.
+pub async fn sync(writes: &mut Writes, job: &Job, all_pods: &[Pod], now: DateTime<Utc>) {
+    let now = format_time(now);
     let namespace = job.namespace().unwrap_or_default();
     let spec = job.spec.clone().unwrap_or_default();
     let reference = controller_reference("batch/v1", "Job", job.meta());
@@ -57,14 +60,14 @@ pub async fn sync(writes: &mut Writes, job: &Job, all_pods: &[Pod]) {
     patch["uncountedTerminatedPods"] = tally.uncounted();
     let suspended = spec.suspend == Some(true);
     if written["startTime"].is_null() && !suspended && !finished {
-        patch["startTime"] = json!(now());
+        patch["startTime"] = json!(now);
     }
     let outcome = tally.outcome(spec.completions, spec.backoff_limit.unwrap_or(6));
     if !finished && outcome.is_some() && active.is_empty() && tally.uncounted_is_empty() {
-        let conditions = outcome.map(Outcome::conditions).unwrap_or_default();
+        let conditions = outcome.map(|o| o.conditions(&now)).unwrap_or_default();
         patch["conditions"] = json!(conditions);
         if outcome == Some(Outcome::Complete) {
-            patch["completionTime"] = json!(now());
+            patch["completionTime"] = json!(now);
         }
     }
     let landed = !status::changes(&written, &patch) || writes.patch_status(job, patch).await;
@@ -120,8 +123,8 @@ enum Outcome {
 }
 
 impl Outcome {
-    /// The conditions a Job that ended so carries (the criterion first, then the end).
-    fn conditions(self) -> Vec<Value> {
+    /// The conditions a Job that ended so at `now` carries (the criterion first, then the end).
+    fn conditions(self, now: &str) -> Vec<Value> {
         let (first, last, reason) = match self {
             Outcome::Complete => ("SuccessCriteriaMet", "Complete", "CompletionsReached"),
             Outcome::Failed => ("FailureTarget", "Failed", "BackoffLimitExceeded"),
@@ -132,7 +135,7 @@ impl Outcome {
         };
         [first, last]
             .iter()
-            .map(|t| json!({"type": t, "status": "True", "reason": reason, "message": message, "lastProbeTime": now(), "lastTransitionTime": now()}))
+            .map(|t| json!({"type": t, "status": "True", "reason": reason, "message": message, "lastProbeTime": now, "lastTransitionTime": now}))
             .collect()
     }
 }
@@ -218,9 +221,4 @@ impl Tally {
         let list = |uids: &BTreeSet<String>| if uids.is_empty() { Value::Null } else { json!(uids) };
         json!({"succeeded": list(&self.uncounted_succeeded), "failed": list(&self.uncounted_failed)})
     }
-}
-
-/// Now, as the API server writes times.
-fn now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

@@ -44,6 +44,7 @@ use kube::Resource;
 use kube::api::{Api, WatchParams};
 use serde::de::DeserializeOwned;
 
+use crate::clock::Clock;
 use crate::workloads::snapshot::{LISTED, Snapshot};
 use crate::workloads::writes::Writes;
 
@@ -83,10 +84,11 @@ struct Progress {
 }
 
 impl Workloads {
-    /// Starts the controllers against `client`. Must be called inside a Tokio runtime.
-    pub fn start(client: kube::Client) -> Self {
+    /// Starts the controllers against `client`, writing the times they record (a Job's
+    /// conditions, its start and completion) from `clock`. Must be called inside a Tokio runtime.
+    pub fn start(client: kube::Client, clock: Clock) -> Self {
         let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
-        let task = tokio::spawn(run(client, progress.clone()));
+        let task = tokio::spawn(run(client, clock, progress.clone()));
         Self { progress, task }
     }
 
@@ -115,10 +117,10 @@ impl Workloads {
 }
 
 /// The controllers' loop: passes until one writes nothing, then a wait for a change.
-async fn run(client: kube::Client, progress: Arc<Progress>) {
+async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
     loop {
         progress.busy.store(true, Ordering::SeqCst);
-        let failure = match pass(&client).await {
+        let failure = match pass(&client, &clock).await {
             Ok((_, writes)) if writes.landed > 0 => continue,
             Ok((_, writes)) if !writes.retry.is_empty() => Some(writes.retry.join("; ")),
             Ok((revision, _)) => {
@@ -140,7 +142,7 @@ async fn run(client: kube::Client, progress: Arc<Progress>) {
 
 /// One pass: every controller syncs each of its objects; a kind's writes end the pass, so
 /// that the next controller reads them.
-async fn pass(client: &kube::Client) -> kube::Result<(u64, Writes)> {
+async fn pass(client: &kube::Client, clock: &Clock) -> kube::Result<(u64, Writes)> {
     let snapshot = Snapshot::read(client).await?;
     let mut writes = Writes::new(client.clone());
     for d in &snapshot.deployments {
@@ -154,7 +156,7 @@ async fn pass(client: &kube::Client) -> kube::Result<(u64, Writes)> {
             replicas::sync(&mut writes, rc, &snapshot.pods).await;
         }
         for job in &snapshot.jobs {
-            jobs::sync(&mut writes, job, &snapshot.pods).await;
+            jobs::sync(&mut writes, job, &snapshot.pods, clock.now()).await;
         }
     }
     Ok((snapshot.revision, writes))

@@ -192,6 +192,11 @@ fn category_title(category: &str) -> &'static str {
         "L.2" => "kube-apiserver identity-lease GC integration tests",
         "L.3" => "cloud node lifecycle controller tests",
         "L.4" => "node lease e2e tests",
+        "P.1" => "pod garbage collector unit tests",
+        "P.2" => "pod garbage collector integration tests",
+        "P.3" => "pod garbage collector e2e tests",
+        "T" => "TTL-after-finished controller tests",
+        "S" => "CSR cleaner tests",
         _ => "",
     }
 }

@@ -107,6 +107,21 @@ async fn pod_on_node(world: &mut KubeWorld, name: String, node: String, finalize
     create_pod(world, &name, &node, &finalizers).await
 }
 
+/// `Given a Pod named "a" on node "n" with finalizer "f" whose container repeats an
+/// environment variable` (or `a port`): keys a strategic-merge patch of the pod would merge,
+/// which once broke the patch that fails an orphaned pod (upstream issues 118261 and 113482).
+#[given(regex = r#"^a Pod named "([^"]+)" on node "([^"]+)" with finalizers? "([^"]*)" whose container repeats (an environment variable|a port)$"#)]
+async fn pod_with_repeated_keys(world: &mut KubeWorld, name: String, node: String, finalizers: String, repeated: String) -> StepResult {
+    let mut body = manifest_with(world, "Pod", &name, Vec::new(), list(&finalizers)).await?;
+    body["spec"]["nodeName"] = json!(node);
+    body["spec"]["containers"][0][if repeated == "a port" { "ports" } else { "env" }] = if repeated == "a port" {
+        json!([{"containerPort": 93, "hostPort": 9376}, {"containerPort": 93, "hostPort": 9377}])
+    } else {
+        json!([{"name": "EXAMPLE", "value": "one"}, {"name": "EXAMPLE", "value": "two"}])
+    };
+    create_body(world, "Pod", &name, body, false).await.map_err(|e| format!("cannot create Pod {name:?}: {e}"))
+}
+
 /// `Given a Node named "n" that is not Ready with the out-of-service taint with effect
 /// NoExecute` (or `that is Ready`; the taint optional, NoExecute unless said otherwise). The readiness is always said, so that
 /// the step is not mistaken for the plain `Given a Node named "n"`.

@@ -173,7 +173,7 @@ fn slot_name(holds: Holds, before: &str, after: &str) -> &'static str {
         },
         Holds::Text if quoted => match word.as_str() {
             w if w.starts_with('<') || w.ends_with('>') => "name",
-            "named" => "name",
+            "named" | "Job" | "request" => "name",
             "finalizers" => "finalizers",
             "to" if before.ends_with("references to \"") => "owners",
             "to" => "value",

@@ -13,7 +13,10 @@
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults.
+//! - [`certificates`]: certificate signing requests — what the main resource and the `status`
+//!   and `approval` subresources may change, and the condition times the server fills.
 
+pub mod certificates;
 pub mod definitions;
 pub mod jobs;
 pub mod namespaces;
@@ -33,6 +36,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "events") => &records::CoreEvents,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("batch", "jobs") => &jobs::Jobs,
+        ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
         _ => &Generic,
     }

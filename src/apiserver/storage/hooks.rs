@@ -13,6 +13,7 @@ use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::Storage;
 use crate::apiserver::storage::delete::DeletePlanner;
 use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::write::Target;
 
 /// The hooks of one kind. Every method defaults to the generic store's behaviour.
 pub trait Kind: Sync {
@@ -22,6 +23,12 @@ pub trait Kind: Sync {
     /// What the default admission plugins add to a new object.
     fn admission(&self) -> Admission {
         Admission::default()
+    }
+
+    /// Adjusts an update of `target` from `existing` to `new` at `now` as the kind's update
+    /// strategy does (`PrepareForUpdate`), and returns what the update may not do.
+    fn prepare_update(&self, _target: Target, _new: &mut Value, _existing: &Value, _now: &str) -> Vec<FieldError> {
+        Vec::new()
     }
 
     /// Validates the kind's own fields of an object about to be written.

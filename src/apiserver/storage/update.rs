@@ -1,5 +1,5 @@
-//! PUT and PATCH: replacing and patching objects, their `status` subresource and the
-//! namespace `finalize` subresource, with optimistic concurrency and the metadata rules of
+//! PUT and PATCH: replacing and patching objects, their `status` subresource, the
+//! namespace `finalize` subresource and the certificate signing request `approval` one, with optimistic concurrency and the metadata rules of
 //! upstream `rest.BeforeUpdate` (catalogue B.3 rows 13-16).
 
 use serde_json::{Value, json};
@@ -13,6 +13,7 @@ use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
+use crate::clock::format_time;
 
 /// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
 fn spec_part(obj: &Value) -> Value {
@@ -89,7 +90,13 @@ impl Storage {
                 new["spec"]["finalizers"] = body["spec"]["finalizers"].clone();
                 new
             }
+            Target::Approval => {
+                let mut new = existing.clone();
+                new["status"]["conditions"] = body["status"]["conditions"].clone();
+                new
+            }
         };
+        let mut refused = self.kind(scope).prepare_update(target, &mut new, &existing, &format_time(self.clock.now()));
         carry_over_metadata(&mut new, &existing);
         if scope.resource.tracks_generation && target == Target::Main && spec_part(&new) != spec_part(&existing) {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
@@ -98,6 +105,7 @@ impl Storage {
         self.field_context(scope, target).record(&existing, &mut new, management);
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
+        errs.append(&mut refused);
         errs.extend(self.kind(scope).validate(&new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));

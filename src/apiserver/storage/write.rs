@@ -21,6 +21,8 @@ pub enum Target {
     Status,
     /// The namespace `finalize` subresource: only `spec.finalizers`.
     Finalize,
+    /// The certificate signing request `approval` subresource: only `status.conditions`.
+    Approval,
 }
 
 impl Target {
@@ -30,6 +32,7 @@ impl Target {
             None => Ok(Self::Main),
             Some("status") if scope.resource.status_subresource => Ok(Self::Status),
             Some("finalize") if scope.resource.finalize_subresource => Ok(Self::Finalize),
+            Some("approval") if scope.resource.approval_subresource => Ok(Self::Approval),
             Some(_) => Err(ApiError::not_found_path()),
         }
     }
@@ -87,6 +90,7 @@ impl Storage {
             Target::Main => ("", Owns::All),
             Target::Status => ("status", Owns::Only("status")),
             Target::Finalize => ("finalize", Owns::Only("spec")),
+            Target::Approval => ("approval", Owns::Only("status")),
         };
         FieldContext {
             schema: self.custom_schema(scope),
