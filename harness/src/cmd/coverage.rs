@@ -100,10 +100,18 @@ fn case_of<'a>(cases: &'a [Case], tag: &str) -> Option<&'a Case> {
     }
 }
 
-fn read_cases(path: &Path) -> anyhow::Result<Vec<Case>> {
+/// The cases of the list, and its categories without cases (`#!empty\t<category>\t<why>`
+/// lines: a rule upstream has no test of), with why.
+fn read_cases(path: &Path) -> anyhow::Result<(Vec<Case>, Vec<(String, String)>)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut cases = Vec::new();
+    let mut empty = Vec::new();
     for (n, line) in text.lines().enumerate() {
+        if let Some(rest) = line.strip_prefix("#!empty\t") {
+            let (category, why) = rest.split_once('\t').unwrap_or((rest, ""));
+            empty.push((category.trim().to_string(), why.trim().to_string()));
+            continue;
+        }
         if line.trim().is_empty() || line.starts_with('#') || line.starts_with("id\t") {
             continue;
         }
@@ -119,7 +127,7 @@ fn read_cases(path: &Path) -> anyhow::Result<Vec<Case>> {
         };
         cases.push(Case { id: col(0), category: col(1), file: col(2), test: col(3), sub_case: col(4), observable, reason: col(6) });
     }
-    Ok(cases)
+    Ok((cases, empty))
 }
 
 /// Every `upstream(...)` tag of the features, with the scenarios carrying it (`file: name`).
@@ -197,6 +205,7 @@ fn category_title(category: &str) -> &'static str {
         "P.3" => "pod garbage collector e2e tests",
         "T" => "TTL-after-finished controller tests",
         "S" => "CSR cleaner tests",
+        "E" => "Event TTL",
         _ => "",
     }
 }
@@ -214,7 +223,7 @@ pub fn run(args: Args) -> anyhow::Result<bool> {
         print_tags_only(&tags, &paths);
         return Ok(true);
     };
-    let cases = read_cases(&cases_path)?;
+    let (cases, empty_categories) = read_cases(&cases_path)?;
     let mut by_key: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut unknown = Vec::new();
     for (tag, scenarios) in &tags {
@@ -269,6 +278,9 @@ pub fn run(args: Args) -> anyhow::Result<bool> {
         covered_total += covered;
         not_observable_total += not_observable;
         missing_total += missing;
+    }
+    for (category, why) in &empty_categories {
+        let _ = writeln!(out, "{category} {}: no upstream test case ({why})", category_title(category));
     }
     if !unknown.is_empty() {
         let _ = writeln!(out, "Tags naming no listed case:");
