@@ -25,8 +25,10 @@
 //!   `containers`, `eviction`, `loops` and `config` over a fake `node` (`runtime`, `disks`,
 //!   `pods`, `logs`, `events`), with Go's `time` and `quantity` semantics, `errors` and
 //!   `mutant`.
-//! - [`cleanup`]: the cleanup controllers kube-controller-manager runs besides the collector
-//!   (`pod_gc`, ...), each an ordinary API client, and the loop and `pass` they share.
+//! - [`cleanup`]: the cleanup controllers kube-controller-manager (and kube-apiserver) run
+//!   besides the collector — `pod_gc`, `ttl_after_finished`, `csr_cleaner`, `pv_reclaim`,
+//!   `pvc_protection`, `pv_protection`, `identity_leases` — each an ordinary API client, and the
+//!   loop and `pass` they share.
 //! - [`cluster`]: the front door for tests — the API server, the collector and the workload
 //!   controllers together, and `settle`.
 //! - [`workloads`]: the workload controllers the fake runs as a cluster would (Deployments,

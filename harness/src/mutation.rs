@@ -69,7 +69,8 @@ pub async fn verdicts(mutant: Option<Mutant>, options: &RunOptions) -> std::io::
         _ => None,
     };
     let server = ApiServer::with_config(ServerConfig { mutant: server_mutant, ..ServerConfig::default() });
-    let recipe = Recipe { server_mutant, collector: Some(GcConfig { mutant: gc_mutant, ..GcConfig::default() }), cleanup_mutant };
+    let cleanup = kubegc::cleanup::Config { mutant: cleanup_mutant, ..Default::default() };
+    let recipe = Recipe { server_mutant, collector: Some(GcConfig { mutant: gc_mutant, ..GcConfig::default() }), cleanup };
     let backend = FakeBackend::from_recipe(server, recipe).with_eventually_timeout(EVENTUALLY);
     let report = tempfile::NamedTempFile::new()?;
     let options = RunOptions { junit: Some(report.path().to_path_buf()), color: false, ..options.clone() };

@@ -25,10 +25,30 @@ fn feature_dir(name: &str, text: &str) -> tempfile::TempDir {
     dir
 }
 
+/// The run's totals, each failed step with its scenario and message, and stderr: what a failed
+/// run's assertion shows first, before the whole report.
 fn summary(out: &Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains("scenarios (") || l.contains("steps (")).collect();
-    format!("{}\n{}", lines.join("\n"), String::from_utf8_lossy(&out.stderr))
+    let totals: Vec<&str> = stdout.lines().filter(|l| l.contains("scenarios (") || l.contains("steps (")).collect();
+    let mut failures = Vec::new();
+    let mut scenario = "";
+    let mut in_failure = false;
+    for line in stdout.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("Scenario") {
+            scenario = line;
+            in_failure = false;
+        } else if trimmed.starts_with('✘') {
+            failures.push(scenario);
+            in_failure = true;
+        } else if trimmed.starts_with('✔') || trimmed.starts_with("Feature") {
+            in_failure = false;
+        }
+        if in_failure {
+            failures.push(line);
+        }
+    }
+    format!("{}\n{}\n{}", totals.join("\n"), failures.join("\n"), String::from_utf8_lossy(&out.stderr))
 }
 
 #[test]

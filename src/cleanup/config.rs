@@ -55,6 +55,55 @@ impl Config {
         }
     }
 
+    /// The names of every controller, as kube-controller-manager's `--controllers` spells them.
+    pub fn names() -> Vec<&'static str> {
+        Self::default().selected()
+    }
+
+    /// The names of the controllers this configuration runs.
+    pub fn selected(&self) -> Vec<&'static str> {
+        self.controllers().iter().map(|c| c.name()).collect()
+    }
+
+    /// The controllers a comma-separated `list` selects, as kube-controller-manager's
+    /// `--controllers` does: `*` for every one (with its defaults), a name to add one, `-name`
+    /// to leave one out; an empty list selects none.
+    ///
+    /// # Errors
+    /// When the list names a controller that does not exist.
+    pub fn select(list: &str) -> Result<Self, String> {
+        let names = Self::names();
+        let mut chosen: Vec<&str> = Vec::new();
+        for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            if item == "*" {
+                chosen.extend(&names);
+                continue;
+            }
+            let (off, name) = item.strip_prefix('-').map_or((false, item), |name| (true, name));
+            let name = *names
+                .iter()
+                .find(|n| **n == name)
+                .ok_or_else(|| format!("{item:?} names no cleanup controller; they are: {}", names.join(", ")))?;
+            if off {
+                chosen.retain(|c| *c != name);
+            } else {
+                chosen.push(name);
+            }
+        }
+        let all = Self::default();
+        let on = |name: &str| chosen.contains(&name);
+        Ok(Self {
+            pod_gc: all.pod_gc.filter(|_| on("pod-garbage-collector-controller")),
+            pv_reclaim: on("persistentvolume-binder-controller"),
+            pvc_protection: on("persistentvolumeclaim-protection-controller"),
+            pv_protection: on("persistentvolume-protection-controller"),
+            identity_leases: all.identity_leases.filter(|_| on("apiserver-identity-lease-gc")),
+            ttl_after_finished: on("ttl-after-finished-controller"),
+            csr_cleaner: all.csr_cleaner.filter(|_| on("certificatesigningrequest-cleaner-controller")),
+            mutant: None,
+        })
+    }
+
     /// The controllers to run.
     pub(crate) fn controllers(&self) -> Vec<Box<dyn Controller>> {
         let mut controllers: Vec<Box<dyn Controller>> = Vec::new();
@@ -80,5 +129,22 @@ impl Config {
             controllers.push(Box::new(crate::cleanup::csr_cleaner::CsrCleaner::new(settings.clone())));
         }
         controllers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Config;
+
+    #[test]
+    fn a_list_selects_as_the_controller_managers_flag_does() {
+        let every = Config::select("*").unwrap();
+        assert_eq!(every.controllers().len(), Config::names().len());
+        let without = Config::select("*,-pod-garbage-collector-controller").unwrap();
+        assert!(without.pod_gc.is_none() && without.ttl_after_finished);
+        let one = Config::select("ttl-after-finished-controller").unwrap();
+        assert_eq!(one.controllers().iter().map(|c| c.name()).collect::<Vec<_>>(), ["ttl-after-finished-controller"]);
+        assert!(Config::select("").unwrap().controllers().is_empty());
+        assert!(Config::select("no-such-controller").unwrap_err().contains("pod-garbage-collector-controller"));
     }
 }

@@ -21,6 +21,7 @@
 //! - [`mutant`]: deliberately broken rules, for judging the specification.
 
 pub mod config;
+pub mod csr_cleaner;
 pub mod identity_leases;
 pub mod mutant;
 pub mod pass;
@@ -29,7 +30,6 @@ pub mod protection;
 pub mod pv_protection;
 pub mod pv_reclaim;
 pub mod pvc_protection;
-pub mod csr_cleaner;
 pub mod ttl_after_finished;
 
 use std::collections::BTreeMap;

@@ -32,8 +32,8 @@ pub struct Recipe {
     pub server_mutant: Option<kubegc::apiserver::mutant::Mutant>,
     /// The collector's configuration; none without a collector.
     pub collector: Option<Config>,
-    /// The cleanup controllers' mutant.
-    pub cleanup_mutant: Option<kubegc::cleanup::mutant::Mutant>,
+    /// The cleanup controllers that run, and their mutant.
+    pub cleanup: kubegc::cleanup::Config,
 }
 
 impl std::fmt::Debug for FakeBackend {
@@ -43,29 +43,17 @@ impl std::fmt::Debug for FakeBackend {
 }
 
 impl FakeBackend {
-    /// Starts the reference collector and the workload controllers against `server`. Must be
-    /// called inside a Tokio runtime.
+    /// Starts the reference collector, the workload controllers and the cleanup controllers
+    /// against `server`. Must be called inside a Tokio runtime.
     pub fn start(server: ApiServer) -> Self {
-        Self::with_collector(server, Config::default())
-    }
-
-    /// Starts a collector configured so (a mutant, for instance) against `server`.
-    pub fn with_collector(server: ApiServer, config: Config) -> Self {
         let mutant = server.mutant();
-        Self::from_recipe(server, Recipe { server_mutant: mutant, collector: Some(config), cleanup_mutant: None })
-    }
-
-    /// The fake apiserver and its workload controllers, with no garbage collector.
-    pub fn without_gc(server: ApiServer) -> Self {
-        let mutant = server.mutant();
-        Self::from_recipe(server, Recipe { server_mutant: mutant, collector: None, cleanup_mutant: None })
+        Self::from_recipe(server, Recipe { server_mutant: mutant, collector: Some(Config::default()), cleanup: Default::default() })
     }
 
     /// The controllers `recipe` says against `server`, and clusters of scenarios' own made
     /// the same way.
     pub fn from_recipe(server: ApiServer, recipe: Recipe) -> Self {
-        let cleanup = kubegc::cleanup::Config { mutant: recipe.cleanup_mutant, ..Default::default() };
-        let cluster = Self::builder(&recipe).server(server).cleanup_config(cleanup).start();
+        let cluster = Self::builder(&recipe).server(server).cleanup_config(recipe.cleanup.clone()).start();
         Self { cluster, eventually: DEFAULT_EVENTUALLY, recipe }
     }
 
@@ -75,11 +63,6 @@ impl FakeBackend {
             Some(config) => Cluster::builder().collector_config(config.clone()),
             None => Cluster::builder().without_collector(),
         }
-    }
-
-    /// The backend of a started `cluster`.
-    pub fn of(cluster: Cluster) -> Self {
-        Self { cluster, eventually: DEFAULT_EVENTUALLY, recipe: Recipe { collector: Some(Config::default()), ..Recipe::default() } }
     }
 
     /// The same backend with "eventually" assertions waiting `timeout` (the default is
@@ -138,7 +121,7 @@ impl Backend for FakeBackend {
             // terminating until someone force-deletes it (the pod garbage collector, say).
             let config = kubegc::apiserver::Config { clock, mutant: self.recipe.server_mutant, node_agent: false, ..Default::default() };
             let cluster =
-                Self::builder(&self.recipe).server_config(config).cleanup_config(spec.cleanup_config(self.recipe.cleanup_mutant)).start();
+                Self::builder(&self.recipe).server_config(config).cleanup_config(spec.cleanup_config(self.recipe.cleanup.clone())).start();
             let backend = Self { cluster, eventually: self.eventually, recipe: self.recipe.clone() };
             Ok(Own::Backend(Arc::new(backend)))
         })

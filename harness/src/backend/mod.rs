@@ -108,9 +108,9 @@ impl OwnCluster {
         flags
     }
 
-    /// The reference cleanup controllers set so.
-    pub fn cleanup_config(&self, mutant: Option<kubegc::cleanup::mutant::Mutant>) -> kubegc::cleanup::Config {
-        let mut config = kubegc::cleanup::Config { mutant, ..Default::default() };
+    /// The reference cleanup controllers of `base` set so.
+    pub fn cleanup_config(&self, base: kubegc::cleanup::Config) -> kubegc::cleanup::Config {
+        let mut config = base;
         if let (Some(threshold), Some(pod_gc)) = (self.terminated_pod_threshold, config.pod_gc.as_mut()) {
             pod_gc.threshold = threshold;
         }

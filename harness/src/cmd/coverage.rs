@@ -100,9 +100,12 @@ fn case_of<'a>(cases: &'a [Case], tag: &str) -> Option<&'a Case> {
     }
 }
 
-/// The cases of the list, and its categories without cases (`#!empty\t<category>\t<why>`
-/// lines: a rule upstream has no test of), with why.
-fn read_cases(path: &Path) -> anyhow::Result<(Vec<Case>, Vec<(String, String)>)> {
+/// A category of the list with no case (`#!empty\t<category>\t<why>`: a rule upstream has no
+/// test of), and why.
+type EmptyCategory = (String, String);
+
+/// The cases of the list, and its categories without cases.
+fn read_cases(path: &Path) -> anyhow::Result<(Vec<Case>, Vec<EmptyCategory>)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut cases = Vec::new();
     let mut empty = Vec::new();

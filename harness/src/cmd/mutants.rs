@@ -1,5 +1,5 @@
 //! `kubegc mutants`: runs the specification on the fake backend against every mutant API
-//! server and collector and reports which scenarios catch which mutant.
+//! server, collector and cleanup controller and reports which scenarios catch which mutant.
 
 use std::path::PathBuf;
 
@@ -20,8 +20,9 @@ pub struct Args {
     /// selects no scenario is an error (exit 2).
     #[arg(long, default_value = "not @kubelet")]
     pub tags: String,
-    /// Only the mutants whose name (`apiserver/ignore-preconditions`, `gc/never-orphan`)
-    /// starts with this (repeatable; `apiserver` or `gc` for a whole family).
+    /// Only the mutants whose name (`apiserver/ignore-preconditions`, `gc/never-orphan`,
+    /// `cleanup/pod-gc-newest-first`) starts with this (repeatable; `apiserver`, `gc` or
+    /// `cleanup` for a whole family).
     #[arg(long)]
     pub only: Vec<String>,
     /// Scenarios run at once (most of a mutant's failing scenarios just wait).

@@ -9,7 +9,7 @@ use kubegc::apiserver::ApiServer;
 use kubegc::apiserver::mutant::Mutant as ApiServerMutant;
 use kubegc_harness::backend::Backend;
 use kubegc_harness::backend::external::ExternalGcBackend;
-use kubegc_harness::backend::fake::FakeBackend;
+use kubegc_harness::backend::fake::{FakeBackend, Recipe};
 use kubegc_harness::backend::kubeconfig::KubeconfigBackend;
 use kubegc_harness::backend::upstream::{self, Collector};
 use kubegc_harness::runner::{RunOptions, run as run_features};
@@ -96,6 +96,11 @@ pub struct Args {
     /// it (`--target fake` only). `kubegc run --apiserver-mutant help` lists them.
     #[arg(long, value_name = "MUTANT")]
     pub apiserver_mutant: Option<ApiServerMutant>,
+    /// The reference cleanup controllers to run on the fake (`--target fake` only), as
+    /// kube-controller-manager's `--controllers` lists them: `*` for every one, a name to add
+    /// one, `-name` to leave one out, "" for none (see `kubegc serve --help` for the names).
+    #[arg(long, default_value = "*", value_parser = kubegc::cleanup::Config::select)]
+    pub cleanup: kubegc::cleanup::Config,
 }
 
 /// Runs the scenarios; `Ok(false)` when any failed.
@@ -111,11 +116,18 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         "--gc applies to --target fake and upstream; other clusters bring their own collector"
     );
     anyhow::ensure!(args.target == Target::Fake || args.apiserver_mutant.is_none(), "--apiserver-mutant applies to --target fake only");
+    anyhow::ensure!(
+        args.target == Target::Fake || args.cleanup.selected() == kubegc::cleanup::Config::names(),
+        "--cleanup applies to --target fake only; other clusters bring their own controllers"
+    );
     let gc_command = || args.gc_command.clone().context("--gc external needs --gc-command");
     let server = || ApiServer::with_config(kubegc::apiserver::Config { mutant: args.apiserver_mutant, ..Default::default() });
     let backend: Arc<dyn Backend> = match (args.target, args.gc) {
-        (Target::Fake, None | Some(GcChoice::Reference)) => Arc::new(FakeBackend::start(server())),
-        (Target::Fake, Some(GcChoice::None)) => Arc::new(FakeBackend::without_gc(server())),
+        (Target::Fake, None | Some(GcChoice::Reference | GcChoice::None)) => {
+            let collector = (args.gc != Some(GcChoice::None)).then(kubegc::gc::Config::default);
+            let recipe = Recipe { server_mutant: args.apiserver_mutant, collector, cleanup: args.cleanup.clone() };
+            Arc::new(FakeBackend::from_recipe(server(), recipe))
+        }
         (Target::Fake, Some(GcChoice::External)) => Arc::new(ExternalGcBackend::start(server(), &gc_command()?, hold, timeout).await?),
         (Target::Fake, Some(GcChoice::Upstream)) => Arc::new(ExternalGcBackend::start_upstream(server(), hold, timeout).await?),
         (Target::Upstream, gc) => {

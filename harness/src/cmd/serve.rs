@@ -36,6 +36,14 @@ pub struct Args {
     /// then make no ReplicaSets or Pods, as on an API server with no controller manager.
     #[arg(long)]
     pub no_workloads: bool,
+    /// The cleanup controllers to run, as kube-controller-manager's `--controllers` lists them:
+    /// `*` for every one, a name to add one, `-name` to leave one out, "" for none (names:
+    /// pod-garbage-collector-controller, ttl-after-finished-controller,
+    /// certificatesigningrequest-cleaner-controller, persistentvolume-binder-controller,
+    /// persistentvolumeclaim-protection-controller, persistentvolume-protection-controller,
+    /// apiserver-identity-lease-gc).
+    #[arg(long, default_value = "*", value_parser = kubegc::cleanup::Config::select)]
+    pub cleanup: kubegc::cleanup::Config,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
@@ -47,7 +55,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     if args.no_workloads {
         cluster = cluster.without_workloads();
     }
-    let cluster = cluster.start();
+    let cluster = cluster.cleanup_config(args.cleanup).start();
     let mut router = cluster.server().router();
     if let Some(gc) = cluster.collector() {
         router = router.merge(debug_routes::router(gc.clone()));

@@ -110,7 +110,9 @@ async fn pod_on_node(world: &mut KubeWorld, name: String, node: String, finalize
 /// `Given a Pod named "a" on node "n" with finalizer "f" whose container repeats an
 /// environment variable` (or `a port`): keys a strategic-merge patch of the pod would merge,
 /// which once broke the patch that fails an orphaned pod (upstream issues 118261 and 113482).
-#[given(regex = r#"^a Pod named "([^"]+)" on node "([^"]+)" with finalizers? "([^"]*)" whose container repeats (an environment variable|a port)$"#)]
+#[given(
+    regex = r#"^a Pod named "([^"]+)" on node "([^"]+)" with finalizers? "([^"]*)" whose container repeats (an environment variable|a port)$"#
+)]
 async fn pod_with_repeated_keys(world: &mut KubeWorld, name: String, node: String, finalizers: String, repeated: String) -> StepResult {
     let mut body = manifest_with(world, "Pod", &name, Vec::new(), list(&finalizers)).await?;
     body["spec"]["nodeName"] = json!(node);
