@@ -25,10 +25,10 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use k8s_openapi::api::certificates::v1::{CertificateSigningRequest, CertificateSigningRequestCondition};
-use kube::api::{Api, ApiResource, DeleteParams};
+use kube::api::{Api, DeleteParams};
 
 use crate::cleanup::mutant::Mutant;
-use crate::cleanup::pass::{Context, Controller, Outcome, instant};
+use crate::cleanup::pass::{Context, Controller, Outcome, Period, instant};
 
 /// How long an approved and issued, a denied or a failed request is kept after that condition
 /// was last updated (upstream's `approvedExpiration` and `deniedExpiration`).
@@ -119,15 +119,13 @@ pub fn is_expired(pem: &[u8], now: DateTime<Utc>) -> bool {
 /// The CSR cleaner.
 #[derive(Debug)]
 pub struct CsrCleaner {
-    settings: Settings,
-    /// When the next pass is due; none before the first.
-    next_pass: Option<DateTime<Utc>>,
+    period: Period,
 }
 
 impl CsrCleaner {
     /// A cleaner that has not looked yet.
     pub fn new(settings: Settings) -> Self {
-        Self { settings, next_pass: None }
+        Self { period: Period::new(settings.period) }
     }
 }
 
@@ -136,18 +134,12 @@ impl Controller for CsrCleaner {
         "certificatesigningrequest-cleaner-controller"
     }
 
-    fn watches(&self) -> Vec<ApiResource> {
-        // It looks on a period, not on changes.
-        Vec::new()
-    }
-
     fn pass<'a>(&'a mut self, context: &'a Context) -> BoxFuture<'a, kube::Result<Outcome>> {
         Box::pin(async move {
             let now = context.clock.now();
-            if self.next_pass.is_some_and(|next| now < next) {
-                return Ok(Outcome { wrote: false, again_at: self.next_pass });
+            if !self.period.due(now) {
+                return Ok(self.period.outcome(false));
             }
-            self.next_pass = Some(now + chrono::Duration::from_std(self.settings.period).unwrap_or_default());
             let requests: Vec<CertificateSigningRequest> = context.list().await?;
             let api: Api<CertificateSigningRequest> = Api::all(context.client.clone());
             let broken = Broken::of(context);
@@ -159,7 +151,7 @@ impl Controller for CsrCleaner {
                     Err(e) => tracing::debug!("csr cleaner: deleting {name}: {e}"),
                 }
             }
-            Ok(Outcome { wrote, again_at: self.next_pass })
+            Ok(self.period.outcome(wrote))
         })
     }
 }

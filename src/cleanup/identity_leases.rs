@@ -13,10 +13,10 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Api, ApiResource, DeleteParams, ListParams};
+use kube::api::{Api, DeleteParams, ListParams};
 
 use crate::cleanup::mutant::Mutant;
-use crate::cleanup::pass::{Context, Controller, Outcome};
+use crate::cleanup::pass::{Context, Controller, Outcome, Period};
 
 /// The namespace of kube-apiservers' identity leases.
 pub const NAMESPACE: &str = "kube-system";
@@ -40,15 +40,13 @@ impl Default for Settings {
 /// The identity-lease collector.
 #[derive(Debug)]
 pub struct IdentityLeases {
-    settings: Settings,
-    /// When the next pass is due; none before the first (at start).
-    next_pass: Option<DateTime<Utc>>,
+    period: Period,
 }
 
 impl IdentityLeases {
     /// A collector that has not looked yet.
     pub fn new(settings: Settings) -> Self {
-        Self { settings, next_pass: None }
+        Self { period: Period::new(settings.period) }
     }
 }
 
@@ -57,18 +55,12 @@ impl Controller for IdentityLeases {
         "apiserver-identity-lease-gc"
     }
 
-    fn watches(&self) -> Vec<ApiResource> {
-        // It looks on a period, not on changes.
-        Vec::new()
-    }
-
     fn pass<'a>(&'a mut self, context: &'a Context) -> BoxFuture<'a, kube::Result<Outcome>> {
         Box::pin(async move {
             let now = context.clock.now();
-            if self.next_pass.is_some_and(|next| now < next) {
-                return Ok(Outcome { wrote: false, again_at: self.next_pass });
+            if !self.period.due(now) {
+                return Ok(self.period.outcome(false));
             }
-            self.next_pass = Some(now + chrono::Duration::from_std(self.settings.period).unwrap_or_default());
             let api: Api<Lease> = Api::namespaced(context.client.clone(), NAMESPACE);
             let leases = api.list(&ListParams::default().labels(SELECTOR)).await?;
             let mut wrote = false;
@@ -83,7 +75,7 @@ impl Controller for IdentityLeases {
                     Err(e) => tracing::debug!("identity lease collector: reading {name}: {e}"),
                 }
             }
-            Ok(Outcome { wrote, again_at: self.next_pass })
+            Ok(self.period.outcome(wrote))
         })
     }
 }

@@ -17,8 +17,11 @@ use crate::clock::Clock;
 pub trait Controller: Send {
     /// Its name, as kube-controller-manager's `--controllers` flag spells it.
     fn name(&self) -> &'static str;
-    /// The resources whose changes may give it work.
-    fn watches(&self) -> Vec<ApiResource>;
+    /// The resources whose changes may give it work; none for a controller that looks on a
+    /// period instead.
+    fn watches(&self) -> Vec<ApiResource> {
+        Vec::new()
+    }
     /// One pass: read afresh through `context`, act, and say whether anything was written and
     /// when to look again regardless of changes.
     fn pass<'a>(&'a mut self, context: &'a Context) -> BoxFuture<'a, kube::Result<Outcome>>;
@@ -86,6 +89,36 @@ impl Context {
         let entry = seen.entry(key).or_insert(revision);
         *entry = (*entry).min(revision);
         Ok(list.items)
+    }
+}
+
+/// When a controller that looks on a period (upstream's `wait.Until`) makes its next pass: at
+/// once the first time, then a period after each.
+#[derive(Debug)]
+pub struct Period {
+    every: chrono::Duration,
+    next: Option<DateTime<Utc>>,
+}
+
+impl Period {
+    /// A period of `every`, its first pass due at once.
+    pub fn new(every: std::time::Duration) -> Self {
+        Self { every: chrono::Duration::from_std(every).unwrap_or_default(), next: None }
+    }
+
+    /// Whether a pass is due at `now`; if it is, the next one is due a period later.
+    pub fn due(&mut self, now: DateTime<Utc>) -> bool {
+        if self.next.is_some_and(|next| now < next) {
+            return false;
+        }
+        self.next = Some(now + self.every);
+        true
+    }
+
+    /// What a pass tells the loop: whether it wrote, and that it looks again when the next
+    /// pass is due.
+    pub fn outcome(&self, wrote: bool) -> Outcome {
+        Outcome { wrote, again_at: self.next }
     }
 }
 

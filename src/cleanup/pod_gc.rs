@@ -23,11 +23,11 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use k8s_openapi::api::core::v1::{Node, Pod};
-use kube::api::{Api, ApiResource, DeleteParams, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use serde_json::json;
 
 use crate::cleanup::mutant::Mutant;
-use crate::cleanup::pass::{Context, Controller, Outcome};
+use crate::cleanup::pass::{Context, Controller, Outcome, Period};
 use crate::clock::format_time;
 
 /// The taint that lets the pod garbage collector delete terminating pods of a node that is not Ready.
@@ -57,8 +57,7 @@ impl Default for Settings {
 #[derive(Debug)]
 pub struct PodGc {
     settings: Settings,
-    /// When the next pass is due; none before the first.
-    next_pass: Option<DateTime<Utc>>,
+    period: Period,
     /// Names of missing nodes, with the moment their quarantine ends.
     quarantined: BTreeMap<String, DateTime<Utc>>,
 }
@@ -66,7 +65,7 @@ pub struct PodGc {
 impl PodGc {
     /// A pod garbage collector that has not looked yet.
     pub fn new(settings: Settings) -> Self {
-        Self { settings, next_pass: None, quarantined: BTreeMap::new() }
+        Self { period: Period::new(settings.period), settings, quarantined: BTreeMap::new() }
     }
 
     async fn collect(&mut self, context: &Context) -> kube::Result<bool> {
@@ -147,21 +146,13 @@ impl Controller for PodGc {
         "pod-garbage-collector-controller"
     }
 
-    fn watches(&self) -> Vec<ApiResource> {
-        // It looks on a period, not on changes.
-        Vec::new()
-    }
-
     fn pass<'a>(&'a mut self, context: &'a Context) -> BoxFuture<'a, kube::Result<Outcome>> {
         Box::pin(async move {
-            let now = context.clock.now();
-            let period = chrono::Duration::from_std(self.settings.period).unwrap_or_default();
-            if self.next_pass.is_some_and(|next| now < next) {
-                return Ok(Outcome { wrote: false, again_at: self.next_pass });
+            if !self.period.due(context.clock.now()) {
+                return Ok(self.period.outcome(false));
             }
-            self.next_pass = Some(now + period);
             let wrote = self.collect(context).await?;
-            Ok(Outcome { wrote, again_at: self.next_pass })
+            Ok(self.period.outcome(wrote))
         })
     }
 }
