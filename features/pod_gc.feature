@@ -250,6 +250,11 @@ Feature: The pod garbage collector
 
   @own-cluster
   Scenario Outline: Terminating pods on a node go only when it is not Ready and has the out-of-service taint
+    The rule takes the taint with any effect. With NoExecute, kube-controller-manager's
+    taint-eviction controller would also evict the pod that is still running (that is eviction,
+    not garbage collection), so the rows that keep a running pod use the other effects; upstream's
+    unit test has NoExecute too.
+
     Given a cluster of its own whose pod garbage collector keeps every terminated pod
     And a Node named "<node>" <state>
     And a Pod named "terminating" in phase Running on node "<node>"
@@ -264,19 +269,21 @@ Feature: The pod garbage collector
       | kubegc-podgc-oos-none | that is not Ready | running, terminating |
 
     @upstream(TestGCTerminating/some-pods-have-deletion-timestamp-and-or-phase-set-and-some-of-the-corresponding-nodes-have-an-outofservice-taint-that-are-not-ready)
-    Examples: the taint with any effect or value on a node that is not Ready
+    Examples: the taint with any effect but NoExecute, or with a value, on a node that is not Ready
       | node                     | state                                                                   | left    |
-      | kubegc-podgc-oos-exec    | that is not Ready with the out-of-service taint with effect NoExecute        | running |
       | kubegc-podgc-oos-sched   | that is not Ready with the out-of-service taint with effect NoSchedule       | running |
       | kubegc-podgc-oos-prefer  | that is not Ready with the out-of-service taint with effect PreferNoSchedule | running |
-      | kubegc-podgc-oos-value   | that is not Ready with the out-of-service taint and value "shutdown"    | running |
+      | kubegc-podgc-oos-value   | that is not Ready with the out-of-service taint with effect NoSchedule and value "shutdown" | running |
 
     Examples: a Ready node keeps its terminating pods, tainted or not
       | node                    | state                                         | left                 |
-      | kubegc-podgc-oos-ready  | that is Ready with the out-of-service taint   | running, terminating |
+      | kubegc-podgc-oos-ready  | that is Ready with the out-of-service taint with effect NoSchedule | running, terminating |
 
   @own-cluster @upstream(TestGCTerminating/pods-deleted-from-node-tainted-out-of-service)
   Scenario: Every terminating pod of an out-of-service node goes; only the running one is failed first
+    (Effect NoSchedule: with NoExecute the taint-eviction controller would add a DisruptionTarget
+    condition of its own to the running pod.)
+
     Given a cluster of its own whose pod garbage collector keeps every terminated pod
     And a Node named "kubegc-podgc-oos-all" that is not Ready with the out-of-service taint
     And a Pod named "running" in phase Running on node "kubegc-podgc-oos-all" with finalizer "example.com/hold"
@@ -291,6 +298,11 @@ Feature: The pod garbage collector
 
   @own-cluster
   Scenario Outline: The out-of-service taint added later releases a pod held in graceful deletion
+    Upstream's integration test adds the taint with effect NoExecute, with only the pod garbage
+    collector running; in a whole controller manager that effect also makes the taint-eviction
+    controller add its own DisruptionTarget condition (reason DeletionByTaintManager), so here
+    the taint has effect NoSchedule.
+
     Given a cluster of its own whose pod garbage collector keeps every terminated pod
     And a Node named "kubegc-podgc-oos-late-<n>" that is not Ready
     And a Pod named "a" on node "kubegc-podgc-oos-late-<n>" with finalizers "<finalizers>"

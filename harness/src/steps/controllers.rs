@@ -125,7 +125,7 @@ async fn pod_with_repeated_keys(world: &mut KubeWorld, name: String, node: Strin
 }
 
 /// `Given a Node named "n" that is not Ready with the out-of-service taint with effect
-/// NoExecute` (or `that is Ready`; the taint optional, NoExecute unless said otherwise). The readiness is always said, so that
+/// NoExecute` (or `that is Ready`; the taint optional, NoSchedule unless said otherwise). The readiness is always said, so that
 /// the step is not mistaken for the plain `Given a Node named "n"`.
 #[given(
     regex = r#"^a Node named "([^"]+)" that is (not )?Ready( with the out-of-service taint(?: with effect (NoExecute|NoSchedule|PreferNoSchedule))?(?: and value "([^"]+)")?)?$"#
@@ -133,7 +133,7 @@ async fn pod_with_repeated_keys(world: &mut KubeWorld, name: String, node: Strin
 async fn node(world: &mut KubeWorld, name: String, not_ready: String, tainted: String, effect: String, value: String) -> StepResult {
     let mut body = manifest_with(world, "Node", &name, Vec::new(), Vec::new()).await?;
     if !tainted.is_empty() {
-        let effect = if effect.is_empty() { "NoExecute" } else { &effect };
+        let effect = if effect.is_empty() { "NoSchedule" } else { &effect };
         let mut taint = json!({"key": kubegc::cleanup::pod_gc::OUT_OF_SERVICE_TAINT, "effect": effect});
         if !value.is_empty() {
             taint["value"] = json!(value);
@@ -197,12 +197,13 @@ async fn pod_with_condition(
 }
 
 /// `When Node "n" gets the out-of-service taint`: the taint an administrator sets on a node
-/// that is shut down for good.
+/// that is shut down for good, with effect NoSchedule (NoExecute would also bring
+/// kube-controller-manager's taint-eviction controller, which adds a condition of its own).
 #[given(regex = r#"^Node "([^"]+)" gets the out-of-service taint$"#)]
 #[when(regex = r#"^Node "([^"]+)" gets the out-of-service taint$"#)]
 async fn taint_node(world: &mut KubeWorld, name: String) -> StepResult {
     let (api, _, _) = world.api("Node").await?;
-    let taint = json!({"key": kubegc::cleanup::pod_gc::OUT_OF_SERVICE_TAINT, "effect": "NoExecute"});
+    let taint = json!({"key": kubegc::cleanup::pod_gc::OUT_OF_SERVICE_TAINT, "effect": "NoSchedule"});
     world.settled = false;
     api.patch(&name, &PatchParams::default(), &Patch::Merge(&json!({"spec": {"taints": [taint]}})))
         .await
