@@ -89,7 +89,7 @@ Feature: The pod garbage collector
     against 10.
 
     Given a cluster of its own whose pod garbage collector keeps 10 terminated pods
-    And 30 Pods named "failed-*" in phase Failed
+    And 30 Pods in phase Failed, named "failed-" and a number
     When 20 seconds pass
     Then 10 Pods are left
 

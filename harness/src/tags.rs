@@ -35,8 +35,12 @@ pub const TOPICS: &[&str] = &[
     "container-gc",
     "eviction",
     "kubelet-config",
+    "pod-gc",
     "ttl-after-finished",
     "csr-cleaner",
+    "volumes",
+    "leases",
+    "events",
 ];
 
 /// The topic tags, `@`-prefixed and comma-separated.

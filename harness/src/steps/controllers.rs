@@ -166,10 +166,10 @@ async fn patch_status(world: &mut KubeWorld, kind: &str, name: &str, patch: serd
     Ok(())
 }
 
-/// `Given 30 Pods named "old-*" in phase Failed`: pods `old-1` to `old-30`, created one after
-/// another, each then set to the phase.
-#[given(regex = r#"^((?-u:\d)+) Pods named "([^"*]*)\*" in phase (Succeeded|Failed)$"#)]
-async fn many_pods(world: &mut KubeWorld, count: usize, prefix: String, phase: String) -> StepResult {
+/// `Given 30 Pods in phase Failed, named "old-" and a number`: pods `old-1` to `old-30`,
+/// created one after another, each then set to the phase.
+#[given(regex = r#"^((?-u:\d)+) Pods in phase (Succeeded|Failed), named "([^"]+)" and a number$"#)]
+async fn many_pods(world: &mut KubeWorld, count: usize, phase: String, prefix: String) -> StepResult {
     for i in 1..=count {
         let name = format!("{prefix}{i}");
         create_pod(world, &name, "", "").await?;
@@ -178,7 +178,7 @@ async fn many_pods(world: &mut KubeWorld, count: usize, prefix: String, phase: S
     Ok(())
 }
 
-/// `Given a Pod named "a" in phase Running with condition Ready on node "n"`: as
+/// `Given a Pod named "a" in phase Running with condition Ready on node "n" with finalizer "f"`: as
 /// [`pod_in_phase`], with a condition of that type set to True.
 #[given(
     regex = r#"^a Pod named "([^"]+)" in phase (Pending|Running) with condition ((?-u:\w)+) on node "([^"]+)" with finalizers? "([^"]*)"$"#
@@ -235,7 +235,7 @@ async fn pods_left(world: &mut KubeWorld, names: String) -> StepResult {
     result.map_err(|e| format!("{e}; left: {:?}", have.get()))
 }
 
-/// `Then (\d+) Pods are left`: eventually the scenario's namespace holds that many pods.
+/// `Then 10 Pods are left`: eventually the scenario's namespace holds that many pods.
 #[then(regex = r"^((?-u:\d)+) Pods are left$")]
 async fn pods_counted(world: &mut KubeWorld, count: usize) -> StepResult {
     let (api, _, _) = world.api("Pod").await?;
