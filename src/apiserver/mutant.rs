@@ -93,6 +93,9 @@ crate::mutants::define_mutants! {
     /// An Event's time to live counts from its create only: updates do not restart it
     /// (catalogue E rule 2 broken).
     EventTtlNotRestarted = "event-ttl-not-restarted",
+    /// Events never expire: the API server keeps them however long ago they were written
+    /// (catalogue E rule 2 ignored).
+    EventTtlNeverExpires = "event-ttl-never-expires",
 }
 
 /// A decision of the reference rules that a mutant may change.

@@ -14,7 +14,7 @@ use crate::apiserver::storage::store::ObjectKey;
 impl Storage {
     /// Bookkeeping of a write to `key`: an Event's time to live starts again.
     pub(super) fn written(&mut self, key: &ObjectKey) {
-        if !is_event(key) {
+        if !is_event(key) || self.mutant == Some(Mutant::EventTtlNeverExpires) {
             return;
         }
         let expires = self.clock.now() + self.event_ttl;
