@@ -1,6 +1,6 @@
-//! The front door for tests: the fake API server with the reference garbage collector and the
-//! workload controllers running against it, as a cluster has them, and a way to wait until
-//! they have caught up.
+//! The front door for tests: the fake API server with the reference garbage collector, the
+//! workload controllers and the cleanup controllers running against it, as a cluster has them,
+//! a way to wait until they have caught up, and, on a virtual clock, a way to let time pass.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -35,7 +35,8 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 
 /// The fake API server, and the controllers running against it as ordinary clients: the
 /// reference garbage collector, the workload controllers (each on unless turned off with
-/// [`Builder`]) and the cleanup controllers (as [`crate::cleanup::Config`] says). Dropping it stops the controllers.
+/// [`Builder`]) and the cleanup controllers (as [`crate::cleanup::Config`] says). Dropping it
+/// stops the controllers.
 #[derive(Debug)]
 pub struct Cluster {
     server: ApiServer,
@@ -133,7 +134,8 @@ impl Cluster {
     }
 
     /// What keeps the cluster from being settled; empty when the garbage collector has seen
-    /// every write and has nothing queued, the workload controllers have nothing to write, and
+    /// every write and has nothing queued, the workload controllers have nothing to write, the
+    /// cleanup controllers have seen what they watch and no moment they wait for has come, and
     /// the API server's own controllers (namespaces, CRDs, the node agent) are idle.
     pub fn pending(&self) -> Vec<String> {
         let revision_of = |group: &str, resource: &str| self.server.resource_revision(group, resource);
