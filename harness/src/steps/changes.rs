@@ -346,16 +346,23 @@ async fn created_with_owners(world: &mut KubeWorld, kind: String, name: String, 
 }
 
 /// `When the finalizer "example.com/hold" is removed from ConfigMap "owner"` (a merge patch
-/// conditional on the resourceVersion read just before).
+/// conditional on the resourceVersion read just before; read again and retried when a
+/// controller wrote the object in between, as a client's read-modify-write does).
 #[when(regex = r#"^the finalizer "([^"]+)" is removed from ((?-u:\w)+) "([^"]+)"$"#)]
 async fn remove_finalizer(world: &mut KubeWorld, finalizer: String, kind: String, name: String) -> StepResult {
     let api = world.object_api(&kind, &name).await?;
-    let current = api.get(&name).await.map_err(|e| e.to_string())?;
-    let remaining: Vec<String> = current.metadata.finalizers.unwrap_or_default().into_iter().filter(|f| *f != finalizer).collect();
     world.settled = false;
-    let patch = json!({"metadata": {"resourceVersion": current.metadata.resource_version, "finalizers": remaining}});
-    api.patch(&name, &PatchParams::default(), &Patch::Merge(patch)).await.map_err(|e| e.to_string())?;
-    Ok(())
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let current = api.get(&name).await.map_err(|e| e.to_string())?;
+        let remaining: Vec<String> = current.metadata.finalizers.unwrap_or_default().into_iter().filter(|f| *f != finalizer).collect();
+        let patch = json!({"metadata": {"resourceVersion": current.metadata.resource_version, "finalizers": remaining}});
+        match api.patch(&name, &PatchParams::default(), &Patch::Merge(patch)).await {
+            Err(kube::Error::Api(e)) if e.code == 409 && attempt < 5 => continue,
+            result => return result.map(drop).map_err(|e| e.to_string()),
+        }
+    }
 }
 
 /// `When ConfigMap "child" is patched with a merge patch:` (or `a strategic patch`, `a JSON
