@@ -9,7 +9,9 @@ Feature: Kubelet garbage collection configuration
   `imageMinimumGCAge` in a file is defaulted to 2m, so a file cannot ask for none. (Container
   GC has no configuration fields, only deprecated flags: see the container GC feature.)
 
-  The model mirrors Kubernetes v1.34 (`pkg/kubelet/apis/config/validation` and its test
+  The model mirrors Kubernetes v1.37, the pinned release, and `kubegc run --kubelet upstream`
+  runs these scenarios on the kubelet's own defaulting and validation code
+  (`pkg/kubelet/apis/config/validation` and its test
   `TestValidateKubeletConfiguration`, whose errors are checked by substring; several errors are
   reported together as `[first, second]`).
 
@@ -44,12 +46,16 @@ Feature: Kubelet garbage collection configuration
     When the kubelet configuration is validated
     Then it is rejected with an error containing "imageGCLowThresholdPercent (--image-gc-low-threshold) 1 must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) 0"
 
+  # Upstream's test still checks that imageMaximumGCAge needs the ImageMaximumGCAge gate, but the
+  # gate is GA and locked on since v1.35 (pkg/features/kube_features.go), so a kubelet can no
+  # longer turn it off and the rule never fires: the kubelet's own feature gate refuses first.
   @upstream(TestValidateKubeletConfiguration/imageMaximumGCAge-should-not-be-specified-without-feature-gate)
-  Scenario: A maximum image age needs the ImageMaximumGCAge feature gate
-    Given the feature gate ImageMaximumGCAge is disabled
-    And the kubelet configuration sets imageMaximumGCAge to 1ns
+  Scenario: The ImageMaximumGCAge feature gate is locked on, so a maximum image age never lacks it
+    When the feature gate ImageMaximumGCAge is turned off
+    Then it is rejected with "cannot set feature gate ImageMaximumGCAge to false, feature is locked to true"
+    Given the kubelet configuration sets imageMaximumGCAge to 1h
     When the kubelet configuration is validated
-    Then it is rejected with an error containing "invalid configuration: ImageMaximumGCAge feature gate is required for Kubelet configuration option imageMaximumGCAge"
+    Then it is accepted
 
   @upstream(TestValidateKubeletConfiguration/imageMaximumGCAge-should-not-be-negative)
   Scenario: A negative maximum image age is invalid

@@ -6,6 +6,13 @@
 //! Go version, `go.mod`, `go.sum` and the module's own Go files). A binary whose stamp matches
 //! is used as it is without starting Go at all. Concurrent builds (several test binaries at
 //! once) wait for each other through a lock file.
+//!
+//! The kubelet driver ([`Component::KubeletDriver`]) drives unexported parts of upstream's
+//! kubelet packages, as upstream's own in-package unit tests do. Go only lets files join a
+//! package through a build overlay, and refuses overlays beneath the module cache, so its build
+//! reaches `k8s.io/kubernetes` through a link under `target/upstream/kubelet/` (a `replace` in
+//! a generated copy of `go.mod`) and adds the driver's own files from `upstream/cmd/kubegc-kubelet-driver/_inpackage/`
+//! to those packages. Upstream's files are used as the module proxy gave them.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -28,11 +35,15 @@ pub enum Component {
     KubeControllerManager,
     /// kubectl of the same release.
     Kubectl,
+    /// kubegc's driver of the kubelet's image and container garbage collection, eviction and
+    /// configuration code (`upstream/cmd/kubegc-kubelet-driver/`).
+    KubeletDriver,
 }
 
 impl Component {
     /// Every component, in build order.
-    pub const ALL: [Component; 4] = [Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager, Component::Kubectl];
+    pub const ALL: [Component; 5] =
+        [Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager, Component::Kubectl, Component::KubeletDriver];
 
     /// The binary's file name.
     pub fn binary(self) -> &'static str {
@@ -41,6 +52,7 @@ impl Component {
             Component::KubeApiserver => "kube-apiserver",
             Component::KubeControllerManager => "kube-controller-manager",
             Component::Kubectl => "kubectl",
+            Component::KubeletDriver => "kubegc-kubelet-driver",
         }
     }
 
@@ -51,9 +63,16 @@ impl Component {
             Component::KubeApiserver => "k8s.io/kubernetes/cmd/kube-apiserver",
             Component::KubeControllerManager => "k8s.io/kubernetes/cmd/kube-controller-manager",
             Component::Kubectl => "k8s.io/kubernetes/cmd/kubectl",
+            Component::KubeletDriver => "./cmd/kubegc-kubelet-driver",
         }
     }
 }
+
+/// The directory of the kubelet driver in the module; the other components do not depend on it.
+const DRIVER_DIR: &str = "cmd/kubegc-kubelet-driver";
+
+/// Where the driver's files that join upstream packages live, by their path in `k8s.io/kubernetes`.
+const IN_PACKAGE_DIR: &str = "cmd/kubegc-kubelet-driver/_inpackage";
 
 /// The Go module in `upstream/` and the directory its binaries are built into.
 #[derive(Clone, Debug)]
@@ -96,26 +115,76 @@ impl Upstream {
         std::fs::create_dir_all(self.out.join("bin")).with_context(|| format!("cannot create {}", self.out.display()))?;
         let lock = File::create(self.out.join("build.lock"))?;
         lock.lock().context("cannot lock the upstream build")?;
-        let stamp = self.stamp()?;
-        let stale: Vec<Component> = components.iter().copied().filter(|&c| !self.is_current(c, &stamp)).collect();
-        if stale.is_empty() {
-            return Ok(());
+        let mut stale = Vec::new();
+        for &c in components {
+            let stamp = self.stamp(c)?;
+            if !self.is_current(c, &stamp) {
+                stale.push((c, stamp));
+            }
         }
-        self.go_build(&stale)?;
-        for c in stale {
-            std::fs::write(self.stamp_path(c), &stamp)?;
+        let (driver, others): (Vec<_>, Vec<_>) = stale.into_iter().partition(|(c, _)| *c == Component::KubeletDriver);
+        if !others.is_empty() {
+            self.go_build(&others.iter().map(|(c, _)| *c).collect::<Vec<_>>(), &[])?;
+        }
+        if !driver.is_empty() {
+            let flags = self.driver_build_flags()?;
+            self.go_build(&[Component::KubeletDriver], &flags)?;
+        }
+        for (c, stamp) in others.into_iter().chain(driver) {
+            std::fs::write(self.stamp_path(c), stamp)?;
         }
         Ok(())
     }
 
-    /// The digest of everything a build depends on: Go, the module, and how it is built.
-    fn stamp(&self) -> anyhow::Result<String> {
+    /// The `go build` flags that put the driver's in-package files into upstream's packages:
+    /// a copy of `go.mod` that replaces `k8s.io/kubernetes` with a link to its module directory
+    /// (outside the module cache, where overlays are allowed), and the overlay itself.
+    fn driver_build_flags(&self) -> anyhow::Result<Vec<String>> {
+        let work = self.out.join("kubelet");
+        std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+        let release = self.release()?;
+        let download = self
+            .go()
+            .args(["mod", "download", "-json", &format!("k8s.io/kubernetes@{release}")])
+            .output()
+            .context("cannot run `go mod download`")?;
+        if !download.status.success() {
+            bail!("`go mod download k8s.io/kubernetes@{release}` failed: {}", String::from_utf8_lossy(&download.stdout));
+        }
+        #[derive(serde::Deserialize)]
+        struct Downloaded {
+            #[serde(rename = "Dir")]
+            dir: PathBuf,
+        }
+        let module: Downloaded = serde_json::from_slice(&download.stdout).context("cannot read `go mod download -json`")?;
+        let link = work.join("kubernetes");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&module.dir, &link).with_context(|| format!("cannot link {}", link.display()))?;
+        let go_mod = std::fs::read_to_string(self.source.join("go.mod"))?;
+        std::fs::write(work.join("go.mod"), format!("{go_mod}\nreplace k8s.io/kubernetes => {}\n", link.display()))?;
+        std::fs::copy(self.source.join("go.sum"), work.join("go.sum"))?;
+        let in_package = self.source.join(IN_PACKAGE_DIR);
+        let mut replace = serde_json::Map::new();
+        for file in go_files(&in_package)? {
+            let within = file.strip_prefix(&in_package).unwrap_or(&file);
+            replace
+                .insert(link.join(within).to_string_lossy().into_owned(), serde_json::Value::String(file.to_string_lossy().into_owned()));
+        }
+        let overlay = work.join("overlay.json");
+        std::fs::write(&overlay, serde_json::to_vec_pretty(&serde_json::json!({ "Replace": replace }))?)?;
+        Ok(vec![format!("-modfile={}", work.join("go.mod").display()), format!("-overlay={}", overlay.display())])
+    }
+
+    /// The digest of everything a component's build depends on: Go, the module, the Go files
+    /// that can reach it, and how it is built.
+    fn stamp(&self, component: Component) -> anyhow::Result<String> {
         let mut hash = Sha256::new();
         let version = self.go().arg("version").output().context("cannot run `go`: Go 1.26 or newer builds the upstream pieces")?;
         hash.update(&version.stdout);
         hash.update(version_ldflags(&self.release()?)?.as_bytes());
         let mut files = vec![self.source.join("go.mod"), self.source.join("go.sum")];
-        files.extend(go_files(&self.source)?);
+        let driver = self.source.join(DRIVER_DIR);
+        files.extend(go_files(&self.source)?.into_iter().filter(|f| component == Component::KubeletDriver || !f.starts_with(&driver)));
         for file in files {
             hash.update(file.strip_prefix(&self.source).unwrap_or(&file).to_string_lossy().as_bytes());
             hash.update(std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?);
@@ -138,8 +207,8 @@ impl Upstream {
         go
     }
 
-    /// Runs `go build` on the components, saying what it does while it does it.
-    fn go_build(&self, components: &[Component]) -> anyhow::Result<()> {
+    /// Runs `go build` (with `flags`) on the components, saying what it does while it does it.
+    fn go_build(&self, components: &[Component], flags: &[String]) -> anyhow::Result<()> {
         let names: Vec<&str> = components.iter().map(|c| c.binary()).collect();
         let release = self.release()?;
         eprintln!(
@@ -148,7 +217,11 @@ impl Upstream {
             self.out.join("bin").display()
         );
         let mut go = self.go();
-        go.args(["build", "-v", "-trimpath", "-ldflags", &version_ldflags(&release)?, "-o"]).arg(self.out.join("bin")).arg("--");
+        go.args(["build", "-v", "-trimpath", "-ldflags", &version_ldflags(&release)?])
+            .args(flags)
+            .arg("-o")
+            .arg(self.out.join("bin"))
+            .arg("--");
         go.args(components.iter().map(|c| c.package()));
         let mut child = go.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().context("cannot run `go build`")?;
         let started = Instant::now();
@@ -226,4 +299,11 @@ pub fn kubectl() -> anyhow::Result<PathBuf> {
     let upstream = Upstream::locate();
     upstream.ensure(&[Component::Kubectl])?;
     Ok(upstream.binary(Component::Kubectl))
+}
+
+/// The kubelet driver of the pinned release, built if need be.
+pub fn kubelet_driver() -> anyhow::Result<PathBuf> {
+    let upstream = Upstream::locate();
+    upstream.ensure(&[Component::KubeletDriver])?;
+    Ok(upstream.binary(Component::KubeletDriver))
 }

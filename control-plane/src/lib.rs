@@ -1,6 +1,7 @@
 //! The real Kubernetes pieces, built from the Go module in `upstream/` (one pinned release).
 //!
-//! - [`build`]: `go build` of etcd, kube-apiserver, kube-controller-manager and kubectl, cached.
+//! - [`build`]: `go build` of etcd, kube-apiserver, kube-controller-manager, kubectl and the
+//!   kubelet driver, cached.
 //! - [`control_plane`]: the control plane on loopback, or the controller manager alone against
 //!   any API server.
 //! - [`pki`]: the cluster CA, serving certificate and service-account key it needs.

@@ -41,6 +41,9 @@ pub struct RunOptions {
     /// Run only scenarios with these names (all when `None`); in an outline's name, each
     /// `<placeholder>` matches whatever an example put there.
     pub names: Option<Vec<String>>,
+    /// The kubelet driver (`upstream/cmd/kubegc-kubelet-driver/`) that runs `@kubelet`
+    /// scenarios on upstream's kubelet code; the kubelet model runs them when `None`.
+    pub kubelet_driver: Option<PathBuf>,
 }
 
 /// The outcome of a run.
@@ -200,6 +203,7 @@ impl Runs<'_> {
         let options = self.options;
         let junit = Buffer::default();
         let (for_world, backend) = (self.backend.clone(), self.backend.clone());
+        let bind_options = options.clone();
         let tags = options.tags.clone();
         let names: Option<Vec<regex::Regex>> = options.names.as_ref().map(|names| names.iter().map(|n| name_pattern(n)).collect());
         let counter = self.ran.clone();
@@ -208,7 +212,7 @@ impl Runs<'_> {
             .with_parser(Parsed)
             .max_concurrent_scenarios(options.concurrency.max(1))
             .before(move |feature, _, _, world| {
-                world.bind(&for_world, feature);
+                world.bind(&for_world, feature, &bind_options);
                 async {}.boxed_local()
             })
             .after(|_, _, _, _, world| {

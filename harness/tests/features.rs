@@ -47,6 +47,7 @@ fn run_scenario(file: PathBuf, scenario: String) -> Result<(), Failed> {
         junit: None,
         color: false,
         names: Some(vec![scenario]),
+        kubelet_driver: None,
     };
     let outcome = runtime.block_on(run_to(backend.clone(), options, Box::new(buffer.clone()))).map_err(|e| Failed::from(e.to_string()))?;
     let report = String::from_utf8_lossy(&buffer.0.lock().unwrap_or_else(|p| p.into_inner())).into_owned();

@@ -192,8 +192,8 @@ impl KubeletConfiguration {
             (!(0..=100).contains(&high), ConfigError::HighOutOfRange(high)),
             (!(0..=100).contains(&low), ConfigError::LowOutOfRange(low)),
             (low >= high, ConfigError::LowNotBelowHigh { low, high }),
-            (min_age < zero, ConfigError::NegativeMinAge(min_age)),
             (max_age != zero && !gates.image_maximum_gc_age, ConfigError::MaxAgeWithoutGate),
+            (min_age < zero, ConfigError::NegativeMinAge(min_age)),
             (max_age < zero, ConfigError::NegativeMaxAge(max_age)),
             (max_age > zero && max_age <= min_age, ConfigError::MaxAgeNotAboveMinAge { max_age, min_age }),
         ];

@@ -41,5 +41,6 @@ pub mod pods;
 pub mod quantity;
 pub mod runtime;
 pub mod time;
+pub mod wire;
 
 pub use node::Node;

@@ -33,6 +33,7 @@ use crate::kubelet::images::policy::{PolicyCheck, PolicyError};
 use crate::kubelet::images::records::{Detection, InUse, Keying};
 use crate::kubelet::images::threshold::{SpaceGc, ThresholdCheck, amount_to_free, saturate};
 use crate::kubelet::loops::{CONTAINER_GC_PERIOD, ImageGcLoop, Schedule};
+use crate::kubelet::node::GateLock;
 use crate::kubelet::pods::UnknownPods;
 
 crate::mutants::define_mutants! {
@@ -107,6 +108,8 @@ crate::mutants::define_mutants! {
     ConfigAllowsEqual = "config-allows-equal",
     /// Configuration validation skips the imageMinimumGCAge and imageMaximumGCAge checks.
     ConfigAgesUnchecked = "config-ages-unchecked",
+    /// A feature gate that is GA and locked to its default can still be changed.
+    LockedGatesChangeable = "locked-gates-changeable",
     /// A zero imageMinimumGCAge in a configuration file is not defaulted to 2m.
     MinAgeNotDefaulted = "min-age-not-defaulted",
     // The kubelet's loops.
@@ -639,6 +642,13 @@ impl Mutable for Grace {
             Some(Mutant::HardEvictionGraceful) => Grace { seconds: self.max_pod_grace_period_seconds, ..self },
             _ => self,
         }
+    }
+}
+
+impl Mutable for GateLock {
+    /// Every gate can be changed.
+    fn mutated(self, active: Option<Mutant>) -> Self {
+        if active == Some(Mutant::LockedGatesChangeable) { GateLock(false) } else { self }
     }
 }
 

@@ -13,22 +13,47 @@ use crate::kubelet::mutant::{Mutable, Mutant};
 use crate::kubelet::pods::{PodWorkers, UnknownPods};
 use crate::kubelet::runtime::{Container, Image, Runtime};
 
-/// Feature gates the kubelet's GC depends on (defaults as of v1.34).
+/// Feature gates the kubelet's GC depends on (defaults as of v1.37, the pinned release).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FeatureGates {
     /// `RuntimeClassInImageCriAPI` (alpha, off): image records keyed by `<id>,<handler>`.
     pub runtime_class_in_image_cri_api: bool,
-    /// `ImageMaximumGCAge` (on): `imageMaximumGCAge` may be set.
+    /// `ImageMaximumGCAge` (GA and locked on since v1.35): `imageMaximumGCAge` may be set.
     pub image_maximum_gc_age: bool,
     /// `KubeletSeparateDiskGC` (on): the image filesystem may be split from the container one.
     pub kubelet_separate_disk_gc: bool,
-    /// `ImageVolume` (off): images mounted as volumes count as in use.
+    /// `ImageVolume` (GA and locked on since v1.36): images mounted as volumes count as in use,
+    /// and detection reads the status of every container to find them.
     pub image_volume: bool,
 }
 
 impl Default for FeatureGates {
     fn default() -> Self {
-        Self { runtime_class_in_image_cri_api: false, image_maximum_gc_age: true, kubelet_separate_disk_gc: true, image_volume: false }
+        Self { runtime_class_in_image_cri_api: false, image_maximum_gc_age: true, kubelet_separate_disk_gc: true, image_volume: true }
+    }
+}
+
+/// Whether a feature gate is locked to its default (GA): such a gate cannot be changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GateLock(pub bool);
+
+impl FeatureGates {
+    /// Sets the gate named `name` (upstream's spelling) as the kubelet's feature gate does, on
+    /// a kubelet running with `active`: a gate that is GA and locked to its default cannot be
+    /// changed.
+    pub fn set(&mut self, name: &str, on: bool, active: Option<Mutant>) -> Result<(), String> {
+        let (gate, locked) = match name {
+            "RuntimeClassInImageCriAPI" => (&mut self.runtime_class_in_image_cri_api, false),
+            "ImageMaximumGCAge" => (&mut self.image_maximum_gc_age, true),
+            "KubeletSeparateDiskGC" => (&mut self.kubelet_separate_disk_gc, false),
+            "ImageVolume" => (&mut self.image_volume, true),
+            other => return Err(format!("the model has no feature gate {other}")),
+        };
+        if GateLock(locked).mutated(active).0 && on != *gate {
+            return Err(format!("cannot set feature gate {name} to {on}, feature is locked to {}", *gate));
+        }
+        *gate = on;
+        Ok(())
     }
 }
 

@@ -55,6 +55,7 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         junit: None,
         color: false,
         names: None,
+        kubelet_driver: None,
     };
     let mut matrix = Matrix { reference: verdicts(None, &options).await.context("the reference run")?, ..Matrix::default() };
     anyhow::ensure!(!matrix.reference.is_empty(), "no scenario matches");

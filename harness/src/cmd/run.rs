@@ -49,6 +49,16 @@ pub enum GcChoice {
     External,
 }
 
+/// What acts on the fake node of `@kubelet` scenarios.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KubeletChoice {
+    /// kubegc's model of the kubelet (`kubegc::kubelet`), in process.
+    Reference,
+    /// The kubelet's own code of the pinned release, through kubegc's kubelet driver built
+    /// from `upstream/` (built first if need be, which takes minutes the first time).
+    Upstream,
+}
+
 /// Arguments of `kubegc run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -101,6 +111,10 @@ pub struct Args {
     /// one, `-name` to leave one out, "" for none (see `kubegc serve --help` for the names).
     #[arg(long, default_value = "*", value_parser = kubegc::cleanup::Config::select)]
     pub cleanup: kubegc::cleanup::Config,
+    /// What runs the `@kubelet` scenarios' node: kubegc's kubelet model, or the kubelet's own
+    /// garbage collection code (the other scenarios are not affected).
+    #[arg(long, value_enum, default_value_t = KubeletChoice::Reference)]
+    pub kubelet: KubeletChoice,
 }
 
 /// Runs the scenarios; `Ok(false)` when any failed.
@@ -152,6 +166,12 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
             Arc::new(KubeconfigBackend::connect(&path, hold, timeout).await?)
         }
     };
+    let kubelet_driver = match args.kubelet {
+        KubeletChoice::Reference => None,
+        KubeletChoice::Upstream => Some(
+            tokio::task::spawn_blocking(kubegc_control_plane::build::kubelet_driver).await?.context("cannot build the kubelet driver")?,
+        ),
+    };
     let color = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("CI").is_none();
     let options = RunOptions {
         features: paths,
@@ -161,6 +181,7 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         junit: args.junit,
         color,
         names: None,
+        kubelet_driver,
     };
     // A collector that exits fails the run at once, rather than every scenario left by its
     // own timeout.

@@ -17,8 +17,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Build etcd, kube-apiserver, kube-controller-manager and kubectl of the pinned release
-    /// (or find them built), and print where they are.
+    /// Build etcd, kube-apiserver, kube-controller-manager, kubectl and the kubelet driver of
+    /// the pinned release (or find them built), and print where they are.
     Build,
     /// Run the real control plane (etcd, kube-apiserver, kube-controller-manager) on loopback
     /// until interrupted, with an admin kubeconfig for any client.

@@ -4,7 +4,7 @@
 //! - [`api`]: [`KubeWorld`], for scenarios on an API server (the fake one or a cluster): the
 //!   backend, the scenario's namespaces, the objects it created, the last answers.
 //! - [`kubelet`]: [`KubeletWorld`], for `@kubelet` scenarios: a fake node run by the reference
-//!   kubelet model.
+//!   kubelet model or by upstream's kubelet code.
 //! - [`explain`]: why a check on an API server failed, for its failure message.
 //! - [`cleanup`]: deleting what a scenario made on an API server.
 //!
@@ -25,6 +25,7 @@ use cucumber::gherkin::Feature;
 use kubelet::KubeletWorld;
 
 use crate::backend::Backend;
+use crate::runner::RunOptions;
 
 /// The result type of steps: a failure message explains what went wrong.
 pub type StepResult = Result<(), String>;
@@ -36,9 +37,9 @@ pub trait Scenario: cucumber::World + cucumber::codegen::WorldInventory + std::f
     /// kind.
     fn runs(tags: &[String]) -> bool;
 
-    /// Readies a new world to run a scenario of `feature` on `backend`, before its first step
-    /// (by default, nothing).
-    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature) {}
+    /// Readies a new world to run a scenario of `feature` on `backend` as `options` say, before
+    /// its first step (by default, nothing).
+    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature, _options: &RunOptions) {}
 
     /// Deletes what the scenario made on the backend, after its last step (by default,
     /// nothing).
@@ -53,7 +54,7 @@ impl Scenario for KubeWorld {
         !KubeletWorld::runs(tags)
     }
 
-    fn bind(&mut self, backend: &Arc<dyn Backend>, feature: &Feature) {
+    fn bind(&mut self, backend: &Arc<dyn Backend>, feature: &Feature, _options: &RunOptions) {
         self.backend = Some(backend.clone());
         self.feature_dir = feature.path.as_deref().and_then(std::path::Path::parent).map(std::path::Path::to_path_buf);
     }
@@ -67,5 +68,10 @@ impl Scenario for KubeletWorld {
     /// The scenarios tagged `@kubelet`.
     fn runs(tags: &[String]) -> bool {
         tags.iter().any(|t| t == "kubelet")
+    }
+
+    /// Runs the scenario on upstream's kubelet code when the options name a driver.
+    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature, options: &RunOptions) {
+        self.upstream_driver = options.kubelet_driver.clone();
     }
 }

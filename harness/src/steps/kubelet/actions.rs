@@ -8,9 +8,11 @@ use cucumber::{given, when};
 use kubegc::kubelet::config::defaulted;
 use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy, dead, logs, sandboxes};
 use kubegc::kubelet::images::ImageGcManager;
+use kubegc::kubelet::images::order::EvictionInfo;
 use kubegc::kubelet::loops::move_clock_to;
 use kubegc::kubelet::runtime::Image;
-use kubegc::kubelet::time::{DateTime, Utc};
+use kubegc::kubelet::time::{DateTime, TimeDelta, Utc};
+use kubegc::kubelet::wire::{Op, Record};
 
 use super::parse::{duration, instant};
 use crate::world::StepResult;
@@ -42,6 +44,25 @@ fn record(
     Ok(())
 }
 
+/// Runs `op` in upstream's kubelet code; the operation's own error is the result's.
+fn drive(world: &mut KubeletWorld, op: Op) -> Result<kubegc::kubelet::wire::Answer, String> {
+    let answer = world.drive(op)?;
+    match &answer.error {
+        Some(e) => Err(e.clone()),
+        None => Ok(answer),
+    }
+}
+
+/// Candidates as the checks read them.
+fn candidates_of(records: &[Record]) -> Vec<EvictionInfo> {
+    records.iter().map(|r| EvictionInfo { id: r.key.clone(), record: r.to_model() }).collect()
+}
+
+/// An image GC step at an explicit time.
+fn op_at(kind: &str, t: DateTime<Utc>) -> Op {
+    Op { at: Some(t), ..Op::named(kind) }
+}
+
 /// Moves the clock to `at` (if given and later), for kubelet-level actions.
 fn at(world: &KubeletWorld, at: &str) -> StepResult {
     if !at.is_empty() {
@@ -60,6 +81,9 @@ fn at(world: &KubeletWorld, at: &str) -> StepResult {
 fn detect(world: &mut KubeletWorld, time: String) -> StepResult {
     let t = instant(&time, &world.node)?;
     record(world, "detection", |world| {
+        if world.is_upstream() {
+            return drive(world, op_at("detect", t)).map(|_| None);
+        }
         world.with_images(|node, images| images.detect_images(node, t).map(|_| None).map_err(|e| e.to_string()))
     })
 }
@@ -75,6 +99,11 @@ fn image_manager_starts(world: &mut KubeletWorld) -> StepResult {
 fn list_candidates(world: &mut KubeletWorld, time: String) -> StepResult {
     let t = instant(&time, &world.node)?;
     record(world, "listing candidates", |world| {
+        if world.is_upstream() {
+            let answer = world.drive(op_at("candidates", t))?;
+            world.candidates = candidates_of(&answer.candidates);
+            return answer.error.map_or(Ok(None), Err);
+        }
         world.candidates = world.with_images(|node, images| images.images_in_eviction_order(node, t).map_err(|e| e.to_string()))?;
         Ok(None)
     })
@@ -87,6 +116,9 @@ fn free_space(world: &mut KubeletWorld, bytes: String, time: String) -> StepResu
     let t = instant(&time, &world.node)?;
     let bytes = super::parse::size(&bytes)?;
     record(world, "freeing space", |world| {
+        if world.is_upstream() {
+            return drive(world, Op { bytes, ..op_at("freeSpace", t) }).map(|a| a.freed);
+        }
         world.with_images(|node, images| {
             let candidates = images.images_in_eviction_order(node, t).map_err(|e| e.to_string())?;
             let result = images.free_space(node, bytes, t, &candidates);
@@ -101,6 +133,11 @@ fn free_space(world: &mut KubeletWorld, bytes: String, time: String) -> StepResu
 fn free_old(world: &mut KubeletWorld, time: String, began: String) -> StepResult {
     let (t, began) = (instant(&time, &world.node)?, instant(&began, &world.node)?);
     record(world, "freeing old images", |world| {
+        if world.is_upstream() {
+            let answer = world.drive(Op { began: Some(began), ..op_at("freeOld", t) })?;
+            world.candidates = candidates_of(&answer.candidates);
+            return answer.error.map_or(Ok(None), Err);
+        }
         let (left, error) = world.with_images(|node, images| {
             let listed = images.images_in_eviction_order(node, t).map_err(|e| e.to_string())?;
             Ok(images.free_old_images(node, listed, t, began))
@@ -114,6 +151,7 @@ fn free_old(world: &mut KubeletWorld, time: String, began: String) -> StepResult
 /// GC loop, with its failure events.
 #[when(regex = r"^image garbage collection runs(?: at (.+))?$")]
 fn image_gc_runs(world: &mut KubeletWorld, time: String) -> StepResult {
+    world.model_only("the image garbage collection loop")?;
     at(world, &time)?;
     record(world, "image garbage collection", |world| {
         world.images()?;
@@ -132,6 +170,9 @@ fn image_gc_runs(world: &mut KubeletWorld, time: String) -> StepResult {
 fn delete_unused(world: &mut KubeletWorld, time: String) -> StepResult {
     at(world, &time)?;
     record(world, "deleting unused images", |world| {
+        if world.is_upstream() {
+            return drive(world, Op::named("deleteUnusedImages")).map(|_| None);
+        }
         world.with_images(|node, images| images.delete_unused_images(node).map(|()| None).map_err(|e| e.to_string()))
     })
 }
@@ -146,6 +187,7 @@ fn passes(world: &mut KubeletWorld, by: String) -> StepResult {
 }
 
 fn run_until(world: &mut KubeletWorld, end: DateTime<Utc>) -> StepResult {
+    world.model_only("the kubelet's loops")?;
     if end < world.node.now() {
         return Err("the kubelet cannot run backwards in time".into());
     }
@@ -178,6 +220,10 @@ fn runs_for(world: &mut KubeletWorld, by: String) -> StepResult {
 /// `When the kubelet restarts`: image records are lost, the GC loops start again now.
 #[when(regex = r"^the kubelet restarts$")]
 fn restarts(world: &mut KubeletWorld) -> StepResult {
+    if world.is_upstream() {
+        world.started = world.node.now();
+        return world.drive(Op::named("restart")).map(|_| ());
+    }
     world.images = Some(ImageGcManager::new(world.config.image_gc_policy(), &world.node)?);
     world.started = world.node.now();
     world.loops = None;
@@ -187,6 +233,7 @@ fn restarts(world: &mut KubeletWorld) -> StepResult {
 /// `When container garbage collection runs`: one pass of the kubelet's container GC loop.
 #[when(regex = r"^container garbage collection runs$")]
 fn container_gc_runs(world: &mut KubeletWorld) -> StepResult {
+    world.model_only("the container garbage collection loop")?;
     let containers = world.containers()?;
     record(world, "container garbage collection", |world| {
         world.loops();
@@ -198,6 +245,7 @@ fn container_gc_runs(world: &mut KubeletWorld) -> StepResult {
 /// `When the kubelet deletes all unused containers` (`DeleteAllUnusedContainers`).
 #[when(regex = r"^the kubelet deletes all unused containers$")]
 fn delete_all_unused_containers(world: &mut KubeletWorld) -> StepResult {
+    world.model_only("container garbage collection")?;
     let containers = world.containers()?;
     record(world, "container garbage collection", |world| containers.delete_all_unused_containers(&mut world.node).map(|()| None))
 }
@@ -207,6 +255,7 @@ fn gc_step(
     step: impl FnOnce(&mut kubegc::kubelet::Node, &ContainerGcPolicy, bool) -> Result<(), String>,
     including_terminated: bool,
 ) -> StepResult {
+    world.model_only("container garbage collection")?;
     let policy = *world.containers()?.policy();
     record(world, "container garbage collection", |world| step(&mut world.node, &policy, including_terminated).map(|()| None))
 }
@@ -234,6 +283,11 @@ fn evict_logs(world: &mut KubeletWorld) -> StepResult {
 #[when(regex = r"^the image GC manager is created with thresholds high (-?\d+)% low (-?\d+)%$")]
 fn create_image_manager(world: &mut KubeletWorld, high: String, low: String) -> StepResult {
     let (high, low) = (super::parse::number(&high)?, super::parse::number(&low)?);
+    if world.is_upstream() {
+        let answer = world.drive(Op { high, low, ..Op::named("createImageGC") })?;
+        world.validation = answer.validation.map(|v| v.error.map_or(Ok(()), Err));
+        return Ok(());
+    }
     let policy = kubegc::kubelet::images::ImageGcPolicy { high_threshold_percent: high, low_threshold_percent: low, ..Default::default() };
     world.validation = Some(ImageGcManager::new(policy, &world.node).map(|_| ()));
     Ok(())
@@ -242,6 +296,7 @@ fn create_image_manager(world: &mut KubeletWorld, high: String, low: String) -> 
 /// `When container GC is created with a minimum age of -1s` (`NewContainerGC`).
 #[when(regex = r"^container GC is created with a minimum age of (\S+)$")]
 fn create_container_gc(world: &mut KubeletWorld, min_age: String) -> StepResult {
+    world.model_only("creating container GC")?;
     let policy = ContainerGcPolicy { min_age: duration(&min_age)?, ..ContainerGcPolicy::default() };
     world.validation = Some(ContainerGc::new(policy, &world.node).map(|_| ()));
     Ok(())
@@ -250,6 +305,10 @@ fn create_container_gc(world: &mut KubeletWorld, min_age: String) -> StepResult 
 /// `When the kubelet configuration is validated`.
 #[when(regex = r"^the kubelet configuration is validated$")]
 fn validate_config(world: &mut KubeletWorld) -> StepResult {
+    if world.is_upstream() {
+        world.validation = world.drive(Op::named("validateConfig"))?.validation.map(|v| v.error.map_or(Ok(()), Err));
+        return Ok(());
+    }
     world.validation = Some(world.config.validate(&world.node.gates, world.node.mutant));
     Ok(())
 }
@@ -257,6 +316,15 @@ fn validate_config(world: &mut KubeletWorld) -> StepResult {
 /// `When the configuration file is loaded` (defaulting).
 #[when(regex = r"^the configuration file is loaded$")]
 fn load_file(world: &mut KubeletWorld) -> StepResult {
+    if world.is_upstream() {
+        let loaded = world.drive(Op::named("loadConfigFile"))?.config.ok_or("the driver loaded no configuration")?;
+        let c = &mut world.config;
+        c.image_gc_high_threshold_percent = loaded.image_gc_high_threshold_percent;
+        c.image_gc_low_threshold_percent = loaded.image_gc_low_threshold_percent;
+        c.image_minimum_gc_age = TimeDelta::nanoseconds(loaded.image_minimum_gc_age);
+        c.image_maximum_gc_age = TimeDelta::nanoseconds(loaded.image_maximum_gc_age);
+        return Ok(());
+    }
     world.config = defaulted(&world.config_file, world.node.mutant);
     Ok(())
 }
@@ -264,6 +332,7 @@ fn load_file(world: &mut KubeletWorld) -> StepResult {
 /// `When the eviction manager synchronizes` (one pass, now).
 #[when(regex = r"^the eviction manager synchronizes$")]
 fn synchronize(world: &mut KubeletWorld) -> StepResult {
+    world.model_only("the eviction manager")?;
     world.eviction()?;
     world.images()?;
     let containers = world.containers()?;

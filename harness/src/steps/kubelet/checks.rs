@@ -98,7 +98,7 @@ fn freed(world: &mut KubeletWorld, amount: String) -> StepResult {
 /// | size | pinned | runtime handler` (`never` is the zero time); no other records exist.
 #[then(regex = r"^the image records are:$")]
 fn records(world: &mut KubeletWorld, step: &Step) -> StepResult {
-    let records = world.images.as_ref().map(|i| i.records().clone()).unwrap_or_default();
+    let records = world.records();
     let expected = rows(step)?;
     let keys: Vec<String> = expected.iter().map(|r| cell(r, "record", "").to_string()).collect();
     if sorted(keys.clone()) != sorted(records.keys().cloned().collect()) {
@@ -137,7 +137,7 @@ fn records(world: &mut KubeletWorld, step: &Step) -> StepResult {
 /// `Then there are no image records`.
 #[then(regex = r"^there are no image records$")]
 fn no_records(world: &mut KubeletWorld) -> StepResult {
-    let keys: Vec<String> = world.images.as_ref().map(|i| i.records().keys().cloned().collect()).unwrap_or_default();
+    let keys: Vec<String> = world.records().into_keys().collect();
     if keys.is_empty() { Ok(()) } else { Err(format!("records remain: {keys:?}")) }
 }
 
@@ -252,6 +252,7 @@ fn event_count(world: &mut KubeletWorld, count: String, reason: String) -> StepR
 /// `Then image garbage collection is not running` (or `is running`).
 #[then(regex = r"^image garbage collection is (not running|running)$")]
 fn image_gc_running(world: &mut KubeletWorld, how: String) -> StepResult {
+    world.model_only("whether the image garbage collection loop runs")?;
     let running = world.loops().image_gc_enabled();
     if running == (how == "running") {
         Ok(())
@@ -264,7 +265,7 @@ fn image_gc_running(world: &mut KubeletWorld, how: String) -> StepResult {
 #[then(regex = r"^(\d+) images? (?:was|were) collected for reason (age|space)$")]
 fn collected(world: &mut KubeletWorld, n: String, reason: String) -> StepResult {
     let n: u64 = number(&n)?;
-    let actual = world.images.as_ref().and_then(|i| i.collected.get(reason.as_str()).copied()).unwrap_or(0);
+    let actual = world.collected(&reason);
     if actual == n { Ok(()) } else { Err(format!("{actual} images were collected for reason {reason}")) }
 }
 
@@ -272,7 +273,7 @@ fn collected(world: &mut KubeletWorld, n: String, reason: String) -> StepResult 
 #[then(regex = r"^the post-GC hooks ran (\d+) times?$")]
 fn hooks(world: &mut KubeletWorld, n: String) -> StepResult {
     let n: usize = number(&n)?;
-    let actual = world.images.as_ref().map_or(0, |i| i.post_gc_hook_runs.len());
+    let actual = world.hook_runs();
     if actual == n { Ok(()) } else { Err(format!("the post-GC hooks ran {actual} times")) }
 }
 
@@ -314,6 +315,7 @@ fn config_has(world: &mut KubeletWorld, field: String, value: String) -> StepRes
 /// `Then the node reports DiskPressure` / `does not report DiskPressure`.
 #[then(regex = r"^the node (reports|does not report) DiskPressure$")]
 fn disk_pressure(world: &mut KubeletWorld, how: String) -> StepResult {
+    world.model_only("the eviction manager")?;
     let pressure = world.eviction()?.is_under_disk_pressure();
     if pressure == (how == "reports") {
         Ok(())
@@ -377,6 +379,7 @@ fn layout(text: &str) -> Result<DiskLayout, String> {
 /// `container GC, then image GC`, `container GC only`, `image GC only` or `nothing`).
 #[then(regex = r"^the reclaim functions are:$")]
 fn reclaim_table(world: &mut KubeletWorld, step: &Step) -> StepResult {
+    world.model_only("the reclaim functions")?;
     let mut wrong = Vec::new();
     for row in rows(step)? {
         let (signal, on, expected) = (cell(&row, "signal", ""), cell(&row, "layout", ""), cell(&row, "functions", ""));
@@ -391,6 +394,7 @@ fn reclaim_table(world: &mut KubeletWorld, step: &Step) -> StepResult {
 /// `Then the eviction hard thresholds in force are "imagefs.available<10%"`.
 #[then(regex = r#"^the eviction hard thresholds in force are "([^"]*)"$"#)]
 fn hard_in_force(world: &mut KubeletWorld, list: String) -> StepResult {
+    world.model_only("the eviction thresholds in force")?;
     let map = effective_eviction_hard(world.config.eviction_hard.as_ref(), world.config.merge_default_eviction_settings, world.node.mutant);
     exactly("the thresholds in force", map.iter().map(|(k, v)| format!("{k}<{v}")).collect(), &list)
 }

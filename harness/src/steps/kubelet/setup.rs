@@ -10,6 +10,7 @@ use kubegc::kubelet::eviction::thresholds::{ThresholdValue, parse_threshold};
 use kubegc::kubelet::logs::{LogDir, LogSymlink};
 use kubegc::kubelet::pods::PodState;
 use kubegc::kubelet::runtime::{Container, ContainerState, Image, Sandbox, SandboxState};
+use kubegc::kubelet::wire::Op;
 
 use super::parse::{cell, duration, instant, limit, names, number, rows, size, yes};
 use crate::world::StepResult;
@@ -325,18 +326,33 @@ fn image_age(world: &mut KubeletWorld, which: String, age: String) -> StepResult
     Ok(())
 }
 
-/// `Given the feature gate RuntimeClassInImageCriAPI is enabled`.
+/// Sets a feature gate on the node as the kubelet's feature gate does (in upstream's code too,
+/// when it runs the scenario); the gate is unchanged when that refuses.
+fn set_gate(world: &mut KubeletWorld, name: &str, on: bool) -> Result<(), String> {
+    let before = world.node.gates;
+    let active = world.node.mutant;
+    world.node.gates.set(name, on, active)?;
+    if world.is_upstream() {
+        let refused = world.drive(Op::named("setGates"))?.validation.and_then(|v| v.error);
+        if let Some(e) = refused {
+            world.node.gates = before;
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// `Given the feature gate RuntimeClassInImageCriAPI is enabled` (a refusal fails the step).
 #[given(regex = r"^the feature gate (\w+) is (enabled|disabled)$")]
 fn gate(world: &mut KubeletWorld, name: String, how: String) -> StepResult {
-    let gates = &mut world.node.gates;
-    let on = how == "enabled";
-    match name.as_str() {
-        "RuntimeClassInImageCriAPI" => gates.runtime_class_in_image_cri_api = on,
-        "ImageMaximumGCAge" => gates.image_maximum_gc_age = on,
-        "KubeletSeparateDiskGC" => gates.kubelet_separate_disk_gc = on,
-        "ImageVolume" => gates.image_volume = on,
-        other => return Err(format!("the model has no feature gate {other}")),
-    }
+    set_gate(world, &name, how == "enabled")
+}
+
+/// `When the feature gate ImageMaximumGCAge is turned off`: the change, or its refusal, is what
+/// `it is accepted` and `it is rejected with` then check.
+#[when(regex = r"^the feature gate (\w+) is turned (on|off)$")]
+fn turn_gate(world: &mut KubeletWorld, name: String, how: String) -> StepResult {
+    world.validation = Some(set_gate(world, &name, how == "on"));
     Ok(())
 }
 
@@ -443,6 +459,7 @@ fn eviction_pods(world: &mut KubeletWorld, step: &Step) -> StepResult {
 /// `When pod "p" is recreated` (after an eviction: it is active again).
 #[when(regex = r#"^pod "([^"]+)" is recreated$"#)]
 fn recreated(world: &mut KubeletWorld, name: String) -> StepResult {
+    world.model_only("the eviction manager")?;
     let pod = world.declared_pods.iter().find(|p| p.name == name).cloned().ok_or_else(|| format!("no pod {name:?} was declared"))?;
     world.node.pods.states.insert(name, PodState::Running);
     world.eviction()?.active_pods.push(pod);

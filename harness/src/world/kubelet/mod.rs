@@ -1,8 +1,11 @@
 //! The world of `@kubelet` scenarios: a fake node ([`kubegc::kubelet::Node`]) on a virtual
-//! clock, driven by the reference kubelet model. Nothing here talks to an API server.
+//! clock, driven by the reference kubelet model or, with `kubegc run --kubelet upstream`, by the
+//! kubelet's own code ([`upstream`]). Nothing here talks to an API server.
 //!
 //! The environment variable [`MUTANT_ENV`] runs every scenario against a deliberately wrong
 //! model (see [`kubegc::kubelet::mutant`]); the mutation test uses it.
+
+use std::collections::BTreeMap;
 
 use kubegc::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
 use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy};
@@ -10,11 +13,16 @@ use kubegc::kubelet::eviction::manager::SyncOutcome;
 use kubegc::kubelet::eviction::{EvictionConfig, EvictionManager, PodUsage, Threshold};
 use kubegc::kubelet::images::ImageGcManager;
 use kubegc::kubelet::images::order::EvictionInfo;
+use kubegc::kubelet::images::records::ImageRecord;
 use kubegc::kubelet::loops::GcLoops;
 use kubegc::kubelet::mutant::Mutant;
 use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, Utc};
+use kubegc::kubelet::wire::{self, Answer, Op, Request};
 use kubegc::kubelet::{Node, pods::PodState};
+use upstream::UpstreamKubelet;
+
+pub mod upstream;
 
 /// The environment variable selecting a mutant of the kubelet model.
 pub const MUTANT_ENV: &str = "KUBEGC_KUBELET_MUTANT";
@@ -69,6 +77,10 @@ pub struct KubeletWorld {
     pub validation: Option<Result<(), String>>,
     /// The last eviction pass.
     pub last_sync: Option<SyncOutcome>,
+    /// The kubelet driver to run upstream's code with, instead of the model.
+    pub upstream_driver: Option<std::path::PathBuf>,
+    /// The driver's process, once started.
+    pub upstream: Option<UpstreamKubelet>,
 }
 
 impl KubeletWorld {
@@ -99,7 +111,60 @@ impl KubeletWorld {
             candidates: Vec::new(),
             validation: None,
             last_sync: None,
+            upstream_driver: None,
+            upstream: None,
         })
+    }
+
+    /// Whether upstream's kubelet code, not the model, acts on this scenario's node.
+    pub fn is_upstream(&self) -> bool {
+        self.upstream_driver.is_some()
+    }
+
+    /// Runs `op` in upstream's kubelet code: sends the node and the settings, and takes the node
+    /// back as upstream's code left it. The driver starts on first use.
+    pub fn drive(&mut self, op: Op) -> Result<Answer, String> {
+        if self.upstream.is_none() {
+            let path = self.upstream_driver.as_deref().ok_or("this scenario runs on the kubelet model, not upstream's code")?;
+            self.upstream = Some(UpstreamKubelet::start(path)?);
+        }
+        let settings = wire::Settings::of(&self.config, &self.config_file, &self.container_policy, self.started);
+        let request = Request { node: wire::Node::of(&self.node), settings, op };
+        let answer = self.upstream.as_mut().ok_or("the kubelet driver is missing")?.call(&request)?;
+        answer.node.apply_to(&mut self.node)?;
+        Ok(answer)
+    }
+
+    /// Fails in a scenario run on upstream's code: `what` is not driven there yet.
+    pub fn model_only(&self, what: &str) -> Result<(), String> {
+        if self.is_upstream() {
+            return Err(format!("{what} is not yet driven through upstream's kubelet code"));
+        }
+        Ok(())
+    }
+
+    /// The image records: the model's, or those upstream's collector keeps.
+    pub fn records(&self) -> BTreeMap<String, ImageRecord> {
+        match &self.upstream {
+            Some(upstream) => upstream.records.clone(),
+            None => self.images.as_ref().map(|i| i.records().clone()).unwrap_or_default(),
+        }
+    }
+
+    /// `image_garbage_collected_total` for `reason` (`age` or `space`).
+    pub fn collected(&self, reason: &str) -> u64 {
+        match &self.upstream {
+            Some(upstream) => upstream.collected.get(reason).copied().unwrap_or(0),
+            None => self.images.as_ref().and_then(|i| i.collected.get(reason).copied()).unwrap_or(0),
+        }
+    }
+
+    /// How often the post-GC hooks ran.
+    pub fn hook_runs(&self) -> usize {
+        match &self.upstream {
+            Some(upstream) => upstream.hook_runs,
+            None => self.images.as_ref().map_or(0, |i| i.post_gc_hook_runs.len()),
+        }
     }
 
     /// Image GC, created from the configuration on first use.
@@ -149,7 +214,8 @@ impl KubeletWorld {
     /// Fails when a component built from the configuration already exists: changing the
     /// configuration afterwards would not reach it.
     pub fn before_first_use(&self, what: &str) -> Result<(), String> {
-        if self.images.is_some() || self.containers.is_some() || self.loops.is_some() || self.eviction.is_some() {
+        if self.images.is_some() || self.containers.is_some() || self.loops.is_some() || self.eviction.is_some() || self.upstream.is_some()
+        {
             return Err(format!("{what} must be set before the kubelet's garbage collection first runs"));
         }
         Ok(())
