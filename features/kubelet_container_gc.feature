@@ -368,20 +368,34 @@ Feature: Kubelet container garbage collection
 
     Scenario: Dangling container log symlinks are removed even before all config sources are ready, unless their container still runs
       Given the runtime has containers:
-        | id  | pod | container | state   |
-        | abc | web | nginx     | exited  |
-        | def | web | sidecar   | running |
+        | id     | pod | container | state   |
+        | abc123 | web | nginx     | exited  |
+        | def456 | web | sidecar   | running |
       And pod "web" has been deleted
       And the pod logs directory holds "default_web_web"
       And the container log symlinks are:
-        | symlink                       | target  |
-        | web_default_nginx-abc.log     | missing |
-        | web_default_sidecar-def.log   | missing |
-        | web_default_old-ghi.log       | missing |
-        | web_default_current-jkl.log   | exists  |
+        | symlink                        | target  |
+        | web_default_nginx-abc123.log   | missing |
+        | web_default_sidecar-def456.log | missing |
+        | web_default_old-ghi789.log     | missing |
+        | web_default_current-jkl012.log | exists  |
       And the kubelet's config sources are not all ready
       When pod log directories are evicted
-      Then the removed log paths are "/var/log/containers/web_default_nginx-abc.log, /var/log/containers/web_default_old-ghi.log"
+      Then the removed log paths are "/var/log/containers/web_default_nginx-abc123.log, /var/log/containers/web_default_old-ghi789.log"
+
+    # Surprising, and found by running this specification on the kubelet's own code: the ID is
+    # read from the name only when it has at least 6 characters (pkg/kubelet/kuberuntime/legacy.go,
+    # getContainerIDFromLegacyLogSymlink); otherwise the kubelet cannot ask the runtime about the
+    # container and removes the dangling symlink even though its container still runs.
+    Scenario: A dangling symlink whose container ID is shorter than 6 characters is removed even while its container runs
+      Given the runtime has containers:
+        | id  | pod | container | state   |
+        | def | web | sidecar   | running |
+      And the container log symlinks are:
+        | symlink                     | target  |
+        | web_default_sidecar-def.log | missing |
+      When pod log directories are evicted
+      Then the removed log paths are "/var/log/containers/web_default_sidecar-def.log"
 
   Rule: The loop runs every minute from the kubelet's start, and a failing step does not stop the others
 

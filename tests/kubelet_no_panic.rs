@@ -237,7 +237,7 @@ fn the_parsers_never_panic() {
         let _ = parse_threshold(&text);
         let _ = ThresholdValue::parse(&text);
         let _ = text.parse::<Mutant>();
-        let _ = kubegc::kubelet::logs::container_id_of_symlink(&text);
+        let _ = kubegc::kubelet::logs::container_id_of_symlink(&text, kubegc::kubelet::logs::SymlinkIdLength::default());
         let _ = kubegc::kubelet::logs::pod_uid_of_log_dir(&text);
     }
     let file = KubeletConfigFile { image_minimum_gc_age: Some(TimeDelta::nanoseconds(i64::MIN)), ..KubeletConfigFile::default() };

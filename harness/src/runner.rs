@@ -203,7 +203,7 @@ impl Runs<'_> {
         let options = self.options;
         let junit = Buffer::default();
         let (for_world, backend) = (self.backend.clone(), self.backend.clone());
-        let bind_options = options.clone();
+        let binding = crate::world::Binding { kubelet_driver: options.kubelet_driver.clone() };
         let tags = options.tags.clone();
         let names: Option<Vec<regex::Regex>> = options.names.as_ref().map(|names| names.iter().map(|n| name_pattern(n)).collect());
         let counter = self.ran.clone();
@@ -212,7 +212,7 @@ impl Runs<'_> {
             .with_parser(Parsed)
             .max_concurrent_scenarios(options.concurrency.max(1))
             .before(move |feature, _, _, world| {
-                world.bind(&for_world, feature, &bind_options);
+                world.bind(&for_world, feature, &binding);
                 async {}.boxed_local()
             })
             .after(|_, _, _, _, world| {

@@ -49,11 +49,22 @@ pub fn pod_uid_of_log_dir(name: &str) -> &str {
     name.rsplit('_').next().unwrap_or(name)
 }
 
+/// The shortest container ID the kubelet reads from a legacy symlink name
+/// (`getContainerIDFromLegacyLogSymlink`: at least 6 characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymlinkIdLength(pub usize);
+
+impl Default for SymlinkIdLength {
+    fn default() -> Self {
+        Self(6)
+    }
+}
+
 /// The container ID in a legacy symlink name: what follows the last `-`, without `.log`;
-/// `None` when the name does not end so.
-pub fn container_id_of_symlink(name: &str) -> Option<&str> {
+/// `None` when the name does not end so, or the ID is shorter than `shortest`.
+pub fn container_id_of_symlink(name: &str, shortest: SymlinkIdLength) -> Option<&str> {
     let last = name.rsplit('-').next().unwrap_or(name);
-    last.strip_suffix(".log").filter(|id| !id.is_empty())
+    last.strip_suffix(".log").filter(|id| !id.is_empty() && id.len() >= shortest.0)
 }
 
 #[cfg(test)]
@@ -65,9 +76,11 @@ mod tests {
         assert_eq!(pod_uid_of_log_dir("ns_name_321"), "321");
         assert_eq!(pod_uid_of_log_dir("123"), "123");
         assert_eq!(pod_uid_of_log_dir(""), "");
-        assert_eq!(container_id_of_symlink("web_default_nginx-abc123.log"), Some("abc123"));
-        assert_eq!(container_id_of_symlink("plain.log"), Some("plain"));
-        assert_eq!(container_id_of_symlink("web_default_nginx-.log"), None);
-        assert_eq!(container_id_of_symlink("web_default_nginx-abc"), None);
+        let six = SymlinkIdLength::default();
+        assert_eq!(container_id_of_symlink("web_default_nginx-abc123.log", six), Some("abc123"));
+        assert_eq!(container_id_of_symlink("plain1.log", six), Some("plain1"));
+        assert_eq!(container_id_of_symlink("web_default_nginx-abc.log", six), None);
+        assert_eq!(container_id_of_symlink("web_default_nginx-.log", six), None);
+        assert_eq!(container_id_of_symlink("web_default_nginx-abc", six), None);
     }
 }

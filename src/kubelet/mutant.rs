@@ -32,6 +32,7 @@ use crate::kubelet::images::order::{EvictionInfo, Pinned};
 use crate::kubelet::images::policy::{PolicyCheck, PolicyError};
 use crate::kubelet::images::records::{Detection, InUse, Keying};
 use crate::kubelet::images::threshold::{SpaceGc, ThresholdCheck, amount_to_free, saturate};
+use crate::kubelet::logs::SymlinkIdLength;
 use crate::kubelet::loops::{CONTAINER_GC_PERIOD, ImageGcLoop, Schedule};
 use crate::kubelet::node::GateLock;
 use crate::kubelet::pods::UnknownPods;
@@ -179,6 +180,8 @@ crate::mutants::define_mutants! {
     LogDirUidFirstField = "log-dir-uid-first-field",
     /// Dangling container log symlinks wait for all config sources too.
     SymlinksNeedSourcesReady = "symlinks-need-sources-ready",
+    /// Container IDs of any length are read from legacy symlink names.
+    ShortSymlinkIdsRead = "short-symlink-ids-read",
     // Eviction.
     /// After reclaiming, success is judged without the minimum reclaim.
     MinReclaimIgnored = "min-reclaim-ignored",
@@ -642,6 +645,13 @@ impl Mutable for Grace {
             Some(Mutant::HardEvictionGraceful) => Grace { seconds: self.max_pod_grace_period_seconds, ..self },
             _ => self,
         }
+    }
+}
+
+impl Mutable for SymlinkIdLength {
+    /// Any non-empty ID is read.
+    fn mutated(self, active: Option<Mutant>) -> Self {
+        if active == Some(Mutant::ShortSymlinkIdsRead) { SymlinkIdLength(1) } else { self }
     }
 }
 

@@ -76,8 +76,9 @@ pub struct Request {
 #[serde(rename_all = "camelCase")]
 pub struct Op {
     /// Its name (`detect`, `candidates`, `freeSpace`, `freeOld`,
-    /// `deleteUnusedImages`, `createImageGC`, `restart`, `validateConfig`, `loadConfigFile`,
-    /// `setGates`).
+    /// `deleteUnusedImages`, `createImageGC`, `restart`, `createContainerGC`, `evictContainers`,
+    /// `evictSandboxes`, `evictLogs`, `deleteAllUnusedContainers`, `validateConfig`,
+    /// `loadConfigFile`, `setGates`).
     pub kind: String,
     /// The time an image GC step is given.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "rfc3339::option")]
@@ -94,6 +95,12 @@ pub struct Op {
     /// The low threshold of `createImageGC`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub low: i64,
+    /// `evictNonDeletedPods` of the container collector's steps.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub including_terminated: bool,
+    /// The minimum age of `createContainerGC`, nanoseconds.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_age: i64,
 }
 
 fn is_zero(n: &i64) -> bool {

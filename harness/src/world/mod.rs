@@ -25,10 +25,17 @@ use cucumber::gherkin::Feature;
 use kubelet::KubeletWorld;
 
 use crate::backend::Backend;
-use crate::runner::RunOptions;
 
 /// The result type of steps: a failure message explains what went wrong.
 pub type StepResult = Result<(), String>;
+
+/// What a run gives every new world besides its backend.
+#[derive(Clone, Debug, Default)]
+pub struct Binding {
+    /// The kubelet driver that runs `@kubelet` scenarios on upstream's kubelet code (the
+    /// kubelet model runs them when `None`).
+    pub kubelet_driver: Option<std::path::PathBuf>,
+}
 
 /// What the runner asks of a kind of scenario's world, besides being a cucumber world with
 /// registered steps.
@@ -37,9 +44,9 @@ pub trait Scenario: cucumber::World + cucumber::codegen::WorldInventory + std::f
     /// kind.
     fn runs(tags: &[String]) -> bool;
 
-    /// Readies a new world to run a scenario of `feature` on `backend` as `options` say, before
+    /// Readies a new world to run a scenario of `feature` on `backend` as `binding` says, before
     /// its first step (by default, nothing).
-    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature, _options: &RunOptions) {}
+    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature, _binding: &Binding) {}
 
     /// Deletes what the scenario made on the backend, after its last step (by default,
     /// nothing).
@@ -54,7 +61,7 @@ impl Scenario for KubeWorld {
         !KubeletWorld::runs(tags)
     }
 
-    fn bind(&mut self, backend: &Arc<dyn Backend>, feature: &Feature, _options: &RunOptions) {
+    fn bind(&mut self, backend: &Arc<dyn Backend>, feature: &Feature, _binding: &Binding) {
         self.backend = Some(backend.clone());
         self.feature_dir = feature.path.as_deref().and_then(std::path::Path::parent).map(std::path::Path::to_path_buf);
     }
@@ -70,8 +77,8 @@ impl Scenario for KubeletWorld {
         tags.iter().any(|t| t == "kubelet")
     }
 
-    /// Runs the scenario on upstream's kubelet code when the options name a driver.
-    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature, options: &RunOptions) {
-        self.upstream_driver = options.kubelet_driver.clone();
+    /// Runs the scenario on upstream's kubelet code when the binding names a driver.
+    fn bind(&mut self, _backend: &Arc<dyn Backend>, _feature: &Feature, binding: &Binding) {
+        self.upstream_driver = binding.kubelet_driver.clone();
     }
 }

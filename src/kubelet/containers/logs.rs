@@ -1,11 +1,12 @@
 //! Pod logs (`evictPodLogsDirectories`): once all config sources are ready, the log directory of
 //! every pod whose content may be removed goes (the pod UID is the directory name's last `_`
 //! field); always — ready or not — dangling legacy container log symlinks go, unless their
-//! container still exists and has not exited (its log may be mid-rotation).
+//! container still exists and has not exited (its log may be mid-rotation) — which the kubelet
+//! can only ask when the name carries a container ID of at least 6 characters.
 
 use crate::kubelet::containers::{GatedStep, gate_open};
 use crate::kubelet::disks::FsRole;
-use crate::kubelet::logs::{LEGACY_CONTAINER_LOGS_DIR, container_id_of_symlink, pod_uid_of_log_dir};
+use crate::kubelet::logs::{LEGACY_CONTAINER_LOGS_DIR, SymlinkIdLength, container_id_of_symlink, pod_uid_of_log_dir};
 use crate::kubelet::mutant::Mutable;
 use crate::kubelet::node::Node;
 use crate::kubelet::runtime::ContainerState;
@@ -50,7 +51,7 @@ pub fn evict_pod_logs_directories(node: &mut Node, all_sources_ready: bool) -> R
         if link.target_exists {
             continue;
         }
-        if let Some(id) = container_id_of_symlink(&link.name)
+        if let Some(id) = container_id_of_symlink(&link.name, SymlinkIdLength::default().mutated(node.mutant))
             && let Ok(state) = node.runtime.container_status(id)
             && state != ContainerState::Exited
         {

@@ -14,7 +14,9 @@ import (
 	"k8s.io/klog/v2"
 
 	v1 "k8s.io/api/core/v1"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/kubernetes/pkg/kubelet/images"
+	"k8s.io/kubernetes/pkg/kubelet/kuberuntime"
 	"k8s.io/kubernetes/pkg/kubelet/metrics"
 )
 
@@ -30,6 +32,14 @@ type session struct {
 	nodeRef  *v1.ObjectReference
 	// gates are the feature gates set so far.
 	gates map[string]bool
+	// podWorkers know the current request's pods.
+	podWorkers kuberuntime.KubegcPodStates
+	// cri is the fake runtime service the container collector works on.
+	cri *criRuntime
+	// runtimeGC and containerGC are the runtime manager's collector and the kubelet's
+	// container GC over it, built on first use.
+	runtimeGC   *kuberuntime.KubegcContainerGC
+	containerGC kubecontainer.GC
 }
 
 func newSession() *session {
@@ -72,7 +82,10 @@ func (s *session) prepare() error {
 	if err := s.setGates(s.node.Gates); err != nil {
 		return fmt.Errorf("cannot set feature gates %v: %w", s.node.Gates, err)
 	}
-	return moveClockTo(s.node.Now)
+	if err := moveClockTo(s.node.Now); err != nil {
+		return err
+	}
+	return s.loadPods()
 }
 
 // moveClockTo moves the bubble's fake clock forward to t (never back).
@@ -109,6 +122,8 @@ func (s *session) dispatch(o op, ans *answer) error {
 	switch o.Kind {
 	case "createImageGC", "detect", "candidates", "freeSpace", "freeOld", "deleteUnusedImages", "restart":
 		return s.imageOp(o, ans)
+	case "createContainerGC", "evictContainers", "evictSandboxes", "evictLogs", "deleteAllUnusedContainers":
+		return s.containerOp(o, ans)
 	case "validateConfig", "loadConfigFile":
 		return s.configOp(o, ans)
 	default:

@@ -25,6 +25,10 @@ type op struct {
 	Bytes int64      `json:"bytes,omitempty"`
 	High  int        `json:"high,omitempty"`
 	Low   int        `json:"low,omitempty"`
+	// IncludingTerminated is evictNonDeletedPods of the container collector's steps.
+	IncludingTerminated bool `json:"includingTerminated,omitempty"`
+	// MinAge is the minimum age createContainerGC is given.
+	MinAge int64 `json:"minAge,omitempty"`
 }
 
 // settings are the kubelet configuration and policies a scenario gave.

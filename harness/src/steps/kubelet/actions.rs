@@ -245,17 +245,24 @@ fn container_gc_runs(world: &mut KubeletWorld) -> StepResult {
 /// `When the kubelet deletes all unused containers` (`DeleteAllUnusedContainers`).
 #[when(regex = r"^the kubelet deletes all unused containers$")]
 fn delete_all_unused_containers(world: &mut KubeletWorld) -> StepResult {
-    world.model_only("container garbage collection")?;
+    if world.is_upstream() {
+        return record(world, "container garbage collection", |world| drive(world, Op::named("deleteAllUnusedContainers")).map(|_| None));
+    }
     let containers = world.containers()?;
     record(world, "container garbage collection", |world| containers.delete_all_unused_containers(&mut world.node).map(|()| None))
 }
 
+/// One step of the container collector (`kind` in upstream's code, `step` in the model).
 fn gc_step(
     world: &mut KubeletWorld,
+    kind: &str,
     step: impl FnOnce(&mut kubegc::kubelet::Node, &ContainerGcPolicy, bool) -> Result<(), String>,
     including_terminated: bool,
 ) -> StepResult {
-    world.model_only("container garbage collection")?;
+    if world.is_upstream() {
+        let op = Op { including_terminated, ..Op::named(kind) };
+        return record(world, "container garbage collection", |world| drive(world, op).map(|_| None));
+    }
     let policy = *world.containers()?.policy();
     record(world, "container garbage collection", |world| step(&mut world.node, &policy, including_terminated).map(|()| None))
 }
@@ -264,19 +271,19 @@ fn gc_step(
 /// eviction path's `evictNonDeletedPods`).
 #[when(regex = r"^dead containers are evicted( including terminated pods)?$")]
 fn evict_containers(world: &mut KubeletWorld, terminated: String) -> StepResult {
-    gc_step(world, |node, policy, t| dead::evict_containers(node, policy, node.sources_ready, t), !terminated.is_empty())
+    gc_step(world, "evictContainers", |node, policy, t| dead::evict_containers(node, policy, node.sources_ready, t), !terminated.is_empty())
 }
 
 /// `When pod sandboxes are evicted` (`evictSandboxes`).
 #[when(regex = r"^pod sandboxes are evicted( including terminated pods)?$")]
 fn evict_sandboxes(world: &mut KubeletWorld, terminated: String) -> StepResult {
-    gc_step(world, |node, _, t| sandboxes::evict_sandboxes(node, t), !terminated.is_empty())
+    gc_step(world, "evictSandboxes", |node, _, t| sandboxes::evict_sandboxes(node, t), !terminated.is_empty())
 }
 
 /// `When pod log directories are evicted` (`evictPodLogsDirectories`).
 #[when(regex = r"^pod log directories are evicted$")]
 fn evict_logs(world: &mut KubeletWorld) -> StepResult {
-    gc_step(world, |node, _, _| logs::evict_pod_logs_directories(node, node.sources_ready), false)
+    gc_step(world, "evictLogs", |node, _, _| logs::evict_pod_logs_directories(node, node.sources_ready), false)
 }
 
 /// `When the image GC manager is created with thresholds high 2% low 1%` (`NewImageGCManager`).
@@ -296,7 +303,11 @@ fn create_image_manager(world: &mut KubeletWorld, high: String, low: String) -> 
 /// `When container GC is created with a minimum age of -1s` (`NewContainerGC`).
 #[when(regex = r"^container GC is created with a minimum age of (\S+)$")]
 fn create_container_gc(world: &mut KubeletWorld, min_age: String) -> StepResult {
-    world.model_only("creating container GC")?;
+    if world.is_upstream() {
+        let op = Op { min_age: kubegc::kubelet::wire::nanos(duration(&min_age)?), ..Op::named("createContainerGC") };
+        world.validation = world.drive(op)?.validation.map(|v| v.error.map_or(Ok(()), Err));
+        return Ok(());
+    }
     let policy = ContainerGcPolicy { min_age: duration(&min_age)?, ..ContainerGcPolicy::default() };
     world.validation = Some(ContainerGc::new(policy, &world.node).map(|_| ()));
     Ok(())
