@@ -41,11 +41,11 @@ func (s *session) images() (*images.KubegcImageGC, error) {
 	return s.imageGC, nil
 }
 
-func at(t *time.Time, what string) (time.Time, error) {
+func at(t *instant, what string) (time.Time, error) {
 	if t == nil {
 		return time.Time{}, fmt.Errorf("%s needs a time", what)
 	}
-	return *t, nil
+	return time.Time(*t), nil
 }
 
 func (s *session) imageOp(o op, ans *answer) error {

@@ -4,8 +4,45 @@ package main
 // RFC 3339, durations are nanoseconds, sizes are bytes.
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
+
+// instant is a time a step names, which may lie beyond year 9999 ("the latest representable
+// time"): RFC 3339, or RFC 3339 with an expanded year such as "+262142-12-31T23:59:59Z".
+type instant time.Time
+
+func (i *instant) UnmarshalJSON(b []byte) error {
+	var text string
+	if err := json.Unmarshal(b, &text); err != nil {
+		return err
+	}
+	years := 0
+	if strings.HasPrefix(text, "+") {
+		dash := strings.Index(text, "-")
+		if dash < 0 {
+			return fmt.Errorf("cannot read the time %q", text)
+		}
+		year, err := strconv.Atoi(text[1:dash])
+		if err != nil {
+			return fmt.Errorf("cannot read the year of %q: %w", text, err)
+		}
+		// Read it in a year of the same leap-ness below 10000, then move it by whole 400-year
+		// cycles, which keep the calendar.
+		base := 2000 + year%400
+		years = year - base
+		text = fmt.Sprintf("%04d%s", base, text[dash:])
+	}
+	t, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil {
+		return err
+	}
+	*i = instant(t.AddDate(years, 0, 0))
+	return nil
+}
 
 // request is one operation on the fake node.
 type request struct {
@@ -19,12 +56,12 @@ type request struct {
 
 // op names one operation and its arguments.
 type op struct {
-	Kind  string     `json:"kind"`
-	At    *time.Time `json:"at,omitempty"`
-	Began *time.Time `json:"began,omitempty"`
-	Bytes int64      `json:"bytes,omitempty"`
-	High  int        `json:"high,omitempty"`
-	Low   int        `json:"low,omitempty"`
+	Kind  string   `json:"kind"`
+	At    *instant `json:"at,omitempty"`
+	Began *instant `json:"began,omitempty"`
+	Bytes int64    `json:"bytes,omitempty"`
+	High  int      `json:"high,omitempty"`
+	Low   int      `json:"low,omitempty"`
 	// IncludingTerminated is evictNonDeletedPods of the container collector's steps.
 	IncludingTerminated bool `json:"includingTerminated,omitempty"`
 	// MinAge is the minimum age createContainerGC is given.

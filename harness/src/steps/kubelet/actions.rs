@@ -19,6 +19,7 @@ use crate::world::StepResult;
 use crate::world::kubelet::{KubeletWorld, Outcome};
 
 /// Runs `action` and records its outcome: its error, and the images the runtime no longer lists.
+/// A request the kubelet driver could not carry out fails the step instead.
 fn record(
     world: &mut KubeletWorld,
     name: &'static str,
@@ -26,6 +27,9 @@ fn record(
 ) -> StepResult {
     let before: Vec<Image> = world.node.runtime.images.clone();
     let result = action(world);
+    if let Some(fault) = world.driver_fault.take() {
+        return Err(fault);
+    }
     let mut after = world.node.runtime.images.clone();
     let mut removed = Vec::new();
     for image in before {

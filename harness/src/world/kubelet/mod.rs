@@ -81,6 +81,9 @@ pub struct KubeletWorld {
     pub upstream_driver: Option<std::path::PathBuf>,
     /// The driver's process, once started.
     pub upstream: Option<UpstreamKubelet>,
+    /// Why the driver could not carry out the last request, if it could not: a failure of the
+    /// step, never an outcome the kubelet's code produced.
+    pub driver_fault: Option<String>,
 }
 
 impl KubeletWorld {
@@ -113,6 +116,7 @@ impl KubeletWorld {
             last_sync: None,
             upstream_driver: None,
             upstream: None,
+            driver_fault: None,
         })
     }
 
@@ -124,6 +128,14 @@ impl KubeletWorld {
     /// Runs `op` in upstream's kubelet code: sends the node and the settings, and takes the node
     /// back as upstream's code left it. The driver starts on first use.
     pub fn drive(&mut self, op: Op) -> Result<Answer, String> {
+        let answer = self.call_driver(op);
+        if let Err(fault) = &answer {
+            self.driver_fault = Some(fault.clone());
+        }
+        answer
+    }
+
+    fn call_driver(&mut self, op: Op) -> Result<Answer, String> {
         if self.upstream.is_none() {
             let path = self.upstream_driver.as_deref().ok_or("this scenario runs on the kubelet model, not upstream's code")?;
             self.upstream = Some(UpstreamKubelet::start(path)?);

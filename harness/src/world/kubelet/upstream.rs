@@ -54,10 +54,13 @@ impl UpstreamKubelet {
             Ok(_) => {}
             Err(e) => return Err(format!("cannot read from the kubelet driver: {e}")),
         }
-        let answer: Answer = serde_json::from_str(&text).map_err(|e| format!("cannot read the kubelet driver's answer ({e}): {text}"))?;
-        if let Some(fault) = &answer.fault {
+        let unreadable = |e: serde_json::Error| format!("cannot read the kubelet driver's answer ({e}): {text}");
+        // A fault may come with no node at all (a request the driver could not read).
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(unreadable)?;
+        if let Some(fault) = value.get("fault").and_then(serde_json::Value::as_str) {
             return Err(format!("the kubelet driver could not carry out {:?}: {fault}", request.op.kind));
         }
+        let answer: Answer = serde_json::from_value(value).map_err(unreadable)?;
         self.records = answer.records.iter().map(|r| (r.key.clone(), r.to_model())).collect();
         self.collected = answer.collected.clone();
         self.hook_runs = answer.hook_runs;
