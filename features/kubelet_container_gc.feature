@@ -17,8 +17,9 @@ Feature: Kubelet container garbage collection
   deleted yet.
 
   The kubelet's flags default to a minimum age of 0, one dead container per container, and no
-  node limit. The model mirrors Kubernetes v1.34 (`pkg/kubelet/kuberuntime/kuberuntime_gc.go`
-  and its tests, which order containers by creation time only). The clock reads 10:00 when a
+  node limit. The model mirrors Kubernetes v1.37 (`pkg/kubelet/kuberuntime/kuberuntime_gc.go`
+  and its tests, which order containers by creation time only) and is judged against that code
+  with `kubegc run --kubelet upstream`. The clock reads 10:00 when a
   scenario starts; a pod's name is also its UID; pods that containers or sandboxes belong to
   are running unless a step says otherwise. In the upstream tests containers are created at
   nanosecond 0 to 4 — long ago; here `06:00` to `06:04`.
@@ -425,11 +426,19 @@ Feature: Kubelet container garbage collection
       When the kubelet runs until 10:01
       Then no containers remain
 
-    Scenario: When listing containers fails, pod logs are still cleaned and ContainerGCFailed is recorded at once
+    Scenario: When listing containers fails, pod logs are still cleaned
       Given pod "gone" has been deleted
       And the pod logs directory holds "ns_gone_gone"
       And listing containers fails with "rpc error: code = Unavailable desc = connection refused"
       When container garbage collection runs
       Then container garbage collection fails with "rpc error: code = Unavailable desc = connection refused"
       And the removed log paths are "/var/log/pods/ns_gone_gone"
-      And a Warning event ContainerGCFailed is recorded on the node with message "rpc error: code = Unavailable desc = connection refused"
+
+    # The kubelet's container GC loop (StartGarbageCollection in pkg/kubelet/kubelet.go) records
+    # the event on every failed pass, unlike the image GC loop.
+    Scenario: A failed container GC pass is a ContainerGCFailed event at once, and every minute it fails again
+      Given listing containers fails with "rpc error: code = Unavailable desc = connection refused"
+      When the kubelet runs until 10:00
+      Then a Warning event ContainerGCFailed is recorded on the node with message "rpc error: code = Unavailable desc = connection refused"
+      When the kubelet runs until 10:02
+      Then 3 ContainerGCFailed events are recorded

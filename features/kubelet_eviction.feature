@@ -20,7 +20,7 @@ Feature: Kubelet eviction-driven reclaim
   reclaimed. The image GC thresholds play no part: even a kubelet whose image GC loop is off
   (high threshold 100%) deletes images under disk pressure.
 
-  The model mirrors Kubernetes v1.34 (`pkg/kubelet/eviction`, `TestNodeReclaimFuncs`). In the
+  The model mirrors Kubernetes v1.37 (`pkg/kubelet/eviction`, `TestNodeReclaimFuncs`). In the
   upstream test the garbage collectors are mocks that set the disk's stats; here they really
   run, so each phase pulls an unused image (or leaves a terminated pod's container) of exactly
   the size the mock would have given back. Pods are ranked: those using more disk than they

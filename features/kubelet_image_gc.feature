@@ -17,11 +17,15 @@ Feature: Kubelet image garbage collection
   - A high threshold of 100% disables image GC only when there is no maximum age.
   - "Freed" is the sum of the sizes the runtime reports, shared layers counted in every image.
 
-  The model mirrors Kubernetes v1.34 (`pkg/kubelet/images/image_gc_manager.go` and its tests).
-  Unless a scenario says otherwise the node has one 100 GiB filesystem, empty, the kubelet's
-  defaults apply (high 85%, low 80%, minimum age 2m, no maximum age), and the clock reads 10:00
-  when the scenario starts, which is when the kubelet started its GC loops. Time is virtual:
-  "1m passes" moves the clock; nothing sleeps. "The zero time" is Go's zero time, the
+  The model mirrors Kubernetes v1.37 (`pkg/kubelet/images/image_gc_manager.go` and its tests)
+  and is judged against that code with `kubegc run --kubelet upstream`. Unless a scenario says
+  otherwise the node has one 100 GiB filesystem, empty, the kubelet's defaults apply (high 85%,
+  low 80%, minimum age 2m, no maximum age), and the clock reads 10:00 when the scenario starts,
+  which is when the kubelet started. Time is virtual: "1m passes" moves the clock; nothing
+  sleeps. "Image garbage collection runs" is one pass of the image manager's GarbageCollect, as
+  the kubelet's loop calls it. Once "the kubelet runs", its loops (detection and image GC every
+  five minutes, container GC every minute, each first at the kubelet's start) run whenever the
+  clock moves, and only they record ImageGCFailed and ContainerGCFailed. "The zero time" is Go's zero time, the
   `lastUsed` of an image never used ("never"). Steps naming the image manager's internals
   (detection at a time, freeing bytes at a time) mirror upstream's unit tests; containers
   whose state is not given have exited, as upstream's test containers are not running.
@@ -375,12 +379,11 @@ Feature: Kubelet image garbage collection
       And no image is removed
 
     @upstream(TestGarbageCollectCadvisorFailure)
-    Scenario: When the image filesystem's stats cannot be read, image GC fails (without an event the first time)
+    Scenario: When the image filesystem's stats cannot be read, image GC fails
       Given image GC thresholds high 90% low 80%
       And the image filesystem stats cannot be read
       When image garbage collection runs
       Then image garbage collection fails with "failed to get imageFs stats: unable to find data in memory cache"
-      And no ImageGCFailed event is recorded
 
     @upstream(TestGarbageCollectBelowSuccess)
     Scenario: Above the high threshold, unused images are deleted until usage is back at the low threshold
@@ -399,8 +402,8 @@ Feature: Kubelet image garbage collection
       And a node whose image filesystem is 1000 bytes with 50 bytes available
       And the runtime has an image "image-0" of 50 bytes
       When image garbage collection runs
-      Then image garbage collection fails with "Failed to garbage collect required amount of images. Attempted to free 150 bytes, but only found 50 bytes eligible to free."
-      And a Warning event FreeDiskSpaceFailed is recorded on the node with message "Failed to garbage collect required amount of images. Attempted to free 150 bytes, but only found 50 bytes eligible to free."
+      Then image garbage collection fails with "Insufficient free disk space on the node's image filesystem (95% of 1000 B used). Failed to free sufficient space by deleting unused images (freed 50 bytes). Investigate disk usage, as it could be used by active images, logs, volumes, or other data."
+      And a Warning event FreeDiskSpaceFailed is recorded on the node with message "Insufficient free disk space on the node's image filesystem (95% of 1000 B used). Failed to free sufficient space by deleting unused images (freed 50 bytes). Investigate disk usage, as it could be used by active images, logs, volumes, or other data."
       And image image-0 is removed
 
     Scenario: The issue's example — 90% used, thresholds 85/80: the least recently used images go until 10 GiB is freed
@@ -470,7 +473,9 @@ Feature: Kubelet image garbage collection
       When image garbage collection runs
       Then images a and b are removed and 120 bytes are freed
 
-    Scenario: Not enough to free — what was deleted stays deleted, and FreeDiskSpaceFailed says how much was found
+    # The message (GarbageCollect in pkg/kubelet/images/image_gc_manager.go) gives the usage
+    # before the pass and the capacity as formatSize writes it, not the bytes it had to free.
+    Scenario: Not enough to free — what was deleted stays deleted, and FreeDiskSpaceFailed says how full the disk is and what was freed
       Given a node whose image filesystem is 100 GiB with 90 GiB used
       And the runtime has images:
         | image | size   |
@@ -482,8 +487,8 @@ Feature: Kubelet image garbage collection
       And images were detected at 10:00
       When image garbage collection runs at 10:05
       Then image a is removed and 3 GiB is freed
-      And image garbage collection fails with "Failed to garbage collect required amount of images. Attempted to free 10737418240 bytes, but only found 3221225472 bytes eligible to free."
-      And a Warning event FreeDiskSpaceFailed is recorded on the node with message "Failed to garbage collect required amount of images. Attempted to free 10737418240 bytes, but only found 3221225472 bytes eligible to free."
+      And image garbage collection fails with "Insufficient free disk space on the node's image filesystem (90% of 100.0 GiB used). Failed to free sufficient space by deleting unused images (freed 3221225472 bytes). Investigate disk usage, as it could be used by active images, logs, volumes, or other data."
+      And a Warning event FreeDiskSpaceFailed is recorded on the node with message "Insufficient free disk space on the node's image filesystem (90% of 100.0 GiB used). Failed to free sufficient space by deleting unused images (freed 3221225472 bytes). Investigate disk usage, as it could be used by active images, logs, volumes, or other data."
       And the post-GC hooks ran 1 time
 
     Scenario: A failed deletion does not stop the others; the error lists it, with no FreeDiskSpaceFailed event
@@ -499,18 +504,21 @@ Feature: Kubelet image garbage collection
       And no FreeDiskSpaceFailed event is recorded
       And the post-GC hooks ran 0 times
 
+    # The kubelet's image GC loop (StartGarbageCollection in pkg/kubelet/kubelet.go) records the
+    # event, not the image manager: only the loop's passes count, every five minutes from the start.
     Scenario: A failure twice in a row becomes an ImageGCFailed event; a success resets the count
       Given the image filesystem stats cannot be read
-      When image garbage collection runs
+      When the kubelet runs until 10:04
       Then no ImageGCFailed event is recorded
-      When image garbage collection runs at 10:05
+      When the kubelet runs until 10:05
       Then a Warning event ImageGCFailed is recorded on the node with message "failed to get imageFs stats: unable to find data in memory cache"
       When the image filesystem stats can be read again
-      And image garbage collection runs at 10:10
-      Then image garbage collection succeeds
-      When the image filesystem stats cannot be read
-      And image garbage collection runs at 10:15
+      And the kubelet runs until 10:10
+      And the image filesystem stats cannot be read
+      And the kubelet runs until 10:15
       Then 1 ImageGCFailed event is recorded
+      When the kubelet runs until 10:20
+      Then 2 ImageGCFailed events are recorded
 
     Scenario: A filesystem reporting no capacity is an InvalidDiskCapacity warning
       Given a node whose image filesystem reports no capacity
@@ -531,7 +539,7 @@ Feature: Kubelet image garbage collection
       And the runtime has an image "fresh" of 20 GiB
       When image garbage collection runs
       Then no image is removed
-      And image garbage collection fails with "Failed to garbage collect required amount of images. Attempted to free 10737418240 bytes, but only found 0 bytes eligible to free."
+      And image garbage collection fails with "Insufficient free disk space on the node's image filesystem (90% of 100.0 GiB used). Failed to free sufficient space by deleting unused images (freed 0 bytes). Investigate disk usage, as it could be used by active images, logs, volumes, or other data."
 
     Scenario: Freed bytes are the images' reported sizes, even when shared layers stay on disk
       Given a node whose image filesystem is 100 GiB with 90 GiB used
@@ -613,7 +621,7 @@ Feature: Kubelet image garbage collection
       Given a maximum image age of 1h
       When the kubelet runs until 11:04
       And the runtime pulls an image "fresh" of 1 GiB
-      And image garbage collection runs at 11:05
+      And the kubelet runs until 11:05
       Then image fresh is removed
 
     Scenario: A high threshold of 100% does not disable age-based GC

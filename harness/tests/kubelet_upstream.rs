@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Kubelet features whose every scenario runs on upstream's code.
-const DRIVEN: &[&str] = &["features/kubelet_config.feature"];
+const DRIVEN: &[&str] = &["features/kubelet_config.feature", "features/kubelet_image_gc.feature", "features/kubelet_container_gc.feature"];
 
 #[test]
 fn kubelet_scenarios_pass_on_upstream_kubelet_code() {

@@ -76,11 +76,13 @@ pub struct Request {
 #[serde(rename_all = "camelCase")]
 pub struct Op {
     /// Its name (`detect`, `candidates`, `freeSpace`, `freeOld`,
-    /// `deleteUnusedImages`, `createImageGC`, `restart`, `createContainerGC`, `evictContainers`,
-    /// `evictSandboxes`, `evictLogs`, `deleteAllUnusedContainers`, `validateConfig`,
+    /// `deleteUnusedImages`, `garbageCollectImages`, `createImageGC`, `restart`,
+    /// `createContainerGC`, `evictContainers`, `evictSandboxes`, `evictLogs`,
+    /// `deleteAllUnusedContainers`, `garbageCollectContainers`, `runUntil` (the kubelet's
+    /// loops, started at its start on first use, until `at`), `validateConfig`,
     /// `loadConfigFile`, `setGates`).
     pub kind: String,
-    /// The time an image GC step is given.
+    /// The time an image GC step is given, or the end of `runUntil`.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "rfc3339::option")]
     pub at: Option<DateTime<Utc>>,
     /// `beganGC` of `freeOldImages`.
@@ -450,6 +452,17 @@ pub struct Answer {
     /// The configuration a loaded file defaulted to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<Config>,
+    /// The kubelet's loops, once they run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loops: Option<LoopState>,
+}
+
+/// What an answer tells of the kubelet's running GC loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoopState {
+    /// Passes of the image GC loop so far (none: the kubelet did not start it).
+    pub image_gc_runs: usize,
 }
 
 fn container_state(s: ContainerState) -> &'static str {

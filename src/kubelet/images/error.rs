@@ -34,8 +34,10 @@ pub enum ImageGcError {
     },
     /// Space-based GC freed less than it had to.
     NotEnoughFreed {
-        /// Bytes it had to free.
-        attempted: i64,
+        /// The image filesystem's usage before the pass, percent.
+        usage_percent: i64,
+        /// The image filesystem's capacity.
+        capacity: i64,
         /// Bytes it found eligible and freed.
         freed: i64,
     },
@@ -57,12 +59,41 @@ impl fmt::Display for ImageGcError {
                 format_duration(*max_age),
                 crate::kubelet::errors::aggregate(errors)
             ),
-            ImageGcError::NotEnoughFreed { attempted, freed } => write!(
+            ImageGcError::NotEnoughFreed { usage_percent, capacity, freed } => write!(
                 f,
-                "Failed to garbage collect required amount of images. Attempted to free {attempted} bytes, but only found {freed} bytes eligible to free."
+                "Insufficient free disk space on the node's image filesystem ({usage_percent}% of {} used). Failed to free sufficient space by deleting unused images (freed {freed} bytes). Investigate disk usage, as it could be used by active images, logs, volumes, or other data.",
+                format_size(*capacity)
             ),
         }
     }
 }
 
 impl std::error::Error for ImageGcError {}
+
+/// A size as the image manager's messages give it (`formatSize`): bytes below 1 KiB, else KiB,
+/// MiB, GiB or TiB with one decimal.
+fn format_size(bytes: i64) -> String {
+    const KIB: f64 = 1024.0;
+    let size = bytes as f64;
+    let (unit, scale) = match size {
+        s if s < KIB => return format!("{bytes} B"),
+        s if s < KIB * KIB => ("KiB", KIB),
+        s if s < KIB * KIB * KIB => ("MiB", KIB * KIB),
+        s if s < KIB * KIB * KIB * KIB => ("GiB", KIB * KIB * KIB),
+        _ => ("TiB", KIB * KIB * KIB * KIB),
+    };
+    format!("{:.1} {unit}", size / scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_size;
+
+    #[test]
+    fn sizes_read_as_the_image_manager_gives_them() {
+        assert_eq!(format_size(1000), "1000 B");
+        assert_eq!(format_size(1536), "1.5 KiB");
+        assert_eq!(format_size(100 << 30), "100.0 GiB");
+        assert_eq!(format_size(3 << 40), "3.0 TiB");
+    }
+}

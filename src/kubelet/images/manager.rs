@@ -9,7 +9,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use crate::kubelet::events::{FREE_DISK_SPACE_FAILED, FailureEvent, INVALID_DISK_CAPACITY};
 use crate::kubelet::images::order::{self, EvictionInfo};
 use crate::kubelet::images::records::{self, ImageRecord, image_key};
-use crate::kubelet::images::threshold::{SpaceGc, ThresholdCheck};
+use crate::kubelet::images::threshold::{SpaceGc, ThresholdCheck, usage_percent};
 use crate::kubelet::images::{ImageGcError, ImageGcPolicy, policy};
 use crate::kubelet::mutant::Mutable;
 use crate::kubelet::node::Node;
@@ -186,7 +186,8 @@ impl ImageGcManager {
             None => node.disks.image_fs_stats().map_err(ImageGcError::Stats)?,
         };
         let (low, high) = (self.policy.low_threshold_percent, self.policy.high_threshold_percent);
-        match ThresholdCheck::of(&fs, low, high).mutated(node.mutant).action {
+        let check = ThresholdCheck::of(&fs, low, high).mutated(node.mutant);
+        match check.action {
             SpaceGc::NotNeeded => Ok(()),
             SpaceGc::InvalidCapacity => {
                 let e = ImageGcError::InvalidCapacity;
@@ -200,7 +201,11 @@ impl ImageGcManager {
                 }
                 self.post_gc_hook_runs.push(result.images_left.unwrap_or_default());
                 if result.freed < amount {
-                    let e = ImageGcError::NotEnoughFreed { attempted: amount, freed: result.freed };
+                    let e = ImageGcError::NotEnoughFreed {
+                        usage_percent: usage_percent(check.capacity, check.available),
+                        capacity: check.capacity,
+                        freed: result.freed,
+                    };
                     node.record_failure(FailureEvent { reason: FREE_DISK_SPACE_FAILED, message: e.to_string(), recorded: true });
                     return Err(e);
                 }

@@ -342,6 +342,8 @@ func (s *session) containerOp(o op, ans *answer) error {
 		ans.Error = errorText(manager.EvictPodLogsDirectories(s.ctx, ready))
 	case "deleteAllUnusedContainers":
 		ans.Error = errorText(gc.DeleteAllUnusedContainers(s.ctx))
+	case "garbageCollectContainers":
+		ans.Error = errorText(gc.GarbageCollect(s.ctx))
 	}
 	return nil
 }

@@ -55,6 +55,7 @@ func (s *session) imageOp(o op, ans *answer) error {
 		ans.Validation = &validation{Error: errorText(err)}
 		return nil
 	case "restart":
+		s.stopLoops()
 		gc, err := s.newImageGC(s.settings.Config.imagePolicy())
 		if err != nil {
 			return err
@@ -100,6 +101,9 @@ func (s *session) imageOp(o op, ans *answer) error {
 		ans.Candidates, ans.Error = toRecords(left, false), errorText(err)
 	case "deleteUnusedImages":
 		ans.Error = errorText(gc.Manager().DeleteUnusedImages(context.Background()))
+	case "garbageCollectImages":
+		// One pass as the kubelet's loop makes it, with the loop's beganGC: the kubelet's start.
+		ans.Error = errorText(gc.Manager().GarbageCollect(context.Background(), s.settings.Started))
 	}
 	return nil
 }

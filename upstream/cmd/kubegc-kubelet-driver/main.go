@@ -19,11 +19,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 	"testing/synctest"
 )
 
 func main() {
+	// One processor: the kubelet's loops act on one fake node, one at a time, and loops due at
+	// the same instant run in a repeatable order.
+	runtime.GOMAXPROCS(1)
 	testing.Init()
 	testing.Main(func(string, string) (bool, error) { return true, nil }, []testing.InternalTest{{Name: "Session", F: func(t *testing.T) {
 		synctest.Test(t, func(*testing.T) { serve() })

@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
@@ -40,22 +42,20 @@ type session struct {
 	// container GC over it, built on first use.
 	runtimeGC   *kuberuntime.KubegcContainerGC
 	containerGC kubecontainer.GC
+	// loops are the kubelet's GC loops, once started.
+	loops *loops
 }
 
 func newSession() *session {
 	legacyregistry.MustRegister(metrics.ImageGarbageCollectedTotal)
-	klog.SetOutput(discard{})
-	klog.LogToStderr(false)
+	// The kubelet's own logging is not part of the answers.
+	klog.SetLogger(logr.Discard())
 	return &session{
 		ctx:     context.Background(),
 		nodeRef: &v1.ObjectReference{Kind: "Node", Name: "node", UID: "node", Namespace: ""},
 		gates:   map[string]bool{},
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // handle carries one request out.
 func (s *session) handle(req *request) answer {
@@ -74,18 +74,28 @@ func (s *session) handle(req *request) answer {
 	ans.Records = s.records()
 	ans.Collected = collected()
 	ans.HookRuns = s.hookRuns
+	ans.Loops = s.loopState()
 	return ans
 }
 
-// prepare sets the node's feature gates and moves the kubelet's clock to the node's.
+// prepare sets the node's feature gates, gives the pod workers and the runtime the node's pods
+// and containers, and moves the kubelet's clock to the node's (the loops, if running, run on
+// the way).
 func (s *session) prepare() error {
 	if err := s.setGates(s.node.Gates); err != nil {
 		return fmt.Errorf("cannot set feature gates %v: %w", s.node.Gates, err)
 	}
+	if err := s.loadPods(); err != nil {
+		return err
+	}
+	if s.cri != nil {
+		s.cri.load()
+	}
 	if err := moveClockTo(s.node.Now); err != nil {
 		return err
 	}
-	return s.loadPods()
+	synctest.Wait()
+	return nil
 }
 
 // moveClockTo moves the bubble's fake clock forward to t (never back).
@@ -120,10 +130,16 @@ func (s *session) setGates(gates map[string]bool) error {
 
 func (s *session) dispatch(o op, ans *answer) error {
 	switch o.Kind {
-	case "createImageGC", "detect", "candidates", "freeSpace", "freeOld", "deleteUnusedImages", "restart":
+	case "createImageGC", "detect", "candidates", "freeSpace", "freeOld", "deleteUnusedImages", "garbageCollectImages", "restart":
 		return s.imageOp(o, ans)
-	case "createContainerGC", "evictContainers", "evictSandboxes", "evictLogs", "deleteAllUnusedContainers":
+	case "createContainerGC", "evictContainers", "evictSandboxes", "evictLogs", "deleteAllUnusedContainers", "garbageCollectContainers":
 		return s.containerOp(o, ans)
+	case "runUntil":
+		t, err := at(o.At, o.Kind)
+		if err != nil {
+			return err
+		}
+		return s.runUntil(t)
 	case "validateConfig", "loadConfigFile":
 		return s.configOp(o, ans)
 	default:

@@ -240,6 +240,14 @@ type answer struct {
 	Validation *validation `json:"validation,omitempty"`
 	// Config is the configuration a loaded file defaulted to.
 	Config *kubeletConfig `json:"config,omitempty"`
+	// Loops tells of the kubelet's loops, once they run.
+	Loops *loopState `json:"loops,omitempty"`
+}
+
+// loopState tells of the kubelet's running loops.
+type loopState struct {
+	// ImageGCRuns counts the image GC loop's passes.
+	ImageGCRuns int `json:"imageGcRuns"`
 }
 
 type validation struct {

@@ -9,7 +9,6 @@ use kubegc::kubelet::config::defaulted;
 use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy, dead, logs, sandboxes};
 use kubegc::kubelet::images::ImageGcManager;
 use kubegc::kubelet::images::order::EvictionInfo;
-use kubegc::kubelet::loops::move_clock_to;
 use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, TimeDelta, Utc};
 use kubegc::kubelet::wire::{Op, Record};
@@ -67,14 +66,15 @@ fn op_at(kind: &str, t: DateTime<Utc>) -> Op {
     Op { at: Some(t), ..Op::named(kind) }
 }
 
-/// Moves the clock to `at` (if given and later), for kubelet-level actions.
-fn at(world: &KubeletWorld, at: &str) -> StepResult {
+/// Moves the clock to `at` (if given and later), for kubelet-level actions; a running kubelet's
+/// loops run on the way.
+fn at(world: &mut KubeletWorld, at: &str) -> StepResult {
     if !at.is_empty() {
         let t = instant(at, &world.node)?;
         if t < world.node.now() {
             return Err(format!("{at} is in the past: the clock reads {}", super::parse::show(world.node.now(), &world.node)));
         }
-        move_clock_to(&world.node, t);
+        world.advance_to(t)?;
     }
     Ok(())
 }
@@ -151,21 +151,18 @@ fn free_old(world: &mut KubeletWorld, time: String, began: String) -> StepResult
     })
 }
 
-/// `When image garbage collection runs` (or `runs at 10:05`): one pass of the kubelet's image
-/// GC loop, with its failure events.
+/// `When image garbage collection runs` (or `runs at 10:05`): one pass of image GC as the
+/// kubelet's loop makes it (`GarbageCollect` with the kubelet's start as `beganGC`), without
+/// the loop's own failure events (for those, the kubelet runs).
 #[when(regex = r"^image garbage collection runs(?: at (.+))?$")]
 fn image_gc_runs(world: &mut KubeletWorld, time: String) -> StepResult {
-    world.model_only("the image garbage collection loop")?;
     at(world, &time)?;
     record(world, "image garbage collection", |world| {
-        world.images()?;
-        world.loops();
-        let KubeletWorld { node, images, loops, .. } = world;
-        let (images, loops) = (images.as_mut().ok_or("no image GC")?, loops.as_mut().ok_or("no loops")?);
-        match loops.run_image_gc(node, images) {
-            None => Ok(None),
-            Some(result) => result.map(|()| None).map_err(|e| e.to_string()),
+        if world.is_upstream() {
+            return drive(world, Op::named("garbageCollectImages")).map(|_| None);
         }
+        let began = world.started;
+        world.with_images(|node, images| images.garbage_collect(node, began).map(|()| None).map_err(|e| e.to_string()))
     })
 }
 
@@ -186,24 +183,11 @@ fn delete_unused(world: &mut KubeletWorld, time: String) -> StepResult {
 fn passes(world: &mut KubeletWorld, by: String) -> StepResult {
     let by = duration(&by)?;
     let to = kubegc::kubelet::time::add(world.node.now(), by).ok_or("past the end of time")?;
-    move_clock_to(&world.node, to);
-    Ok(())
+    world.advance_to(to)
 }
 
 fn run_until(world: &mut KubeletWorld, end: DateTime<Utc>) -> StepResult {
-    world.model_only("the kubelet's loops")?;
-    if end < world.node.now() {
-        return Err("the kubelet cannot run backwards in time".into());
-    }
-    let containers = world.containers()?;
-    record(world, "the kubelet's loops", |world| {
-        world.images()?;
-        world.loops();
-        let KubeletWorld { node, images, loops, .. } = world;
-        let (images, loops) = (images.as_mut().ok_or("no image GC")?, loops.as_mut().ok_or("no loops")?);
-        loops.run_until(end, node, images, &containers)?;
-        Ok(None)
-    })
+    record(world, "the kubelet's loops", |world| world.run_loops_until(end).map(|()| None))
 }
 
 /// `When the kubelet runs until 11:05`: its GC loops (detection, container GC every minute,
@@ -234,16 +218,15 @@ fn restarts(world: &mut KubeletWorld) -> StepResult {
     Ok(())
 }
 
-/// `When container garbage collection runs`: one pass of the kubelet's container GC loop.
+/// `When container garbage collection runs`: one pass of container GC as the kubelet's loop
+/// makes it (`GarbageCollect`), without the loop's failure event (for that, the kubelet runs).
 #[when(regex = r"^container garbage collection runs$")]
 fn container_gc_runs(world: &mut KubeletWorld) -> StepResult {
-    world.model_only("the container garbage collection loop")?;
+    if world.is_upstream() {
+        return record(world, "container garbage collection", |world| drive(world, Op::named("garbageCollectContainers")).map(|_| None));
+    }
     let containers = world.containers()?;
-    record(world, "container garbage collection", |world| {
-        world.loops();
-        let KubeletWorld { node, loops, .. } = world;
-        loops.as_mut().ok_or("no loops")?.run_container_gc(node, &containers).map(|()| None)
-    })
+    record(world, "container garbage collection", |world| containers.garbage_collect(&mut world.node).map(|()| None))
 }
 
 /// `When the kubelet deletes all unused containers` (`DeleteAllUnusedContainers`).

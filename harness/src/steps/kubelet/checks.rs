@@ -252,8 +252,7 @@ fn event_count(world: &mut KubeletWorld, count: String, reason: String) -> StepR
 /// `Then image garbage collection is not running` (or `is running`).
 #[then(regex = r"^image garbage collection is (not running|running)$")]
 fn image_gc_running(world: &mut KubeletWorld, how: String) -> StepResult {
-    world.model_only("whether the image garbage collection loop runs")?;
-    let running = world.loops().image_gc_enabled();
+    let running = world.image_gc_loop_running()?;
     if running == (how == "running") {
         Ok(())
     } else {

@@ -14,7 +14,7 @@ use kubegc::kubelet::eviction::{EvictionConfig, EvictionManager, PodUsage, Thres
 use kubegc::kubelet::images::ImageGcManager;
 use kubegc::kubelet::images::order::EvictionInfo;
 use kubegc::kubelet::images::records::ImageRecord;
-use kubegc::kubelet::loops::GcLoops;
+use kubegc::kubelet::loops::{GcLoops, move_clock_to};
 use kubegc::kubelet::mutant::Mutant;
 use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, Utc};
@@ -202,10 +202,56 @@ impl KubeletWorld {
         self.containers.clone().ok_or_else(|| "container GC is missing".to_string())
     }
 
-    /// The GC loops, started at the scenario's start on first use.
-    pub fn loops(&mut self) -> &mut GcLoops {
+    /// Whether the kubelet's GC loops run (they start on first use, at the kubelet's start).
+    pub fn loops_started(&self) -> bool {
+        match &self.upstream {
+            Some(upstream) => upstream.loops.is_some(),
+            None => self.loops.is_some(),
+        }
+    }
+
+    /// Whether the kubelet started its image GC loop; an error before its loops have run.
+    pub fn image_gc_loop_running(&self) -> Result<bool, String> {
+        let running = match &self.upstream {
+            Some(upstream) => upstream.loops.map(|l| l.image_gc_runs > 0),
+            None => self.loops.as_ref().map(GcLoops::image_gc_enabled),
+        };
+        running.ok_or_else(|| "the kubelet's loops have not run yet".to_string())
+    }
+
+    /// Runs the kubelet's GC loops until `end`, passes due at `end` included, and moves the
+    /// clock there. The loops start on first use, which must be at the kubelet's start.
+    pub fn run_loops_until(&mut self, end: DateTime<Utc>) -> Result<(), String> {
+        if end < self.node.now() {
+            return Err("the kubelet cannot run backwards in time".into());
+        }
+        if self.is_upstream() {
+            self.drive(Op { at: Some(end), ..Op::named("runUntil") })?;
+            move_clock_to(&self.node, end);
+            return Ok(());
+        }
+        if self.loops.is_none() && self.node.now() != self.started {
+            return Err(format!(
+                "the kubelet's loops start when the kubelet starts ({}), but the clock already reads {}",
+                self.started,
+                self.node.now()
+            ));
+        }
+        let containers = self.containers()?;
+        self.images()?;
         let (config, started, mutant) = (&self.config, self.started, self.node.mutant);
-        self.loops.get_or_insert_with(|| GcLoops::start(config, started, mutant))
+        let loops = self.loops.get_or_insert_with(|| GcLoops::start(config, started, mutant));
+        let images = self.images.as_mut().ok_or("image GC is missing")?;
+        loops.run_until(end, &mut self.node, images, &containers)
+    }
+
+    /// Moves the clock forward to `t`; a running kubelet's loops run on the way.
+    pub fn advance_to(&mut self, t: DateTime<Utc>) -> Result<(), String> {
+        if self.loops_started() {
+            return self.run_loops_until(t);
+        }
+        move_clock_to(&self.node, t);
+        Ok(())
     }
 
     /// The eviction manager, created on first use.

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use kubegc::kubelet::images::records::ImageRecord;
-use kubegc::kubelet::wire::{Answer, Request};
+use kubegc::kubelet::wire::{Answer, LoopState, Request};
 
 /// A running driver and what upstream's collectors have told of themselves so far.
 #[derive(Debug)]
@@ -24,6 +24,8 @@ pub struct UpstreamKubelet {
     pub collected: BTreeMap<String, u64>,
     /// How often the post-GC hooks have run.
     pub hook_runs: usize,
+    /// The kubelet's GC loops, once they run.
+    pub loops: Option<LoopState>,
 }
 
 impl UpstreamKubelet {
@@ -39,7 +41,7 @@ impl UpstreamKubelet {
             (Some(stdin), Some(stdout)) => (stdin, BufReader::new(stdout)),
             _ => return Err("the kubelet driver has no standard input or output".into()),
         };
-        Ok(Self { child, stdin, stdout, records: BTreeMap::new(), collected: BTreeMap::new(), hook_runs: 0 })
+        Ok(Self { child, stdin, stdout, records: BTreeMap::new(), collected: BTreeMap::new(), hook_runs: 0, loops: None })
     }
 
     /// Sends one request and reads its answer; a request the driver could not carry out at all
@@ -64,6 +66,7 @@ impl UpstreamKubelet {
         self.records = answer.records.iter().map(|r| (r.key.clone(), r.to_model())).collect();
         self.collected = answer.collected.clone();
         self.hook_runs = answer.hook_runs;
+        self.loops = answer.loops;
         Ok(answer)
     }
 
