@@ -324,8 +324,11 @@ Feature: Kubelet eviction-driven reclaim
     And the eviction manager synchronizes
     Then pod "batch" is evicted with a grace period of 1 second
 
+  # Since v1.37 the defaults include imagefs.inodesFree (DefaultEvictionHard in
+  # pkg/kubelet/eviction/defaults_linux.go); the kubelet fills them in when it loads its
+  # configuration file (loadConfigFile in cmd/kubelet/app/server.go).
   Scenario: The default hard eviction thresholds on Linux
-    Then the eviction hard thresholds in force are "memory.available<100Mi, nodefs.available<10%, nodefs.inodesFree<5%, imagefs.available<15%"
+    Then the eviction hard thresholds in force are "memory.available<100Mi, nodefs.available<10%, nodefs.inodesFree<5%, imagefs.available<15%, imagefs.inodesFree<5%"
 
   Scenario: Setting evictionHard replaces the defaults: signals not set are not defaulted
     Given the kubelet's evictionHard sets "imagefs.available<10%"
@@ -333,7 +336,7 @@ Feature: Kubelet eviction-driven reclaim
 
   Scenario: With mergeDefaultEvictionSettings, signals not set keep their defaults
     Given the kubelet's evictionHard sets "imagefs.available<10%" with mergeDefaultEvictionSettings
-    Then the eviction hard thresholds in force are "memory.available<100Mi, nodefs.available<10%, nodefs.inodesFree<5%, imagefs.available<10%"
+    Then the eviction hard thresholds in force are "memory.available<100Mi, nodefs.available<10%, nodefs.inodesFree<5%, imagefs.available<10%, imagefs.inodesFree<5%"
 
   Scenario: Which reclaim functions a disk signal runs depends on the layout
     Then the reclaim functions are:

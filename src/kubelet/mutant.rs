@@ -199,8 +199,8 @@ crate::mutants::define_mutants! {
     ImagesReclaimedFirst = "images-reclaimed-first",
     /// Default eviction thresholds are merged in even without mergeDefaultEvictionSettings.
     DefaultsAlwaysMerged = "defaults-always-merged",
-    /// The default hard thresholds include `imagefs.inodesFree<5%` (as some docs list).
-    DocsEvictionDefaults = "docs-eviction-defaults",
+    /// The default hard thresholds lack `imagefs.inodesFree<5%` (as before v1.37).
+    DefaultsWithoutImageFsInodes = "defaults-without-imagefs-inodes",
     /// Pods are ranked for eviction by disk usage alone, ignoring priority.
     RankByUsageOnly = "rank-by-usage-only",
 }
@@ -680,8 +680,8 @@ impl Mutable for Reclaim {
 impl Mutable for EvictionHard {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         match active {
-            Some(Mutant::DocsEvictionDefaults) => {
-                self.defaults.insert("imagefs.inodesFree".into(), "5%".into());
+            Some(Mutant::DefaultsWithoutImageFsInodes) => {
+                self.defaults.remove("imagefs.inodesFree");
             }
             Some(Mutant::DefaultsAlwaysMerged) => self.merge = true,
             _ => {}

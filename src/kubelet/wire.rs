@@ -16,6 +16,7 @@ use crate::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
 use crate::kubelet::containers::ContainerGcPolicy;
 use crate::kubelet::disks::{DiskLayout, Filesystem};
 use crate::kubelet::events::EventType;
+use crate::kubelet::eviction::reclaim::ReclaimFn;
 use crate::kubelet::images::records::ImageRecord;
 use crate::kubelet::logs::{LogDir, LogSymlink};
 use crate::kubelet::pods::PodState;
@@ -55,6 +56,25 @@ mod rfc3339 {
     }
 }
 
+/// A disk layout's name: `single`, `dedicated` (a dedicated image filesystem) or `split` (the
+/// image filesystem split from the container filesystem).
+pub fn layout_name(layout: DiskLayout) -> &'static str {
+    match layout {
+        DiskLayout::Single => "single",
+        DiskLayout::DedicatedImageFs => "dedicated",
+        DiskLayout::SplitImageFs => "split",
+    }
+}
+
+/// A node-level reclaim function of its upstream name.
+pub fn reclaim_fn(name: &str) -> Result<ReclaimFn, String> {
+    match name {
+        "DeleteAllUnusedContainers" => Ok(ReclaimFn::DeleteAllUnusedContainers),
+        "DeleteUnusedImages" => Ok(ReclaimFn::DeleteUnusedImages),
+        other => Err(format!("unknown reclaim function {other:?}")),
+    }
+}
+
 /// Nanoseconds of a duration.
 pub fn nanos(d: TimeDelta) -> i64 {
     d.num_nanoseconds().unwrap_or(if d < TimeDelta::zero() { i64::MIN } else { i64::MAX })
@@ -80,7 +100,7 @@ pub struct Op {
     /// `createContainerGC`, `evictContainers`, `evictSandboxes`, `evictLogs`,
     /// `deleteAllUnusedContainers`, `garbageCollectContainers`, `runUntil` (the kubelet's
     /// loops, started at its start on first use, until `at`), `validateConfig`,
-    /// `loadConfigFile`, `setGates`).
+    /// `loadConfigFile`, `setGates`, `reclaimFunctions`, `evictionHardInForce`).
     pub kind: String,
     /// The time an image GC step is given, or the end of `runUntil`.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "rfc3339::option")]
@@ -103,6 +123,12 @@ pub struct Op {
     /// The minimum age of `createContainerGC`, nanoseconds.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub min_age: i64,
+    /// The eviction signal `reclaimFunctions` is asked of.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signal: String,
+    /// The disk layout `reclaimFunctions` is asked of (`single`, `dedicated`, `split`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub layout: String,
 }
 
 fn is_zero(n: &i64) -> bool {
@@ -132,6 +158,12 @@ pub struct Config {
     /// `imageMaximumGCAge`, nanoseconds.
     #[serde(rename = "imageMaximumGCAge")]
     pub image_maximum_gc_age: i64,
+    /// `evictionHard`, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eviction_hard: Option<BTreeMap<String, String>>,
+    /// `mergeDefaultEvictionSettings`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merge_default_eviction_settings: bool,
 }
 
 /// A configuration file's fields (unset ones are defaulted on loading).
@@ -455,6 +487,13 @@ pub struct Answer {
     /// The kubelet's loops, once they run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loops: Option<LoopState>,
+    /// The node-level reclaim functions the eviction manager ran, in order
+    /// (`DeleteAllUnusedContainers`, `DeleteUnusedImages`).
+    #[serde(default)]
+    pub reclaim_functions: Vec<String>,
+    /// The `evictionHard` a kubelet runs with.
+    #[serde(default)]
+    pub eviction_hard: BTreeMap<String, String>,
 }
 
 /// What an answer tells of the kubelet's running GC loops.
@@ -579,12 +618,7 @@ impl Node {
             },
             calls: r.calls.iter().map(call).collect(),
             disks: Disks {
-                layout: match node.disks.layout {
-                    DiskLayout::Single => "single",
-                    DiskLayout::DedicatedImageFs => "dedicated",
-                    DiskLayout::SplitImageFs => "split",
-                }
-                .into(),
+                layout: layout_name(node.disks.layout).into(),
                 nodefs: fs(&node.disks.nodefs),
                 imagefs: fs(&node.disks.imagefs),
                 image_stats_error: node.disks.image_stats_error.clone(),
@@ -696,6 +730,8 @@ impl Settings {
                 image_gc_low_threshold_percent: config.image_gc_low_threshold_percent,
                 image_minimum_gc_age: nanos(config.image_minimum_gc_age),
                 image_maximum_gc_age: nanos(config.image_maximum_gc_age),
+                eviction_hard: config.eviction_hard.clone(),
+                merge_default_eviction_settings: config.merge_default_eviction_settings,
             },
             config_file: ConfigFile {
                 image_gc_high_threshold_percent: file.image_gc_high_threshold_percent,

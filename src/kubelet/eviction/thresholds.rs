@@ -139,10 +139,16 @@ pub fn parse_threshold(expression: &str) -> Result<Threshold, String> {
 
 /// `DefaultEvictionHard` on Linux.
 pub fn default_eviction_hard() -> BTreeMap<String, String> {
-    [("memory.available", "100Mi"), ("nodefs.available", "10%"), ("nodefs.inodesFree", "5%"), ("imagefs.available", "15%")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    [
+        ("memory.available", "100Mi"),
+        ("nodefs.available", "10%"),
+        ("nodefs.inodesFree", "5%"),
+        ("imagefs.available", "15%"),
+        ("imagefs.inodesFree", "5%"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
 }
 
 /// The `evictionHard` in force and what it is made of: the defaults when none is configured;

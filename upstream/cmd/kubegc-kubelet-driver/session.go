@@ -142,6 +142,8 @@ func (s *session) dispatch(o op, ans *answer) error {
 		return s.runUntil(t)
 	case "validateConfig", "loadConfigFile":
 		return s.configOp(o, ans)
+	case "reclaimFunctions", "evictionHardInForce":
+		return s.evictionOp(o, ans)
 	default:
 		return fmt.Errorf("the driver has no operation %q", o.Kind)
 	}

@@ -66,6 +66,9 @@ type op struct {
 	IncludingTerminated bool `json:"includingTerminated,omitempty"`
 	// MinAge is the minimum age createContainerGC is given.
 	MinAge int64 `json:"minAge,omitempty"`
+	// Signal and Layout are the eviction signal and disk layout reclaimFunctions is asked of.
+	Signal string `json:"signal,omitempty"`
+	Layout string `json:"layout,omitempty"`
 }
 
 // settings are the kubelet configuration and policies a scenario gave.
@@ -83,6 +86,9 @@ type kubeletConfig struct {
 	ImageGCLowThresholdPercent  int   `json:"imageGCLowThresholdPercent"`
 	ImageMinimumGCAge           int64 `json:"imageMinimumGCAge"`
 	ImageMaximumGCAge           int64 `json:"imageMaximumGCAge"`
+	// EvictionHard is the configured evictionHard (nil: not set).
+	EvictionHard                 map[string]string `json:"evictionHard,omitempty"`
+	MergeDefaultEvictionSettings bool              `json:"mergeDefaultEvictionSettings,omitempty"`
 }
 
 // configFile holds the fields a configuration file sets (unset ones are defaulted).
@@ -242,6 +248,10 @@ type answer struct {
 	Config *kubeletConfig `json:"config,omitempty"`
 	// Loops tells of the kubelet's loops, once they run.
 	Loops *loopState `json:"loops,omitempty"`
+	// ReclaimFunctions are the node-level reclaim functions the eviction manager ran, in order.
+	ReclaimFunctions []string `json:"reclaimFunctions,omitempty"`
+	// EvictionHard is the evictionHard a kubelet runs with.
+	EvictionHard map[string]string `json:"evictionHard,omitempty"`
 }
 
 // loopState tells of the kubelet's running loops.

@@ -10,6 +10,7 @@ use kubegc::kubelet::eviction::reclaim::{ReclaimFn, reclaim_functions};
 use kubegc::kubelet::eviction::thresholds::{Signal, effective_eviction_hard};
 use kubegc::kubelet::quantity::format_bytes;
 use kubegc::kubelet::runtime::RuntimeCall;
+use kubegc::kubelet::wire::{self, Op};
 
 use super::parse::{cell, instant, names, number, rows, show, size, yes};
 use crate::world::StepResult;
@@ -378,11 +379,17 @@ fn layout(text: &str) -> Result<DiskLayout, String> {
 /// `container GC, then image GC`, `container GC only`, `image GC only` or `nothing`).
 #[then(regex = r"^the reclaim functions are:$")]
 fn reclaim_table(world: &mut KubeletWorld, step: &Step) -> StepResult {
-    world.model_only("the reclaim functions")?;
     let mut wrong = Vec::new();
     for row in rows(step)? {
         let (signal, on, expected) = (cell(&row, "signal", ""), cell(&row, "layout", ""), cell(&row, "functions", ""));
-        let actual = describe(&reclaim_functions(layout(on)?, Signal::parse(signal)?, world.node.mutant));
+        let (signal, on_layout) = (Signal::parse(signal)?, layout(on)?);
+        let functions = if world.is_upstream() {
+            let op = Op { signal: signal.name().into(), layout: wire::layout_name(on_layout).into(), ..Op::named("reclaimFunctions") };
+            world.drive(op)?.reclaim_functions.iter().map(|f| wire::reclaim_fn(f)).collect::<Result<_, _>>()?
+        } else {
+            reclaim_functions(on_layout, signal, world.node.mutant)
+        };
+        let actual = describe(&functions);
         if actual != expected {
             wrong.push(format!("{signal} on {on} reclaims with {actual}, not {expected}"));
         }
@@ -393,7 +400,10 @@ fn reclaim_table(world: &mut KubeletWorld, step: &Step) -> StepResult {
 /// `Then the eviction hard thresholds in force are "imagefs.available<10%"`.
 #[then(regex = r#"^the eviction hard thresholds in force are "([^"]*)"$"#)]
 fn hard_in_force(world: &mut KubeletWorld, list: String) -> StepResult {
-    world.model_only("the eviction thresholds in force")?;
-    let map = effective_eviction_hard(world.config.eviction_hard.as_ref(), world.config.merge_default_eviction_settings, world.node.mutant);
+    let map = if world.is_upstream() {
+        world.drive(Op::named("evictionHardInForce"))?.eviction_hard
+    } else {
+        effective_eviction_hard(world.config.eviction_hard.as_ref(), world.config.merge_default_eviction_settings, world.node.mutant)
+    };
     exactly("the thresholds in force", map.iter().map(|(k, v)| format!("{k}<{v}")).collect(), &list)
 }

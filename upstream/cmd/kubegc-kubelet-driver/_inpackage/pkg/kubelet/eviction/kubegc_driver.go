@@ -1,0 +1,23 @@
+package eviction
+
+// This file is not part of upstream Kubernetes: kubegc's kubelet driver adds it to the package
+// with a build overlay, so that the driver can ask which node-level reclaim functions the
+// eviction manager chooses, as the package's own unit tests do.
+
+import (
+	"context"
+
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// KubegcReclaim runs, in order, the node-level reclaim functions the eviction manager chooses
+// for signal (buildSignalToNodeReclaimFuncs) on a node with or without a dedicated image
+// filesystem, split from the container filesystem or not, over imageGC and containerGC.
+func KubegcReclaim(ctx context.Context, signal string, imageGC ImageGC, containerGC ContainerGC, withImageFs, splitContainerImageFs bool) error {
+	for _, reclaim := range buildSignalToNodeReclaimFuncs(imageGC, containerGC, withImageFs, splitContainerImageFs)[evictionapi.Signal(signal)] {
+		if err := reclaim(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
