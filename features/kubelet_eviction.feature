@@ -24,8 +24,11 @@ Feature: Kubelet eviction-driven reclaim
   upstream test the garbage collectors are mocks that set the disk's stats; here they really
   run, so each phase pulls an unused image (or leaves a terminated pod's container) of exactly
   the size the mock would have given back. Pods are ranked: those using more disk than they
-  requested first, then lower priority, then larger usage. The clock reads 10:00 when a
-  scenario starts.
+  requested first, then lower priority, then larger usage. A pod's disk usage is its
+  container's writable layer, which counts only where the kubelet measures it: not for node
+  filesystem pressure beside a dedicated image filesystem (logs and local volumes only), nor
+  for pressure on an image filesystem split from the container filesystem (images only). The
+  clock reads 10:00 when a scenario starts.
 
   Background:
     Given a minimum image age of 0s
@@ -313,7 +316,7 @@ Feature: Kubelet eviction-driven reclaim
     And no pod is evicted
 
   Scenario: A lower-priority pod is evicted before a higher-priority one using more disk
-    Given a node with a dedicated image filesystem
+    Given a node with a single filesystem
     And the node filesystem is 20 GiB with 16 GiB available
     And the eviction hard threshold "nodefs.available<1Gi"
     And the pods on the node:
@@ -323,6 +326,38 @@ Feature: Kubelet eviction-driven reclaim
     When the node filesystem drops to 500Mi available
     And the eviction manager synchronizes
     Then pod "batch" is evicted with a grace period of 1 second
+
+  # Node filesystem pressure beside a dedicated image filesystem ranks pods by their logs and
+  # local volumes (buildSignalToRankFunc in pkg/kubelet/eviction/helpers.go); the writable
+  # layers live on the image filesystem. Equal pods keep the order the kubelet lists them in.
+  Scenario: Beside a dedicated image filesystem, node filesystem pressure ranks pods without their writable layers
+    Given a node with a dedicated image filesystem
+    And the node filesystem is 20 GiB with 16 GiB available
+    And the eviction hard threshold "nodefs.available<1Gi"
+    And the pods on the node:
+      | pod    | priority | disk usage |
+      | idle   | low      | 100Mi      |
+      | writer | low      | 5Gi        |
+    When the node filesystem drops to 500Mi available
+    And the eviction manager synchronizes
+    Then pod "idle" is evicted with a grace period of 1 second
+
+  # Pressure on an image filesystem split from the container filesystem ranks pods by the
+  # images they use (buildSignalToRankFunc), which containerUsage in helpers.go never counts:
+  # every pod weighs nothing, and priority alone decides.
+  Scenario: On a split image filesystem, image filesystem pressure ranks pods by priority alone
+    Given a node with an image filesystem split from its container filesystem
+    And the node filesystem is 20 GiB with 16 GiB available
+    And the image filesystem is 20 GiB with 16 GiB available
+    And the eviction hard threshold "imagefs.available<1Gi"
+    And the pods on the node:
+      | pod    | priority | disk usage |
+      | idle   | low      | 100Mi      |
+      | writer | low      | 5Gi        |
+    When the image filesystem drops to 500Mi available
+    And the eviction manager synchronizes
+    Then the eviction manager reclaimed with image GC only
+    And pod "idle" is evicted with a grace period of 1 second
 
   # Since v1.37 the defaults include imagefs.inodesFree (DefaultEvictionHard in
   # pkg/kubelet/eviction/defaults_linux.go); the kubelet fills them in when it loads its

@@ -24,7 +24,7 @@ use crate::kubelet::containers::sandboxes::{Activity, KeepNewest};
 use crate::kubelet::containers::{ContainerGcPolicy, GatedStep, OnStepError, PodRemoval, SourcesGate};
 use crate::kubelet::disks::DiskLayout;
 use crate::kubelet::events::{CONTAINER_GC_FAILED, FREE_DISK_SPACE_FAILED, FailureEvent, IMAGE_GC_FAILED};
-use crate::kubelet::eviction::manager::{Grace, NodeConditions, Ranking, ReclaimCheck};
+use crate::kubelet::eviction::manager::{Grace, NodeConditions, Ranking, ReclaimCheck, WritableLayerRanked};
 use crate::kubelet::eviction::reclaim::{Reclaim, ReclaimFn, SignalFs};
 use crate::kubelet::eviction::thresholds::EvictionHard;
 use crate::kubelet::images::manager::{AgeGcDue, AgeVerdict, FreeSpaceWalk, SpaceVerdict, StatsTiming};
@@ -203,6 +203,8 @@ crate::mutants::define_mutants! {
     DefaultsWithoutImageFsInodes = "defaults-without-imagefs-inodes",
     /// Pods are ranked for eviction by disk usage alone, ignoring priority.
     RankByUsageOnly = "rank-by-usage-only",
+    /// Pods' writable layers count in every ranking, whatever the signal and layout.
+    WritableLayerAlwaysRanked = "writable-layer-always-ranked",
 }
 
 /// A decision of the reference rules that a mutant may change.
@@ -700,6 +702,15 @@ impl Mutable for Ranking {
                 ranked.sort_by_key(|p| Reverse(p.disk_usage));
                 Ranking { ranked, ..self }
             }
+            _ => self,
+        }
+    }
+}
+
+impl Mutable for WritableLayerRanked {
+    fn mutated(self, active: Option<Mutant>) -> Self {
+        match active {
+            Some(Mutant::WritableLayerAlwaysRanked) => WritableLayerRanked { counts: true, ..self },
             _ => self,
         }
     }

@@ -16,7 +16,9 @@ use crate::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
 use crate::kubelet::containers::ContainerGcPolicy;
 use crate::kubelet::disks::{DiskLayout, Filesystem};
 use crate::kubelet::events::EventType;
+use crate::kubelet::eviction::PodUsage;
 use crate::kubelet::eviction::reclaim::ReclaimFn;
+use crate::kubelet::eviction::thresholds::Threshold;
 use crate::kubelet::images::records::ImageRecord;
 use crate::kubelet::logs::{LogDir, LogSymlink};
 use crate::kubelet::pods::PodState;
@@ -129,6 +131,88 @@ pub struct Op {
     /// The disk layout `reclaimFunctions` is asked of (`single`, `dedicated`, `split`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub layout: String,
+    /// The active pods `synchronize` may evict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pods: Vec<EvictionPod>,
+}
+
+/// An active pod as the eviction manager sees it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvictionPod {
+    /// Its name (also its UID).
+    pub name: String,
+    /// Its priority.
+    pub priority: i32,
+    /// Bytes its container's writable layer uses.
+    pub disk_usage: i64,
+    /// Its ephemeral-storage request.
+    pub request: i64,
+}
+
+impl EvictionPod {
+    /// The model's pod in the shared form.
+    pub fn of(pod: &PodUsage) -> Self {
+        Self { name: pod.name.clone(), priority: pod.priority, disk_usage: pod.disk_usage, request: pod.ephemeral_storage_request }
+    }
+}
+
+/// The eviction manager's configuration.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvictionSettings {
+    /// Hard thresholds by signal (`None`: the configuration's `evictionHard` in force).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hard: Option<BTreeMap<String, String>>,
+    /// The thresholds' minimum reclaims by signal.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub minimum_reclaim: BTreeMap<String, String>,
+    /// `evictionPressureTransitionPeriod`, nanoseconds.
+    pub pressure_transition_period: i64,
+    /// `evictionMaxPodGracePeriod`.
+    pub max_pod_grace_period_seconds: i64,
+}
+
+impl EvictionSettings {
+    /// The settings of explicit hard `thresholds` (or, without, the configuration's), with
+    /// `config`'s transition period and `max_pod_grace_period_seconds`.
+    pub fn of(thresholds: Option<&[Threshold]>, config: &KubeletConfiguration, max_pod_grace_period_seconds: i64) -> Self {
+        let hard = thresholds.map(|ts| ts.iter().map(|t| (t.signal.name().to_string(), t.value.to_string())).collect());
+        let minimum_reclaim = thresholds
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| t.min_reclaim.as_ref().map(|m| (t.signal.name().to_string(), m.to_string())))
+            .collect();
+        Self {
+            hard,
+            minimum_reclaim,
+            pressure_transition_period: nanos(config.eviction_pressure_transition_period),
+            max_pod_grace_period_seconds,
+        }
+    }
+}
+
+/// What a synchronize pass did.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncAnswer {
+    /// The reclaim functions it ran, in order (upstream names).
+    pub reclaimed_with: Vec<String>,
+    /// The pod it evicted.
+    #[serde(default)]
+    pub evicted: Option<EvictedPod>,
+    /// Whether the node reports DiskPressure afterwards.
+    pub disk_pressure: bool,
+}
+
+/// A pod a synchronize pass evicted.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvictedPod {
+    /// The pod.
+    pub pod: String,
+    /// The grace period it was given, seconds.
+    pub grace_period: i64,
 }
 
 fn is_zero(n: &i64) -> bool {
@@ -208,6 +292,8 @@ pub struct Settings {
     /// When the kubelet (and its GC loops) started.
     #[serde(with = "rfc3339")]
     pub started: DateTime<Utc>,
+    /// The eviction manager's configuration.
+    pub eviction: EvictionSettings,
 }
 
 /// The fake node.
@@ -494,6 +580,9 @@ pub struct Answer {
     /// The `evictionHard` a kubelet runs with.
     #[serde(default)]
     pub eviction_hard: BTreeMap<String, String>,
+    /// What a synchronize pass did.
+    #[serde(default)]
+    pub sync: Option<SyncAnswer>,
 }
 
 /// What an answer tells of the kubelet's running GC loops.
@@ -723,7 +812,13 @@ impl Node {
 
 impl Settings {
     /// The model's settings in the shared form.
-    pub fn of(config: &KubeletConfiguration, file: &KubeletConfigFile, policy: &ContainerGcPolicy, started: DateTime<Utc>) -> Self {
+    pub fn of(
+        config: &KubeletConfiguration,
+        file: &KubeletConfigFile,
+        policy: &ContainerGcPolicy,
+        started: DateTime<Utc>,
+        eviction: EvictionSettings,
+    ) -> Self {
         Self {
             config: Config {
                 image_gc_high_threshold_percent: config.image_gc_high_threshold_percent,
@@ -745,6 +840,7 @@ impl Settings {
                 max_containers: policy.max_containers,
             },
             started,
+            eviction,
         }
     }
 }

@@ -143,6 +143,33 @@ impl Ranking {
     }
 }
 
+/// Whether a pod's disk usage — its containers' writable layers — counts when pods are ranked
+/// for a signal on a layout (`buildSignalToRankFunc`, `containerUsage`): not for node
+/// filesystem pressure beside a dedicated image filesystem, where only logs and local volumes
+/// count, nor for image filesystem pressure when it is split from the container filesystem,
+/// where only images count, which no pod's stats carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WritableLayerRanked {
+    /// The disk layout.
+    pub layout: DiskLayout,
+    /// The signal pods are ranked for.
+    pub signal: Signal,
+    /// Whether the writable layers count.
+    pub counts: bool,
+}
+
+impl WritableLayerRanked {
+    /// The decision for `signal` on `layout`.
+    pub fn of(layout: DiskLayout, signal: Signal) -> Self {
+        let counts = !matches!(
+            (layout, signal),
+            (DiskLayout::DedicatedImageFs, Signal::NodeFsAvailable | Signal::NodeFsInodesFree)
+                | (DiskLayout::SplitImageFs, Signal::ImageFsAvailable | Signal::ImageFsInodesFree)
+        );
+        Self { layout, signal, counts }
+    }
+}
+
 /// The eviction manager.
 #[derive(Clone, Debug)]
 pub struct EvictionManager {
@@ -249,7 +276,10 @@ impl EvictionManager {
         if self.reclaim_node_level_resources(node, chosen.signal, images, containers, &mut outcome) {
             return outcome;
         }
-        let Some(victim) = Ranking::of(&self.active_pods).mutated(node.mutant).ranked.into_iter().next() else {
+        let counted = WritableLayerRanked::of(self.layout, chosen.signal).mutated(node.mutant).counts;
+        let pods: Vec<PodUsage> =
+            self.active_pods.iter().map(|p| PodUsage { disk_usage: if counted { p.disk_usage } else { 0 }, ..p.clone() }).collect();
+        let Some(victim) = Ranking::of(&pods).mutated(node.mutant).ranked.into_iter().next() else {
             return outcome;
         };
         let hard = chosen.grace_period == TimeDelta::zero();

@@ -112,6 +112,16 @@ impl ThresholdValue {
     }
 }
 
+/// As configuration writes it: bytes, or a percentage (`10%`).
+impl fmt::Display for ThresholdValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ThresholdValue::Quantity(q) => write!(f, "{q}"),
+            ThresholdValue::Percentage(p) => write!(f, "{}%", (p * 100.0 * 1e6).round() / 1e6),
+        }
+    }
+}
+
 /// `signal < value`, with its grace period (0 for a hard threshold) and minimum reclaim.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Threshold {

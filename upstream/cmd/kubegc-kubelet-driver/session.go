@@ -44,6 +44,8 @@ type session struct {
 	containerGC kubecontainer.GC
 	// loops are the kubelet's GC loops, once started.
 	loops *loops
+	// eviction is the eviction manager, once used.
+	eviction *evictionState
 }
 
 func newSession() *session {
@@ -142,6 +144,8 @@ func (s *session) dispatch(o op, ans *answer) error {
 		return s.runUntil(t)
 	case "validateConfig", "loadConfigFile":
 		return s.configOp(o, ans)
+	case "synchronize":
+		return s.synchronize(o.Pods, ans)
 	case "reclaimFunctions", "evictionHardInForce":
 		return s.evictionOp(o, ans)
 	default:

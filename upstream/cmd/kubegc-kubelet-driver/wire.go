@@ -69,6 +69,8 @@ type op struct {
 	// Signal and Layout are the eviction signal and disk layout reclaimFunctions is asked of.
 	Signal string `json:"signal,omitempty"`
 	Layout string `json:"layout,omitempty"`
+	// Pods are the active pods synchronize may evict.
+	Pods []evictionPod `json:"pods,omitempty"`
 }
 
 // settings are the kubelet configuration and policies a scenario gave.
@@ -78,6 +80,18 @@ type settings struct {
 	ContainerPolicy containerPolicy `json:"containerPolicy"`
 	// Started is when the kubelet (and its GC loops) started.
 	Started time.Time `json:"started"`
+	// Eviction is the eviction manager's configuration.
+	Eviction evictionSettings `json:"eviction"`
+}
+
+// evictionSettings configure the eviction manager.
+type evictionSettings struct {
+	// Hard are the hard thresholds by signal (nil: the configuration's evictionHard in force).
+	Hard map[string]string `json:"hard,omitempty"`
+	// MinimumReclaim are the thresholds' minimum reclaims by signal.
+	MinimumReclaim           map[string]string `json:"minimumReclaim,omitempty"`
+	PressureTransitionPeriod int64             `json:"pressureTransitionPeriod"`
+	MaxPodGracePeriodSeconds int64             `json:"maxPodGracePeriodSeconds"`
 }
 
 // kubeletConfig holds the KubeletConfiguration fields the scenarios set.
@@ -120,6 +134,14 @@ type node struct {
 	SourcesReady bool            `json:"sourcesReady"`
 	Gates        map[string]bool `json:"gates"`
 	Events       []event         `json:"events"`
+}
+
+// evictionPod is an active pod with its priority, disk usage and ephemeral-storage request.
+type evictionPod struct {
+	Name      string `json:"name"`
+	Priority  int32  `json:"priority"`
+	DiskUsage int64  `json:"diskUsage"`
+	Request   int64  `json:"request"`
 }
 
 type image struct {
@@ -252,6 +274,21 @@ type answer struct {
 	ReclaimFunctions []string `json:"reclaimFunctions,omitempty"`
 	// EvictionHard is the evictionHard a kubelet runs with.
 	EvictionHard map[string]string `json:"evictionHard,omitempty"`
+	// Sync is what an eviction manager's synchronize pass did.
+	Sync *syncOutcome `json:"sync,omitempty"`
+}
+
+// syncOutcome is what a synchronize pass did.
+type syncOutcome struct {
+	ReclaimedWith []string    `json:"reclaimedWith"`
+	Evicted       *evictedPod `json:"evicted,omitempty"`
+	DiskPressure  bool        `json:"diskPressure"`
+}
+
+// evictedPod is a pod the eviction manager evicted, with the grace period it gave.
+type evictedPod struct {
+	Pod         string `json:"pod"`
+	GracePeriod int64  `json:"gracePeriod"`
 }
 
 // loopState tells of the kubelet's running loops.

@@ -7,11 +7,13 @@
 use cucumber::{given, when};
 use kubegc::kubelet::config::defaulted;
 use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy, dead, logs, sandboxes};
+use kubegc::kubelet::eviction::manager::{Eviction, SyncOutcome};
 use kubegc::kubelet::images::ImageGcManager;
 use kubegc::kubelet::images::order::EvictionInfo;
+use kubegc::kubelet::pods::PodState;
 use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, TimeDelta, Utc};
-use kubegc::kubelet::wire::{Op, Record};
+use kubegc::kubelet::wire::{self, EvictionPod, Op, Record};
 
 use super::parse::{duration, instant};
 use crate::world::StepResult;
@@ -330,7 +332,17 @@ fn load_file(world: &mut KubeletWorld) -> StepResult {
 /// `When the eviction manager synchronizes` (one pass, now).
 #[when(regex = r"^the eviction manager synchronizes$")]
 fn synchronize(world: &mut KubeletWorld) -> StepResult {
-    world.model_only("the eviction manager")?;
+    if world.is_upstream() {
+        return record(world, "eviction", |world| {
+            let active = world.declared_pods.iter().filter(|p| world.node.pods.states.get(&p.name) != Some(&PodState::Evicted));
+            let answer = drive(world, Op { pods: active.map(EvictionPod::of).collect(), ..Op::named("synchronize") })?;
+            let sync = answer.sync.ok_or("the kubelet driver did not synchronize")?;
+            let reclaimed_with = sync.reclaimed_with.iter().map(|f| wire::reclaim_fn(f)).collect::<Result<_, _>>()?;
+            let evicted = sync.evicted.map(|e| Eviction { pod: e.pod, grace_period_override: e.grace_period, message: String::new() });
+            world.last_sync = Some(SyncOutcome { reclaimed_with, evicted });
+            Ok(None)
+        });
+    }
     world.eviction()?;
     world.images()?;
     let containers = world.containers()?;

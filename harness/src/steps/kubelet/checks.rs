@@ -315,8 +315,11 @@ fn config_has(world: &mut KubeletWorld, field: String, value: String) -> StepRes
 /// `Then the node reports DiskPressure` / `does not report DiskPressure`.
 #[then(regex = r"^the node (reports|does not report) DiskPressure$")]
 fn disk_pressure(world: &mut KubeletWorld, how: String) -> StepResult {
-    world.model_only("the eviction manager")?;
-    let pressure = world.eviction()?.is_under_disk_pressure();
+    let pressure = if world.is_upstream() {
+        world.upstream.as_ref().is_some_and(|u| u.disk_pressure)
+    } else {
+        world.eviction()?.is_under_disk_pressure()
+    };
     if pressure == (how == "reports") {
         Ok(())
     } else {

@@ -456,12 +456,17 @@ fn eviction_pods(world: &mut KubeletWorld, step: &Step) -> StepResult {
     Ok(())
 }
 
-/// `When pod "p" is recreated` (after an eviction: it is active again).
+/// `When pod "p" is recreated` (after an eviction: it is active again, in its declared place
+/// among the active pods, as the kubelet lists them to the eviction manager).
 #[when(regex = r#"^pod "([^"]+)" is recreated$"#)]
 fn recreated(world: &mut KubeletWorld, name: String) -> StepResult {
-    world.model_only("the eviction manager")?;
     let pod = world.declared_pods.iter().find(|p| p.name == name).cloned().ok_or_else(|| format!("no pod {name:?} was declared"))?;
     world.node.pods.states.insert(name, PodState::Running);
-    world.eviction()?.active_pods.push(pod);
+    if !world.is_upstream() {
+        let declared: Vec<String> = world.declared_pods.iter().map(|p| p.name.clone()).collect();
+        let active = &mut world.eviction()?.active_pods;
+        active.push(pod);
+        active.sort_by_key(|p| declared.iter().position(|name| *name == p.name));
+    }
     Ok(())
 }

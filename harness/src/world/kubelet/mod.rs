@@ -140,19 +140,12 @@ impl KubeletWorld {
             let path = self.upstream_driver.as_deref().ok_or("this scenario runs on the kubelet model, not upstream's code")?;
             self.upstream = Some(UpstreamKubelet::start(path)?);
         }
-        let settings = wire::Settings::of(&self.config, &self.config_file, &self.container_policy, self.started);
+        let eviction = wire::EvictionSettings::of(self.eviction_thresholds.as_deref(), &self.config, self.max_pod_grace_period_seconds);
+        let settings = wire::Settings::of(&self.config, &self.config_file, &self.container_policy, self.started, eviction);
         let request = Request { node: wire::Node::of(&self.node), settings, op };
         let answer = self.upstream.as_mut().ok_or("the kubelet driver is missing")?.call(&request)?;
         answer.node.apply_to(&mut self.node)?;
         Ok(answer)
-    }
-
-    /// Fails in a scenario run on upstream's code: `what` is not driven there yet.
-    pub fn model_only(&self, what: &str) -> Result<(), String> {
-        if self.is_upstream() {
-            return Err(format!("{what} is not yet driven through upstream's kubelet code"));
-        }
-        Ok(())
     }
 
     /// The image records: the model's, or those upstream's collector keeps.

@@ -26,6 +26,8 @@ pub struct UpstreamKubelet {
     pub hook_runs: usize,
     /// The kubelet's GC loops, once they run.
     pub loops: Option<LoopState>,
+    /// Whether the eviction manager reported DiskPressure after its last pass.
+    pub disk_pressure: bool,
 }
 
 impl UpstreamKubelet {
@@ -41,7 +43,16 @@ impl UpstreamKubelet {
             (Some(stdin), Some(stdout)) => (stdin, BufReader::new(stdout)),
             _ => return Err("the kubelet driver has no standard input or output".into()),
         };
-        Ok(Self { child, stdin, stdout, records: BTreeMap::new(), collected: BTreeMap::new(), hook_runs: 0, loops: None })
+        Ok(Self {
+            child,
+            stdin,
+            stdout,
+            records: BTreeMap::new(),
+            collected: BTreeMap::new(),
+            hook_runs: 0,
+            loops: None,
+            disk_pressure: false,
+        })
     }
 
     /// Sends one request and reads its answer; a request the driver could not carry out at all
@@ -67,6 +78,9 @@ impl UpstreamKubelet {
         self.collected = answer.collected.clone();
         self.hook_runs = answer.hook_runs;
         self.loops = answer.loops;
+        if let Some(sync) = &answer.sync {
+            self.disk_pressure = sync.disk_pressure;
+        }
         Ok(answer)
     }
 
