@@ -34,16 +34,10 @@ type criRuntime struct {
 }
 
 func criContainerState(s string) runtimeapi.ContainerState {
-	switch s {
-	case "created":
-		return runtimeapi.ContainerState_CONTAINER_CREATED
-	case "running":
-		return runtimeapi.ContainerState_CONTAINER_RUNNING
-	case "exited":
-		return runtimeapi.ContainerState_CONTAINER_EXITED
-	default:
-		return runtimeapi.ContainerState_CONTAINER_UNKNOWN
+	if state, ok := containerStates[s]; ok {
+		return state.cri
 	}
+	return runtimeapi.ContainerState_CONTAINER_UNKNOWN
 }
 
 func podLabels(uid string) map[string]string {
@@ -120,8 +114,7 @@ func (r *criRuntime) ContainerStatus(ctx context.Context, id string, verbose boo
 
 func (r *criRuntime) StopContainer(ctx context.Context, id string, timeout int64) error {
 	n := r.s.node
-	n.record("StopContainer", id)
-	if err := injected(n.Faults.StopContainer, "stop container", id); err != nil {
+	if err := n.called("StopContainer", id, n.Faults.StopContainer, "stop container"); err != nil {
 		return err
 	}
 	if err := r.FakeRuntimeService.StopContainer(ctx, id, timeout); err != nil {
@@ -137,8 +130,7 @@ func (r *criRuntime) StopContainer(ctx context.Context, id string, timeout int64
 
 func (r *criRuntime) RemoveContainer(ctx context.Context, id string) error {
 	n := r.s.node
-	n.record("RemoveContainer", id)
-	if err := injected(n.Faults.RemoveContainer, "remove container", id); err != nil {
+	if err := n.called("RemoveContainer", id, n.Faults.RemoveContainer, "remove container"); err != nil {
 		return err
 	}
 	if err := r.FakeRuntimeService.RemoveContainer(ctx, id); err != nil {
@@ -154,8 +146,7 @@ func (r *criRuntime) RemoveContainer(ctx context.Context, id string) error {
 
 func (r *criRuntime) StopPodSandbox(ctx context.Context, id string) error {
 	n := r.s.node
-	n.record("StopPodSandbox", id)
-	if err := injected(n.Faults.StopSandbox, "stop sandbox", id); err != nil {
+	if err := n.called("StopPodSandbox", id, n.Faults.StopSandbox, "stop sandbox"); err != nil {
 		return err
 	}
 	if err := r.FakeRuntimeService.StopPodSandbox(ctx, id); err != nil {

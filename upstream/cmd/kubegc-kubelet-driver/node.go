@@ -52,6 +52,12 @@ func (n *node) record(name, id string) {
 	n.Calls = append(n.Calls, call{Call: name, ID: id})
 }
 
+// called records a runtime call on id, and fails it (as doing what) when id is among failing.
+func (n *node) called(name, id string, failing []string, doing string) error {
+	n.record(name, id)
+	return injected(failing, doing, id)
+}
+
 // imageRuntime is the runtime as the image collector sees it: upstream's FakeRuntime for
 // everything the collector does not call, the node's images and containers for what it does.
 type imageRuntime struct {
@@ -100,17 +106,22 @@ func (r *imageRuntime) GetPods(_ context.Context, all bool) ([]*kubecontainer.Po
 	return pods, nil
 }
 
+// containerStates are the container states a node names, as the CRI and as the kubelet's
+// runtime give them (any other name is unknown).
+var containerStates = map[string]struct {
+	cri     runtimeapi.ContainerState
+	kubelet kubecontainer.State
+}{
+	"created": {runtimeapi.ContainerState_CONTAINER_CREATED, kubecontainer.ContainerStateCreated},
+	"running": {runtimeapi.ContainerState_CONTAINER_RUNNING, kubecontainer.ContainerStateRunning},
+	"exited":  {runtimeapi.ContainerState_CONTAINER_EXITED, kubecontainer.ContainerStateExited},
+}
+
 func containerState(s string) kubecontainer.State {
-	switch s {
-	case "created":
-		return kubecontainer.ContainerStateCreated
-	case "running":
-		return kubecontainer.ContainerStateRunning
-	case "exited":
-		return kubecontainer.ContainerStateExited
-	default:
-		return kubecontainer.ContainerStateUnknown
+	if state, ok := containerStates[s]; ok {
+		return state.kubelet
 	}
+	return kubecontainer.ContainerStateUnknown
 }
 
 func (r *imageRuntime) GetContainerStatus(_ context.Context, _ types.UID, id kubecontainer.ContainerID) (*kubecontainer.Status, error) {
@@ -133,8 +144,7 @@ func (r *imageRuntime) GetContainerStatus(_ context.Context, _ types.UID, id kub
 // RemoveImage removes the first listed image with that ID and handler (or that ID).
 func (r *imageRuntime) RemoveImage(_ context.Context, spec kubecontainer.ImageSpec) error {
 	n := r.s.node
-	n.record("RemoveImage", spec.Image)
-	if err := injected(n.Faults.RemoveImage, "remove image", spec.Image); err != nil {
+	if err := n.called("RemoveImage", spec.Image, n.Faults.RemoveImage, "remove image"); err != nil {
 		return err
 	}
 	at := slices.IndexFunc(n.Images, func(i image) bool { return i.ID == spec.Image && i.RuntimeHandler == spec.RuntimeHandler })
