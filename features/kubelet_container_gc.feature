@@ -252,6 +252,22 @@ Feature: Kubelet container garbage collection
       When container GC is created with a minimum age of -1s
       Then it is rejected with "invalid minimum garbage collection age: -1s"
 
+    # evictContainers walks the units (a pod's container of one name) by ranging over a Go map,
+    # and evictSandboxes walks the pods likewise (pkg/kubelet/kuberuntime/kuberuntime_gc.go):
+    # which unit, or which pod's sandboxes, goes first differs from pass to pass. What goes is
+    # defined, and so is the order within one unit: oldest first.
+    Scenario: Units of different containers are trimmed in no defined order, each oldest first
+      Given container GC keeps dead containers for at least 1m, at most 1 per container and unlimited on the node
+      And the runtime has containers:
+        | id | pod | container | created | state  |
+        | 0  | foo | bar       | 06:02   | exited |
+        | 1  | foo | bar       | 06:01   | exited |
+        | 2  | foo | bar       | 06:00   | exited |
+        | 3  | baz | qux       | 06:01   | exited |
+        | 4  | baz | qux       | 06:00   | exited |
+      When dead containers are evicted
+      Then the remaining containers are "0, 3"
+
   Rule: A sandbox is removed when not ready and unused, except a live pod's newest
 
     @upstream(TestSandboxGC/notready-sandboxes-without-containers-for-deleted-pods-should-be-garbage-collected)
@@ -397,6 +413,23 @@ Feature: Kubelet container garbage collection
         | web_default_sidecar-def.log | missing |
       When pod log directories are evicted
       Then the removed log paths are "/var/log/containers/web_default_sidecar-def.log"
+
+    Scenario: Removing a container removes its legacy log symlink first, whatever the symlink's target
+      # removeContainer removes the container's logs before the container (removeContainerLog,
+      # pkg/kubelet/kuberuntime/kuberuntime_container.go): the legacy symlink
+      # <pod>_<namespace>_<container>-<id>.log goes with its container, even while its log exists.
+      Given container GC keeps dead containers for at least 0s, at most 0 per container and unlimited on the node
+      And the runtime has containers:
+        | id     | pod | container | state   |
+        | abc123 | web | nginx     | exited  |
+        | def456 | web | sidecar   | running |
+      And the container log symlinks are:
+        | symlink                        | target |
+        | web_default_nginx-abc123.log   | exists |
+        | web_default_sidecar-def456.log | exists |
+      When container garbage collection runs
+      Then the remaining containers are "def456"
+      And the removed log paths are "/var/log/containers/web_default_nginx-abc123.log"
 
   Rule: The loop runs every minute from the kubelet's start, and a failing step does not stop the others
 

@@ -261,6 +261,41 @@ Feature: Kubelet eviction-driven reclaim
     And pod "logger" is evicted with a grace period of 1 second
     And the runtime has images "old"
 
+  # A pass acts only on thresholds whose stats are newer than the last pass's
+  # (thresholdsUpdatedStats, pkg/kubelet/eviction/helpers.go). A kubelet's passes are ten
+  # seconds apart and its stats move on between them; two passes at one instant read the same
+  # stats, so the second keeps the node's conditions but neither reclaims nor evicts.
+  Scenario: A second pass on the same stats neither reclaims nor evicts
+    Given a node with a dedicated image filesystem
+    And the node filesystem is 20 GiB with 16 GiB available
+    And the eviction hard threshold "nodefs.available<1Gi"
+    And the pods on the node:
+      | pod    | priority | disk usage |
+      | logger | low      | 2Gi        |
+      | batch  | low      | 1Gi        |
+    When the node filesystem drops to 500Mi available
+    And the eviction manager synchronizes
+    Then pod "logger" is evicted with a grace period of 1 second
+    When the eviction manager synchronizes
+    Then the node reports DiskPressure
+    And no pod is evicted
+    When 10s passes
+    And the eviction manager synchronizes
+    Then pod "batch" is evicted with a grace period of 1 second
+
+  # The kubelet holds a percentage threshold in single precision (ParsePercentage,
+  # pkg/kubelet/eviction/helpers.go): 38% is 0.37999999523, so 38% of 1000 bytes is 379 bytes.
+  Scenario: A percentage threshold is taken in single precision: 38% of 1000 bytes is 379 bytes
+    Given a node with a single filesystem
+    And the node filesystem is 1000 bytes with 379 bytes available
+    And the eviction hard threshold "nodefs.available<38%"
+    When the eviction manager synchronizes
+    Then the node does not report DiskPressure
+    When the node filesystem drops to 378 bytes available
+    And 10s passes
+    And the eviction manager synchronizes
+    Then the node reports DiskPressure
+
   Scenario: Containers are reclaimed before images, so a terminated pod's image can go too
     Given a node with a single filesystem
     And the node filesystem is 20 GiB with 16 GiB available

@@ -285,6 +285,20 @@ Feature: Kubelet image garbage collection
       When the image manager frees 1 GiB at 10:00
       Then only image old-a is removed and 1 GiB is freed
 
+    Scenario: Images tied on last use and first detection go in no defined order
+      # Upstream gathers the candidates by ranging over its map of image records
+      # (imagesInEvictionOrder, pkg/kubelet/images/image_gc_manager.go) and sorts them by last
+      # use, then first detection, and by nothing else: images first detected in the same pass
+      # and never used are tied, and Go's map order, different from pass to pass, picks between
+      # them. Either may go; an image detected later never goes first.
+      Given the runtime has an image "tied-a" of 1 GiB
+      And the runtime has an image "tied-b" of 1 GiB
+      And images were detected at 09:00
+      And the runtime has an image "newer" of 1 GiB
+      And images were detected at 09:30
+      When the image manager frees 1 GiB at 10:00
+      Then one of the images "tied-a, tied-b" is removed and 1 GiB is freed
+
     Scenario: An image seen in use at the pass's own instant is skipped as used too recently
       Given the runtime has images:
         | image | size  |

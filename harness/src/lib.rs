@@ -14,6 +14,8 @@
 //! - [`chaos`]: random object graphs, deletions, faults and cold restarts thrown at a
 //!   collector, judged by an independent model.
 //! - [`fuzz`]: the fake API server fuzzed with seeded requests, judged by invariants.
+//! - [`kubelet_diff`]: seeded random nodes through the kubelet model and the kubelet's own
+//!   code, compared after every step.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
 //!
@@ -25,6 +27,7 @@ pub mod chaos;
 pub mod features;
 pub mod fuzz;
 pub mod junit;
+pub mod kubelet_diff;
 pub mod mutation;
 pub mod runner;
 pub mod steps;

@@ -7,6 +7,7 @@
 //! - `kubegc list`: list the scenarios and their tags.
 //! - `kubegc chaos`: random graphs, deletions, faults and cold restarts thrown at the collector.
 //! - `kubegc fuzz`: the fake API server fuzzed with seeded requests, judged by invariants.
+//! - `kubegc kubelet-diff`: random nodes through the kubelet model and the kubelet's own code.
 //! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
 //! - `kubegc upstream`: build and run the real control plane from the pinned Go module.
@@ -49,6 +50,12 @@ enum Command {
     /// every error a Status, a refused request changes nothing, a write changes only what it
     /// names), 1 at the first that does, printing its seed, index and request.
     Fuzz(cmd::fuzz::Args),
+    /// Run seeded random nodes (images, containers, pods, disks, faults, configurations, eviction
+    /// settings, and steps on them) through the kubelet model and through the kubelet's own code
+    /// of the pinned release (kubegc's kubelet driver, built first if missing), comparing
+    /// everything seen after every step; exit 0 if they agree, 1 at the first disagreement,
+    /// printed shrunk.
+    KubeletDiff(cmd::kubelet_diff::Args),
     /// Which upstream test cases the scenarios cover, per category, and why the others are not.
     Coverage(cmd::coverage::Args),
     /// Print every step phrase (with placeholders, or `--regex` for the regular expressions)
@@ -78,6 +85,7 @@ fn main() -> std::process::ExitCode {
             Command::Mutants(args) => cmd::mutants::run(args).await,
             Command::Chaos(args) => tokio::task::block_in_place(|| cmd::chaos::run(args)),
             Command::Fuzz(args) => cmd::fuzz::run(args).await,
+            Command::KubeletDiff(args) => tokio::task::block_in_place(|| cmd::kubelet_diff::run(args)),
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),
             Command::Steps(args) => {

@@ -44,6 +44,36 @@ impl Default for PodLogs {
 /// The directory holding the legacy container log symlinks.
 pub const LEGACY_CONTAINER_LOGS_DIR: &str = "/var/log/containers";
 
+/// The namespace of every pod in the model (whose pods have a UID that is also their name).
+pub const POD_NAMESPACE: &str = "default";
+
+/// The legacy symlink name of container `id` named `container` in pod `pod`
+/// (`legacyLogSymlink`: `<pod>_<namespace>_<container>-<id>`, cut to ext4's 255 characters with
+/// its `.log`).
+pub fn legacy_symlink_name(pod: &str, container: &str, id: &str) -> String {
+    let mut stem = format!("{pod}_{POD_NAMESPACE}_{container}-{id}");
+    let mut end = stem.len().min(255 - ".log".len());
+    while !stem.is_char_boundary(end) {
+        end -= 1;
+    }
+    stem.truncate(end);
+    stem + ".log"
+}
+
+/// Whether removing a container removes its legacy log symlink first (`removeContainerLog`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymlinkGoesWithContainer(pub bool);
+
+impl PodLogs {
+    /// Removes the legacy symlink named `name`, if there is one (a missing one is no error).
+    pub fn remove_symlink(&mut self, name: &str) {
+        if let Some(at) = self.symlinks.iter().position(|l| l.name == name) {
+            self.symlinks.remove(at);
+            self.removed.push(format!("{LEGACY_CONTAINER_LOGS_DIR}/{name}"));
+        }
+    }
+}
+
 /// The pod UID a log directory belongs to: the last `_`-separated field of its name.
 pub fn pod_uid_of_log_dir(name: &str) -> &str {
     name.rsplit('_').next().unwrap_or(name)

@@ -2,9 +2,10 @@
 //! sandboxes and pod logs, and the eviction manager's reclaim under disk pressure, over a fake
 //! container runtime and fake filesystems on a virtual clock.
 //!
-//! It mirrors the kubelet of Kubernetes v1.34 (`pkg/kubelet/images/image_gc_manager.go`,
-//! `pkg/kubelet/kuberuntime/kuberuntime_gc.go`, `pkg/kubelet/eviction`, and the
-//! `KubeletConfiguration` validation), down to integer truncation, tie-breaks and message texts.
+//! It mirrors the kubelet of Kubernetes v1.37, the release `upstream/` pins
+//! (`pkg/kubelet/images/image_gc_manager.go`, `pkg/kubelet/kuberuntime/kuberuntime_gc.go`,
+//! `pkg/kubelet/eviction`, and the `KubeletConfiguration` validation), down to integer
+//! truncation, tie-breaks and message texts; `kubegc kubelet-diff` compares it with that code.
 //! Nothing here talks to an API server: the kubelet decides alone, on its node.
 //!
 //! # Layout

@@ -24,15 +24,15 @@ use crate::kubelet::containers::sandboxes::{Activity, KeepNewest};
 use crate::kubelet::containers::{ContainerGcPolicy, GatedStep, OnStepError, PodRemoval, SourcesGate};
 use crate::kubelet::disks::DiskLayout;
 use crate::kubelet::events::{CONTAINER_GC_FAILED, FREE_DISK_SPACE_FAILED, FailureEvent, IMAGE_GC_FAILED};
-use crate::kubelet::eviction::manager::{Grace, NodeConditions, Ranking, ReclaimCheck, WritableLayerRanked};
+use crate::kubelet::eviction::manager::{FreshStats, Grace, NodeConditions, Ranking, ReclaimCheck, WritableLayerRanked};
 use crate::kubelet::eviction::reclaim::{Reclaim, ReclaimFn, SignalFs};
-use crate::kubelet::eviction::thresholds::EvictionHard;
+use crate::kubelet::eviction::thresholds::{EvictionHard, PercentPrecision};
 use crate::kubelet::images::manager::{AgeGcDue, AgeVerdict, FreeSpaceWalk, SpaceVerdict, StatsTiming};
 use crate::kubelet::images::order::{EvictionInfo, Pinned};
 use crate::kubelet::images::policy::{PolicyCheck, PolicyError};
 use crate::kubelet::images::records::{Detection, InUse, Keying};
 use crate::kubelet::images::threshold::{SpaceGc, ThresholdCheck, amount_to_free, saturate};
-use crate::kubelet::logs::SymlinkIdLength;
+use crate::kubelet::logs::{SymlinkGoesWithContainer, SymlinkIdLength};
 use crate::kubelet::loops::{CONTAINER_GC_PERIOD, ImageGcLoop, Schedule};
 use crate::kubelet::node::GateLock;
 use crate::kubelet::pods::UnknownPods;
@@ -182,6 +182,8 @@ crate::mutants::define_mutants! {
     SymlinksNeedSourcesReady = "symlinks-need-sources-ready",
     /// Container IDs of any length are read from legacy symlink names.
     ShortSymlinkIdsRead = "short-symlink-ids-read",
+    /// Removing a container leaves its legacy log symlink behind.
+    SymlinkKeptWithContainer = "symlink-kept-with-container",
     // Eviction.
     /// After reclaiming, success is judged without the minimum reclaim.
     MinReclaimIgnored = "min-reclaim-ignored",
@@ -205,6 +207,10 @@ crate::mutants::define_mutants! {
     RankByUsageOnly = "rank-by-usage-only",
     /// Pods' writable layers count in every ranking, whatever the signal and layout.
     WritableLayerAlwaysRanked = "writable-layer-always-ranked",
+    /// A pass acts on stats no newer than the last pass's.
+    StaleStatsActedOn = "stale-stats-acted-on",
+    /// Percentage thresholds are taken in double precision (38% of 1000 bytes is 380 bytes).
+    PercentagesInDoublePrecision = "percentages-in-double-precision",
 }
 
 /// A decision of the reference rules that a mutant may change.
@@ -657,6 +663,12 @@ impl Mutable for SymlinkIdLength {
     }
 }
 
+impl Mutable for SymlinkGoesWithContainer {
+    fn mutated(self, active: Option<Mutant>) -> Self {
+        if active == Some(Mutant::SymlinkKeptWithContainer) { SymlinkGoesWithContainer(false) } else { self }
+    }
+}
+
 impl Mutable for GateLock {
     /// Every gate can be changed.
     fn mutated(self, active: Option<Mutant>) -> Self {
@@ -704,6 +716,18 @@ impl Mutable for Ranking {
             }
             _ => self,
         }
+    }
+}
+
+impl Mutable for PercentPrecision {
+    fn mutated(self, active: Option<Mutant>) -> Self {
+        if active == Some(Mutant::PercentagesInDoublePrecision) { PercentPrecision::Double } else { self }
+    }
+}
+
+impl Mutable for FreshStats {
+    fn mutated(self, active: Option<Mutant>) -> Self {
+        if active == Some(Mutant::StaleStatsActedOn) { FreshStats { fresh: true } } else { self }
     }
 }
 

@@ -8,7 +8,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use crate::clock::Clock;
 use crate::kubelet::disks::{Disks, FsRole};
 use crate::kubelet::events::{Event, EventType, FailureEvent};
-use crate::kubelet::logs::PodLogs;
+use crate::kubelet::logs::{PodLogs, SymlinkGoesWithContainer, legacy_symlink_name};
 use crate::kubelet::mutant::{Mutable, Mutant};
 use crate::kubelet::pods::{PodWorkers, UnknownPods};
 use crate::kubelet::runtime::{Container, Image, Runtime};
@@ -128,9 +128,18 @@ impl Node {
         Ok(image)
     }
 
-    /// Removes a container through the runtime and gives its bytes back to the container
-    /// filesystem.
+    /// Removes a container as the kubelet's runtime manager does (`removeContainer`): first its
+    /// legacy log symlink (`removeContainerLog` reads the container's status for its pod and
+    /// name, and a failure there keeps the container), then the container through the runtime,
+    /// giving its bytes back to the container filesystem.
     pub fn remove_container(&mut self, id: &str) -> Result<Container, String> {
+        self.runtime.container_status(id).map_err(|e| format!("failed to get container status {id:?}: {e}"))?;
+        if let Some(c) = self.runtime.containers.iter().find(|c| c.id == id)
+            && SymlinkGoesWithContainer(true).mutated(self.mutant).0
+        {
+            let name = legacy_symlink_name(&c.pod_uid, &c.name, id);
+            self.logs.remove_symlink(&name);
+        }
         let container = self.runtime.remove_container(id)?;
         self.disks.fs_mut(FsRole::Container).release(container.size);
         Ok(container)

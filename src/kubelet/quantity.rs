@@ -49,6 +49,26 @@ pub fn format_bytes(bytes: i64) -> String {
     format!("{bytes} bytes")
 }
 
+/// A byte count as a Kubernetes quantity prints it (`Quantity.String`, canonical form): in
+/// binary form (`BinarySI`, `100Gi`; under 1024 in decimal form) or decimal form (`DecimalSI`,
+/// `3k`), the largest suffix that keeps the number whole.
+pub fn format_quantity(bytes: i64, binary: bool) -> String {
+    if bytes == 0 {
+        return "0".into();
+    }
+    let (base, suffixes) = if binary && bytes.unsigned_abs() >= 1024 {
+        (1024, ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"])
+    } else {
+        (1000, ["", "k", "M", "G", "T", "P", "E"])
+    };
+    let (mut number, mut exponent) = (bytes, 0);
+    while number % base == 0 && exponent + 1 < suffixes.len() {
+        number /= base;
+        exponent += 1;
+    }
+    format!("{number}{}", suffixes[exponent])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +97,15 @@ mod tests {
         assert_eq!(format_bytes(12 << 30), "12 GiB");
         assert_eq!(format_bytes(1000), "1000 bytes");
         assert_eq!(format_bytes(1536), "1.5 KiB (1536 bytes)");
+    }
+
+    #[test]
+    fn quantities_print_in_kubernetes_canonical_form() {
+        assert_eq!(format_quantity(100 << 30, true), "100Gi");
+        assert_eq!(format_quantity(3700, true), "3700");
+        assert_eq!(format_quantity(1000, true), "1k", "under 1024 a binary quantity prints in decimal form");
+        assert_eq!(format_quantity(3000, false), "3k");
+        assert_eq!(format_quantity(2079, false), "2079");
+        assert_eq!(format_quantity(0, true), "0");
     }
 }

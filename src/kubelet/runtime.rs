@@ -96,7 +96,7 @@ pub struct Sandbox {
 }
 
 /// Faults injected into runtime calls, by call and object ID.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Faults {
     /// `ListImages` fails with this text.
     pub list_images: Option<String>,

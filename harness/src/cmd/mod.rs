@@ -4,6 +4,7 @@ pub mod chaos;
 pub mod coverage;
 pub mod fuzz;
 pub mod gc;
+pub mod kubelet_diff;
 pub mod list;
 pub mod mutants;
 pub mod run;

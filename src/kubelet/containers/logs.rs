@@ -6,7 +6,7 @@
 
 use crate::kubelet::containers::{GatedStep, gate_open};
 use crate::kubelet::disks::FsRole;
-use crate::kubelet::logs::{LEGACY_CONTAINER_LOGS_DIR, SymlinkIdLength, container_id_of_symlink, pod_uid_of_log_dir};
+use crate::kubelet::logs::{SymlinkIdLength, container_id_of_symlink, pod_uid_of_log_dir};
 use crate::kubelet::mutant::Mutable;
 use crate::kubelet::node::Node;
 use crate::kubelet::runtime::ContainerState;
@@ -57,8 +57,7 @@ pub fn evict_pod_logs_directories(node: &mut Node, all_sources_ready: bool) -> R
         {
             continue;
         }
-        node.logs.symlinks.retain(|l| l.name != link.name);
-        node.logs.removed.push(format!("{LEGACY_CONTAINER_LOGS_DIR}/{}", link.name));
+        node.logs.remove_symlink(&link.name);
     }
     Ok(())
 }

@@ -14,11 +14,12 @@ use crate::kubelet::containers::ContainerGc;
 use crate::kubelet::disks::{DiskLayout, FsRole};
 use crate::kubelet::events::{EVICTED, EVICTION_THRESHOLD_MET, Event, EventType};
 use crate::kubelet::eviction::reclaim::{ReclaimFn, reclaim_functions};
-use crate::kubelet::eviction::thresholds::{Signal, Threshold, effective_eviction_hard, parse_threshold};
+use crate::kubelet::eviction::thresholds::{PercentPrecision, Signal, Threshold, effective_eviction_hard, parse_threshold};
 use crate::kubelet::images::ImageGcManager;
 use crate::kubelet::mutant::{Mutable, Mutant};
 use crate::kubelet::node::Node;
 use crate::kubelet::pods::PodState;
+use crate::kubelet::quantity::format_quantity;
 use crate::kubelet::time::sub;
 
 /// The grace period of evictions for hard thresholds (`immediateEvictionGracePeriodSeconds`).
@@ -170,6 +171,14 @@ impl WritableLayerRanked {
     }
 }
 
+/// Whether a pass's stats are newer than the last pass's: a pass on stale stats keeps its
+/// node conditions but neither reclaims nor evicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FreshStats {
+    /// Whether they are.
+    pub fresh: bool,
+}
+
 /// The eviction manager.
 #[derive(Clone, Debug)]
 pub struct EvictionManager {
@@ -185,6 +194,9 @@ pub struct EvictionManager {
     conditions_last_observed_at: BTreeMap<&'static str, DateTime<Utc>>,
     /// Node conditions reported after the last pass.
     node_conditions: Vec<&'static str>,
+    /// When the stats of the last pass were taken (the clock: the model's stats are always
+    /// current).
+    last_observed_at: Option<DateTime<Utc>>,
     /// Pods it may evict.
     pub active_pods: Vec<PodUsage>,
     /// Evictions so far.
@@ -224,6 +236,7 @@ impl EvictionManager {
             first_observed_at: Vec::new(),
             conditions_last_observed_at: BTreeMap::new(),
             node_conditions: Vec::new(),
+            last_observed_at: None,
             active_pods: Vec::new(),
             evictions: Vec::new(),
         })
@@ -243,9 +256,10 @@ impl EvictionManager {
     pub fn synchronize(&mut self, node: &mut Node, images: &mut ImageGcManager, containers: &ContainerGc) -> SyncOutcome {
         let now = node.now();
         let observations = observe(node);
-        let mut thresholds: Vec<Threshold> = self.config.thresholds.iter().filter(|t| met(t, &observations, false)).cloned().collect();
+        let mut thresholds: Vec<Threshold> =
+            self.config.thresholds.iter().filter(|t| met(t, &observations, false, node.mutant)).cloned().collect();
         for t in &self.thresholds_met {
-            if met(t, &observations, true) && !thresholds.contains(t) {
+            if met(t, &observations, true, node.mutant) && !thresholds.contains(t) {
                 thresholds.push(t.clone());
             }
         }
@@ -265,6 +279,13 @@ impl EvictionManager {
             first_observed.iter().filter(|(t, at)| sub(now, *at) >= t.grace_period).map(|(t, _)| t.clone()).collect();
         self.first_observed_at = first_observed;
         self.thresholds_met = thresholds.clone();
+        // Only thresholds whose stats are newer than the last pass's drive reclaim and eviction
+        // (`thresholdsUpdatedStats`).
+        let fresh = FreshStats { fresh: self.last_observed_at.is_none_or(|last| now > last) }.mutated(node.mutant).fresh;
+        self.last_observed_at = Some(now);
+        if !fresh {
+            thresholds.clear();
+        }
         let mut outcome = SyncOutcome::default();
         if thresholds.is_empty() {
             return outcome;
@@ -284,7 +305,13 @@ impl EvictionManager {
         };
         let hard = chosen.grace_period == TimeDelta::zero();
         let grace = Grace::of(hard, self.config.max_pod_grace_period_seconds).mutated(node.mutant).seconds;
-        let message = format!("The node was low on resource: {resource}. ");
+        // `evictionMessage`: the first threshold met for the resource, and what was observed.
+        let mut message = format!("The node was low on resource: {resource}. ");
+        if let Some(t) = thresholds.iter().find(|t| t.signal.resource() == resource)
+            && let Some((available, capacity)) = observations.get(&t.signal)
+        {
+            message += &format!("Threshold quantity: {}, available: {}. ", t.value.shown(*capacity), format_quantity(*available, true));
+        }
         node.pods.states.insert(victim.name.clone(), PodState::Evicted);
         node.events.push(Event {
             event_type: EventType::Warning,
@@ -322,7 +349,7 @@ impl EvictionManager {
             return false;
         }
         let observations = observe(node);
-        !self.config.thresholds.iter().any(|t| met(t, &observations, check.with_min_reclaim))
+        !self.config.thresholds.iter().any(|t| met(t, &observations, check.with_min_reclaim, node.mutant))
     }
 }
 
@@ -341,13 +368,14 @@ fn observe(node: &Node) -> BTreeMap<Signal, (i64, i64)> {
 
 /// Whether `t` is met: the signal is below its value (plus the minimum reclaim when enforced).
 /// An unobserved signal is never met.
-fn met(t: &Threshold, observations: &BTreeMap<Signal, (i64, i64)>, enforce_min_reclaim: bool) -> bool {
+fn met(t: &Threshold, observations: &BTreeMap<Signal, (i64, i64)>, enforce_min_reclaim: bool, active: Option<Mutant>) -> bool {
     let Some((available, capacity)) = observations.get(&t.signal) else {
         return false;
     };
-    let mut quantity = t.value.quantity(*capacity);
+    let precision = PercentPrecision::Single.mutated(active);
+    let mut quantity = t.value.quantity_in(*capacity, precision);
     if enforce_min_reclaim && let Some(min) = t.min_reclaim {
-        quantity = quantity.saturating_add(min.quantity(*capacity));
+        quantity = quantity.saturating_add(min.quantity_in(*capacity, precision));
     }
     *available < quantity
 }

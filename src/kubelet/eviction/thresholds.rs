@@ -8,7 +8,7 @@ use std::fmt;
 use chrono::TimeDelta;
 
 use crate::kubelet::mutant::{Mutable, Mutant};
-use crate::kubelet::quantity::parse_bytes;
+use crate::kubelet::quantity::{format_quantity, parse_bytes};
 
 /// An eviction signal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -84,8 +84,9 @@ impl fmt::Display for Signal {
 pub enum ThresholdValue {
     /// Bytes (or inodes).
     Quantity(i64),
-    /// A fraction of capacity (`10%` is 0.1).
-    Percentage(f64),
+    /// A fraction of capacity (`10%` is 0.1), in single precision as the kubelet holds it
+    /// (`ParsePercentage`): `38%` of 1000 bytes is 379 bytes, not 380.
+    Percentage(f32),
 }
 
 impl ThresholdValue {
@@ -97,7 +98,7 @@ impl ThresholdValue {
                 if !(0.0..=100.0).contains(&p) {
                     return Err(format!("eviction percentage threshold must be between 0% and 100%: {text}"));
                 }
-                Ok(ThresholdValue::Percentage(p / 100.0))
+                Ok(ThresholdValue::Percentage(p as f32 / 100.0))
             }
             None => parse_bytes(text).map(ThresholdValue::Quantity),
         }
@@ -105,11 +106,39 @@ impl ThresholdValue {
 
     /// The absolute value against `capacity`.
     pub fn quantity(self, capacity: i64) -> i64 {
-        match self {
-            ThresholdValue::Quantity(q) => q,
-            ThresholdValue::Percentage(p) => (capacity as f64 * p) as i64,
+        self.quantity_in(capacity, PercentPrecision::Single)
+    }
+
+    /// The absolute value against `capacity`, a percentage taken in `precision`.
+    pub fn quantity_in(self, capacity: i64, precision: PercentPrecision) -> i64 {
+        match (self, precision) {
+            (ThresholdValue::Quantity(q), _) => q,
+            (ThresholdValue::Percentage(p), PercentPrecision::Single) => (capacity as f64 * f64::from(p)) as i64,
+            // The fraction as written: the shortest decimal that reads back as `p`.
+            (ThresholdValue::Percentage(p), PercentPrecision::Double) => {
+                (capacity as f64 * p.to_string().parse::<f64>().unwrap_or(0.0)) as i64
+            }
         }
     }
+
+    /// The threshold's quantity against `capacity` as the eviction manager prints it
+    /// (`GetThresholdQuantity`): a percentage of capacity in binary form; a quantity in decimal
+    /// form, as the model keeps it in bytes (a kubelet prints `1Gi` as written).
+    pub fn shown(self, capacity: i64) -> String {
+        match self {
+            ThresholdValue::Quantity(q) => format_quantity(q, false),
+            ThresholdValue::Percentage(_) => format_quantity(self.quantity(capacity), true),
+        }
+    }
+}
+
+/// The precision a percentage threshold is taken in: single, as the kubelet holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PercentPrecision {
+    /// `float32`, as `ParsePercentage` gives it.
+    Single,
+    /// The fraction as written.
+    Double,
 }
 
 /// As configuration writes it: bytes, or a percentage (`10%`).
@@ -117,7 +146,7 @@ impl fmt::Display for ThresholdValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ThresholdValue::Quantity(q) => write!(f, "{q}"),
-            ThresholdValue::Percentage(p) => write!(f, "{}%", (p * 100.0 * 1e6).round() / 1e6),
+            ThresholdValue::Percentage(p) => write!(f, "{}%", (f64::from(*p) * 100.0 * 1e4).round() / 1e4),
         }
     }
 }

@@ -10,6 +10,7 @@ import (
 
 	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
 	"k8s.io/kubernetes/pkg/kubelet/images"
+	"k8s.io/kubernetes/pkg/kubelet/metrics"
 )
 
 // imagePolicy is the kubelet's image GC policy from its configuration, as kubelet.go builds it.
@@ -55,7 +56,10 @@ func (s *session) imageOp(o op, ans *answer) error {
 		ans.Validation = &validation{Error: errorText(err)}
 		return nil
 	case "restart":
+		// A restarted kubelet is a new process: its hooks and metrics start over.
 		s.stopLoops()
+		s.hookRuns = 0
+		metrics.ImageGarbageCollectedTotal.Reset()
 		gc, err := s.newImageGC(s.settings.Config.imagePolicy())
 		if err != nil {
 			return err

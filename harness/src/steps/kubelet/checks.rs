@@ -6,11 +6,10 @@ use cucumber::gherkin::Step;
 use cucumber::then;
 use kubegc::kubelet::disks::{DiskLayout, FsRole};
 use kubegc::kubelet::events::EventType;
-use kubegc::kubelet::eviction::reclaim::{ReclaimFn, reclaim_functions};
-use kubegc::kubelet::eviction::thresholds::{Signal, effective_eviction_hard};
+use kubegc::kubelet::eviction::reclaim::ReclaimFn;
+use kubegc::kubelet::eviction::thresholds::Signal;
 use kubegc::kubelet::quantity::format_bytes;
 use kubegc::kubelet::runtime::RuntimeCall;
-use kubegc::kubelet::wire::{self, Op};
 
 use super::parse::{cell, instant, names, number, rows, show, size, yes};
 use crate::world::StepResult;
@@ -72,6 +71,17 @@ fn images_removed(world: &mut KubeletWorld, list: String, freed: String) -> Step
         }
     }
     Ok(())
+}
+
+/// `Then one of the images "a, b" is removed and 1 GiB is freed`: exactly one image went in
+/// the last action, any of those named (for orders upstream leaves undefined).
+#[then(regex = r#"^one of the images "([^"]+)" is removed and (.+) (?:is|are) freed$"#)]
+fn one_of_removed(world: &mut KubeletWorld, list: String, freed: String) -> StepResult {
+    let removed: Vec<String> = world.outcome.removed_images.iter().map(|i| i.id.clone()).collect();
+    match removed.as_slice() {
+        [one] if names(&list).contains(one) => images_removed(world, one.clone(), freed),
+        _ => Err(format!("{} removed {removed:?}, not one of {:?}", world.outcome.action, names(&list))),
+    }
 }
 
 /// `Then no image is removed`.
@@ -315,11 +325,7 @@ fn config_has(world: &mut KubeletWorld, field: String, value: String) -> StepRes
 /// `Then the node reports DiskPressure` / `does not report DiskPressure`.
 #[then(regex = r"^the node (reports|does not report) DiskPressure$")]
 fn disk_pressure(world: &mut KubeletWorld, how: String) -> StepResult {
-    let pressure = if world.is_upstream() {
-        world.upstream.as_ref().is_some_and(|u| u.disk_pressure)
-    } else {
-        world.eviction()?.is_under_disk_pressure()
-    };
+    let pressure = world.disk_pressure()?;
     if pressure == (how == "reports") {
         Ok(())
     } else {
@@ -386,12 +392,7 @@ fn reclaim_table(world: &mut KubeletWorld, step: &Step) -> StepResult {
     for row in rows(step)? {
         let (signal, on, expected) = (cell(&row, "signal", ""), cell(&row, "layout", ""), cell(&row, "functions", ""));
         let (signal, on_layout) = (Signal::parse(signal)?, layout(on)?);
-        let functions = if world.is_upstream() {
-            let op = Op { signal: signal.name().into(), layout: wire::layout_name(on_layout).into(), ..Op::named("reclaimFunctions") };
-            world.drive(op)?.reclaim_functions.iter().map(|f| wire::reclaim_fn(f)).collect::<Result<_, _>>()?
-        } else {
-            reclaim_functions(on_layout, signal, world.node.mutant)
-        };
+        let functions = world.reclaim_functions(signal, on_layout)?;
         let actual = describe(&functions);
         if actual != expected {
             wrong.push(format!("{signal} on {on} reclaims with {actual}, not {expected}"));
@@ -403,10 +404,6 @@ fn reclaim_table(world: &mut KubeletWorld, step: &Step) -> StepResult {
 /// `Then the eviction hard thresholds in force are "imagefs.available<10%"`.
 #[then(regex = r#"^the eviction hard thresholds in force are "([^"]*)"$"#)]
 fn hard_in_force(world: &mut KubeletWorld, list: String) -> StepResult {
-    let map = if world.is_upstream() {
-        world.drive(Op::named("evictionHardInForce"))?.eviction_hard
-    } else {
-        effective_eviction_hard(world.config.eviction_hard.as_ref(), world.config.merge_default_eviction_settings, world.node.mutant)
-    };
+    let map = world.eviction_hard_in_force()?;
     exactly("the thresholds in force", map.iter().map(|(k, v)| format!("{k}<{v}")).collect(), &list)
 }

@@ -10,7 +10,6 @@ use kubegc::kubelet::eviction::thresholds::{ThresholdValue, parse_threshold};
 use kubegc::kubelet::logs::{LogDir, LogSymlink};
 use kubegc::kubelet::pods::PodState;
 use kubegc::kubelet::runtime::{Container, ContainerState, Image, Sandbox, SandboxState};
-use kubegc::kubelet::wire::Op;
 
 use super::parse::{cell, duration, instant, limit, names, number, rows, size, yes};
 use crate::world::StepResult;
@@ -326,33 +325,17 @@ fn image_age(world: &mut KubeletWorld, which: String, age: String) -> StepResult
     Ok(())
 }
 
-/// Sets a feature gate on the node as the kubelet's feature gate does (in upstream's code too,
-/// when it runs the scenario); the gate is unchanged when that refuses.
-fn set_gate(world: &mut KubeletWorld, name: &str, on: bool) -> Result<(), String> {
-    let before = world.node.gates;
-    let active = world.node.mutant;
-    world.node.gates.set(name, on, active)?;
-    if world.is_upstream() {
-        let refused = world.drive(Op::named("setGates"))?.validation.and_then(|v| v.error);
-        if let Some(e) = refused {
-            world.node.gates = before;
-            return Err(e);
-        }
-    }
-    Ok(())
-}
-
 /// `Given the feature gate RuntimeClassInImageCriAPI is enabled` (a refusal fails the step).
 #[given(regex = r"^the feature gate (\w+) is (enabled|disabled)$")]
 fn gate(world: &mut KubeletWorld, name: String, how: String) -> StepResult {
-    set_gate(world, &name, how == "enabled")
+    world.set_gate(&name, how == "enabled")
 }
 
 /// `When the feature gate ImageMaximumGCAge is turned off`: the change, or its refusal, is what
 /// `it is accepted` and `it is rejected with` then check.
 #[when(regex = r"^the feature gate (\w+) is turned (on|off)$")]
 fn turn_gate(world: &mut KubeletWorld, name: String, how: String) -> StepResult {
-    world.validation = Some(set_gate(world, &name, how == "on"));
+    world.validation = Some(world.set_gate(&name, how == "on"));
     Ok(())
 }
 

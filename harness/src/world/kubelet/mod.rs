@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 
 use kubegc::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
 use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy};
+use kubegc::kubelet::disks::DiskLayout;
 use kubegc::kubelet::eviction::manager::SyncOutcome;
+use kubegc::kubelet::eviction::reclaim::{ReclaimFn, reclaim_functions};
+use kubegc::kubelet::eviction::thresholds::{Signal, effective_eviction_hard};
 use kubegc::kubelet::eviction::{EvictionConfig, EvictionManager, PodUsage, Threshold};
 use kubegc::kubelet::images::ImageGcManager;
 use kubegc::kubelet::images::order::EvictionInfo;
@@ -22,6 +25,7 @@ use kubegc::kubelet::wire::{self, Answer, Op, Request};
 use kubegc::kubelet::{Node, pods::PodState};
 use upstream::UpstreamKubelet;
 
+pub mod actions;
 pub mod upstream;
 
 /// The environment variable selecting a mutant of the kubelet model.
@@ -215,20 +219,10 @@ impl KubeletWorld {
     /// Runs the kubelet's GC loops until `end`, passes due at `end` included, and moves the
     /// clock there. The loops start on first use, which must be at the kubelet's start.
     pub fn run_loops_until(&mut self, end: DateTime<Utc>) -> Result<(), String> {
-        if end < self.node.now() {
-            return Err("the kubelet cannot run backwards in time".into());
-        }
         if self.is_upstream() {
             self.drive(Op { at: Some(end), ..Op::named("runUntil") })?;
             move_clock_to(&self.node, end);
             return Ok(());
-        }
-        if self.loops.is_none() && self.node.now() != self.started {
-            return Err(format!(
-                "the kubelet's loops start when the kubelet starts ({}), but the clock already reads {}",
-                self.started,
-                self.node.now()
-            ));
         }
         let containers = self.containers()?;
         self.images()?;
@@ -236,6 +230,22 @@ impl KubeletWorld {
         let loops = self.loops.get_or_insert_with(|| GcLoops::start(config, started, mutant));
         let images = self.images.as_mut().ok_or("image GC is missing")?;
         loops.run_until(end, &mut self.node, images, &containers)
+    }
+
+    /// Whether the kubelet's loops can run until `end`: not backwards in time, and, the first
+    /// time, from the kubelet's start.
+    pub fn loops_can_run_until(&self, end: DateTime<Utc>) -> Result<(), String> {
+        if end < self.node.now() {
+            return Err("the kubelet cannot run backwards in time".into());
+        }
+        if !self.loops_started() && self.node.now() != self.started {
+            return Err(format!(
+                "the kubelet's loops start when the kubelet starts ({}), but the clock already reads {}",
+                self.started,
+                self.node.now()
+            ));
+        }
+        Ok(())
     }
 
     /// Moves the clock forward to `t`; a running kubelet's loops run on the way.
@@ -275,5 +285,46 @@ impl KubeletWorld {
     /// Marks pod `uid` as known and running, unless the pod workers already know it.
     pub fn know_pod(&mut self, uid: &str) {
         self.node.pods.states.entry(uid.to_string()).or_insert(PodState::Running);
+    }
+
+    /// Sets a feature gate on the node as the kubelet's feature gate does (in upstream's code
+    /// too, on upstream); the gate is unchanged when that refuses.
+    pub fn set_gate(&mut self, name: &str, on: bool) -> Result<(), String> {
+        let before = self.node.gates;
+        let active = self.node.mutant;
+        self.node.gates.set(name, on, active)?;
+        if self.is_upstream() {
+            let refused = self.drive(Op::named("setGates"))?.validation.and_then(|v| v.error);
+            if let Some(e) = refused {
+                self.node.gates = before;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the node reports DiskPressure after the eviction manager's last pass.
+    pub fn disk_pressure(&mut self) -> Result<bool, String> {
+        if self.is_upstream() {
+            return Ok(self.upstream.as_ref().is_some_and(|u| u.disk_pressure));
+        }
+        Ok(self.eviction()?.is_under_disk_pressure())
+    }
+
+    /// The node-level reclaim functions the eviction manager runs for `signal` on `layout`.
+    pub fn reclaim_functions(&mut self, signal: Signal, layout: DiskLayout) -> Result<Vec<ReclaimFn>, String> {
+        if self.is_upstream() {
+            let op = Op { signal: signal.name().into(), layout: wire::layout_name(layout).into(), ..Op::named("reclaimFunctions") };
+            return self.drive(op)?.reclaim_functions.iter().map(|f| wire::reclaim_fn(f)).collect();
+        }
+        Ok(reclaim_functions(layout, signal, self.node.mutant))
+    }
+
+    /// The hard eviction thresholds the kubelet runs with, by signal, from its configuration.
+    pub fn eviction_hard_in_force(&mut self) -> Result<BTreeMap<String, String>, String> {
+        if self.is_upstream() {
+            return Ok(self.drive(Op::named("evictionHardInForce"))?.eviction_hard);
+        }
+        Ok(effective_eviction_hard(self.config.eviction_hard.as_ref(), self.config.merge_default_eviction_settings, self.node.mutant))
     }
 }
