@@ -261,6 +261,24 @@ Feature: Kubelet eviction-driven reclaim
     And pod "logger" is evicted with a grace period of 1 second
     And the runtime has images "old"
 
+  # When two thresholds are met at once, which of them drives the pass is Go's map order
+  # (thresholdsMetGracePeriod ranges over thresholdsObservedAt, pkg/kubelet/eviction/helpers.go):
+  # here node filesystem pressure would evict at once, and image filesystem pressure would first
+  # reclaim, in vain, with nothing to reclaim. Either way one pod goes, the same one.
+  Scenario: Two thresholds met at once: either may drive the pass, and one pod goes
+    Given a node with a dedicated image filesystem
+    And the node filesystem is 20 GiB with 500Mi available
+    And the image filesystem is 20 GiB with 500Mi available
+    And the eviction hard threshold "nodefs.available<1Gi"
+    And the eviction hard threshold "imagefs.available<1Gi"
+    And the pods on the node:
+      | pod      | priority | disk usage |
+      | database | high     | 5Gi        |
+      | batch    | low      | 100Mi      |
+    When the eviction manager synchronizes
+    Then the node reports DiskPressure
+    And pod "batch" is evicted with a grace period of 1 second
+
   # A pass acts only on thresholds whose stats are newer than the last pass's
   # (thresholdsUpdatedStats, pkg/kubelet/eviction/helpers.go). A kubelet's passes are ten
   # seconds apart and its stats move on between them; two passes at one instant read the same

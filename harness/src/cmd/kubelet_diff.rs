@@ -15,7 +15,7 @@ pub struct Args {
     /// node S alone.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Nodes compared at once [default: the number of CPUs].
+    /// Nodes compared at once [default: the number of CPUs]; `--mutants` takes one at a time.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Instead of the model, judge each of its mutants (all, or those named): print the first

@@ -3,8 +3,11 @@
 //! that every rule of the model meets many nodes that exercise it.
 //!
 //! The generator never makes an order that upstream leaves undefined: images arrive one
-//! detection pass apart (see [`Case::arrivals`]), and containers and sandboxes are created at
-//! distinct instants, since upstream sorts them with `sort.Sort` on their creation time alone.
+//! detection pass apart (see [`Case::arrivals`]); containers and sandboxes are created at
+//! distinct instants, since upstream sorts them with `sort.Sort` on their creation time alone;
+//! where the kubelet's loops run, no image is listed twice; and an eviction case has one
+//! threshold. What upstream does in map order is compared without its order
+//! ([`super::observe`]).
 
 use fastrand::Rng;
 use kubegc::kubelet::disks::{DiskLayout, Filesystem, FsRole};

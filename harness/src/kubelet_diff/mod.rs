@@ -112,7 +112,8 @@ pub struct Options {
 pub struct Report {
     /// Cases compared.
     pub runs: u64,
-    /// Observations compared (steps and arrivals, both sides).
+    /// Observations compared: one per arrival or step of each case, each side's against the
+    /// other's.
     pub observations: u64,
     /// The disagreement of the lowest seed, shrunk.
     pub disagreement: Option<Disagreement>,
