@@ -77,6 +77,14 @@ pub fn reclaim_fn(name: &str) -> Result<ReclaimFn, String> {
     }
 }
 
+/// The upstream name of a node-level reclaim function.
+pub fn reclaim_fn_name(f: ReclaimFn) -> &'static str {
+    match f {
+        ReclaimFn::DeleteAllUnusedContainers => "DeleteAllUnusedContainers",
+        ReclaimFn::DeleteUnusedImages => "DeleteUnusedImages",
+    }
+}
+
 /// Nanoseconds of a duration.
 pub fn nanos(d: TimeDelta) -> i64 {
     d.num_nanoseconds().unwrap_or(if d < TimeDelta::zero() { i64::MIN } else { i64::MAX })
@@ -342,6 +350,19 @@ pub struct WireImage {
     /// Bytes its removal gives back, when not its size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub released_bytes: Option<i64>,
+}
+
+impl WireImage {
+    /// An image as the wire carries it.
+    pub fn of(i: &Image) -> Self {
+        Self {
+            id: i.id.clone(),
+            size: i.size,
+            pinned: i.pinned,
+            runtime_handler: i.runtime_handler.clone(),
+            released_bytes: i.released_bytes,
+        }
+    }
 }
 
 /// A container.
@@ -655,17 +676,7 @@ impl Node {
         let g = &node.gates;
         Self {
             now: node.now(),
-            images: r
-                .images
-                .iter()
-                .map(|i| WireImage {
-                    id: i.id.clone(),
-                    size: i.size,
-                    pinned: i.pinned,
-                    runtime_handler: i.runtime_handler.clone(),
-                    released_bytes: i.released_bytes,
-                })
-                .collect(),
+            images: r.images.iter().map(WireImage::of).collect(),
             containers: r
                 .containers
                 .iter()

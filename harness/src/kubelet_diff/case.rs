@@ -140,8 +140,7 @@ impl Case {
             ));
         }
         for (image, at) in &self.arrivals {
-            let mut json = serde_json::to_value(wire::Node::of(&with_images(&self.node, vec![image.clone()]))).unwrap_or_default();
-            let image = json.get_mut("images").and_then(|i| i.get_mut(0)).map(serde_json::Value::take).unwrap_or_default();
+            let image = serde_json::to_value(wire::WireImage::of(image)).unwrap_or_default();
             lines.push(format!("And the runtime pulls the image {image}"));
             lines.push(format!("And {}", Action::Detect { at: *at }.phrase(day)));
         }
@@ -150,12 +149,6 @@ impl Case {
         }
         lines.join("\n")
     }
-}
-
-fn with_images(node: &Node, images: Vec<Image>) -> Node {
-    let mut node = node.clone();
-    node.runtime.images = images;
-    node
 }
 
 /// Removes nulls, empty lists and maps, `false`, `0` and `""` (the wire form's defaults).

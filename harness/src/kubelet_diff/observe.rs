@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use kubegc::kubelet::eviction::reclaim::ReclaimFn;
 use kubegc::kubelet::wire::{self, Record};
 use serde_json::{Value, json};
 
@@ -65,15 +64,10 @@ fn carry_out(world: &mut KubeletWorld, step: &Step) -> Result<Value, String> {
             world.node.disks.fs_mut(*role).available = *bytes;
             Ok(Value::Null)
         }
-        Step::Exit(id) => {
-            let now = world.node.now();
-            let c = world.node.runtime.containers.iter_mut().find(|c| c.id == *id).ok_or_else(|| format!("no container {id:?}"))?;
-            c.state = kubegc::kubelet::runtime::ContainerState::Exited;
-            c.finished = Some(now);
-            Ok(Value::Null)
-        }
+        Step::Exit(id) => world.exit_container(id).map(|()| Value::Null),
         Step::RemoveContainer(id) => {
-            world.node.runtime.containers.retain(|c| c.id != *id);
+            // A container garbage collection already removed is simply gone.
+            let _ = world.remove_from_runtime(id);
             Ok(Value::Null)
         }
         Step::Unlist(id) => {
@@ -83,15 +77,8 @@ fn carry_out(world: &mut KubeletWorld, step: &Step) -> Result<Value, String> {
         Step::HardInForce => Ok(json!({ "evictionHard": world.eviction_hard_in_force()? })),
         Step::Reclaims(signal, layout) => {
             let functions = world.reclaim_functions(*signal, *layout)?;
-            Ok(json!({ "reclaimFunctions": functions.iter().map(reclaim_name).collect::<Vec<_>>() }))
+            Ok(json!({ "reclaimFunctions": functions.iter().map(|f| wire::reclaim_fn_name(*f)).collect::<Vec<_>>() }))
         }
-    }
-}
-
-fn reclaim_name(f: &ReclaimFn) -> &'static str {
-    match f {
-        ReclaimFn::DeleteAllUnusedContainers => "deleteAllUnusedContainers",
-        ReclaimFn::DeleteUnusedImages => "deleteUnusedImages",
     }
 }
 
@@ -101,7 +88,7 @@ fn see(world: &mut KubeletWorld, read: Value) -> Value {
     let candidates: Vec<Record> = world.candidates.iter().map(|c| Record::of(&c.id, &c.record)).collect();
     let sync = world.last_sync.as_ref().map(|s| {
         json!({
-            "reclaimedWith": s.reclaimed_with.iter().map(reclaim_name).collect::<Vec<_>>(),
+            "reclaimedWith": s.reclaimed_with.iter().map(|f| wire::reclaim_fn_name(*f)).collect::<Vec<_>>(),
             "evicted": s.evicted.as_ref().map(|e| json!({ "pod": e.pod, "gracePeriod": e.grace_period_override })),
         })
     });

@@ -174,22 +174,13 @@ fn has_containers(world: &mut KubeletWorld, step: &Step) -> StepResult {
 /// `When container "c" is removed from the runtime` (outside garbage collection).
 #[when(regex = r#"^container "([^"]+)" is removed from the runtime$"#)]
 fn container_removed(world: &mut KubeletWorld, id: String) -> StepResult {
-    let before = world.node.runtime.containers.len();
-    world.node.runtime.containers.retain(|c| c.id != id);
-    if world.node.runtime.containers.len() == before {
-        return Err(format!("no container {id:?}"));
-    }
-    Ok(())
+    world.remove_from_runtime(&id)
 }
 
 /// `When container "c" exits` (now).
 #[when(regex = r#"^container "([^"]+)" exits$"#)]
 fn container_exits(world: &mut KubeletWorld, id: String) -> StepResult {
-    let now = world.node.now();
-    let c = world.node.runtime.containers.iter_mut().find(|c| c.id == id).ok_or_else(|| format!("no container {id:?}"))?;
-    c.state = ContainerState::Exited;
-    c.finished = Some(now);
-    Ok(())
+    world.exit_container(&id)
 }
 
 /// `Given the runtime has sandboxes:` with columns `id | pod | attempt | state | created`.

@@ -217,7 +217,8 @@ impl KubeletWorld {
     }
 
     /// Runs the kubelet's GC loops until `end`, passes due at `end` included, and moves the
-    /// clock there. The loops start on first use, which must be at the kubelet's start.
+    /// clock there. The loops start on first use, which must be at the kubelet's start
+    /// ([`Self::loops_can_run_until`] says whether they can).
     pub fn run_loops_until(&mut self, end: DateTime<Utc>) -> Result<(), String> {
         if self.is_upstream() {
             self.drive(Op { at: Some(end), ..Op::named("runUntil") })?;
@@ -278,6 +279,25 @@ impl KubeletWorld {
         if self.images.is_some() || self.containers.is_some() || self.loops.is_some() || self.eviction.is_some() || self.upstream.is_some()
         {
             return Err(format!("{what} must be set before the kubelet's garbage collection first runs"));
+        }
+        Ok(())
+    }
+
+    /// Container `id` exits now.
+    pub fn exit_container(&mut self, id: &str) -> Result<(), String> {
+        let now = self.node.now();
+        let c = self.node.runtime.containers.iter_mut().find(|c| c.id == id).ok_or_else(|| format!("no container {id:?}"))?;
+        c.state = kubegc::kubelet::runtime::ContainerState::Exited;
+        c.finished = Some(now);
+        Ok(())
+    }
+
+    /// Container `id` is removed from the runtime, outside garbage collection.
+    pub fn remove_from_runtime(&mut self, id: &str) -> Result<(), String> {
+        let before = self.node.runtime.containers.len();
+        self.node.runtime.containers.retain(|c| c.id != id);
+        if self.node.runtime.containers.len() == before {
+            return Err(format!("no container {id:?}"));
         }
         Ok(())
     }
