@@ -48,6 +48,14 @@ fn check_webhook(resource: &ResourceInfo, from: &str, to: &str) -> ApiResult<()>
     }
 }
 
+/// Whether `stored` is already in the form served at `version` of `resource`, so that serving it
+/// needs no copy.
+pub fn served_as_stored(resource: &ResourceInfo, version: &str, stored: &Value) -> bool {
+    resource.conversion != Conversion::EventsV1
+        && stored["kind"].as_str() == Some(resource.kind.as_str())
+        && stored["apiVersion"].as_str().is_some_and(|v| v == resource.api_version(version))
+}
+
 /// Turns a stored object into the form served at `version` of `resource`.
 pub fn to_served(resource: &ResourceInfo, version: &str, stored: &Value) -> ApiResult<Value> {
     check_webhook(resource, stored["apiVersion"].as_str().unwrap_or(""), &resource.api_version(version))?;

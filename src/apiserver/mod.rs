@@ -65,10 +65,11 @@ pub mod storage;
 pub mod validation;
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use parking_lot::{Mutex, MutexGuard};
 
 use crate::apiserver::status::ApiError;
 use crate::apiserver::storage::Storage;
@@ -142,8 +143,8 @@ impl std::fmt::Debug for Config {
 /// The server itself, which every handler shares: its storage behind one lock, and its
 /// configuration. [`ApiServer`] is a cheap handle to it.
 pub struct Server {
-    /// The storage. A std mutex: no lock is held across an await, and every operation under it
-    /// is short and synchronous.
+    /// The storage. No lock is held across an await, and every operation under it is short
+    /// and synchronous.
     storage: Mutex<Storage>,
     /// The configuration.
     pub config: Config,
@@ -154,7 +155,7 @@ pub struct Server {
 impl Server {
     /// Locks the storage.
     pub fn lock(&self) -> MutexGuard<'_, Storage> {
-        self.storage.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.storage.lock()
     }
 }
 

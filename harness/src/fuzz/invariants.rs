@@ -159,7 +159,7 @@ impl Snapshot {
     /// The server's state now.
     pub fn capture(server: &ApiServer) -> Self {
         let storage = server.lock();
-        Self { revision: storage.store.revision(), objects: storage.store.objects().map(|(k, v)| (k.clone(), v.clone())).collect() }
+        Self { revision: storage.store.revision(), objects: storage.store.objects().map(|(k, v)| (k, v.clone())).collect() }
     }
 
     /// What changed since this snapshot, which then moves to the server's state now. Every
@@ -170,12 +170,12 @@ impl Snapshot {
         let mut objects = Vec::new();
         let mut seen = 0;
         for (key, value) in storage.store.objects() {
-            match self.objects.get(key) {
-                None => objects.push((key.clone(), Change::Added, None)),
+            match self.objects.get(&key) {
+                None => objects.push((key, Change::Added, None)),
                 Some(old) => {
                     seen += 1;
                     if !Arc::ptr_eq(old, value) && old != value {
-                        objects.push((key.clone(), Change::Modified, Some(old.clone())));
+                        objects.push((key, Change::Modified, Some(old.clone())));
                     }
                 }
             }

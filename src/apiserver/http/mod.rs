@@ -25,7 +25,7 @@ use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
     apply_configuration, delete_request, header_str, is_apply, list_page, object, patch_force, selection, write_options,
 };
-use crate::apiserver::http::render::{json_response, list_body, object_as};
+use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
 use crate::apiserver::mutant::Mutable;
@@ -184,21 +184,21 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         (Method::GET, Some(name)) => {
             Target::from_subresource(&scope, path.subresource.as_deref())?;
             let object = server.lock().get(&scope, name)?;
-            Ok(json_response(200, &object_as(repr, &scope, object, now)))
+            Ok(object_response(200, repr, &scope, &object, now))
         }
         (Method::GET, None) => {
             let listed = server.lock().list(&scope, &selection(&query, &scope, None)?, &list_page(&query)?)?;
-            Ok(json_response(200, &render::list_as(repr, &scope, listed, now)))
+            Ok(list_as(repr, &scope, listed, now))
         }
         (Method::POST, None) => {
             let created = server.lock().create(&scope, object(&parts.headers, &body)?, write_options(&query, &parts.headers)?)?;
-            Ok(json_response(201, &object_as(repr, &scope, created, now)))
+            Ok(object_response(201, repr, &scope, &created, now))
         }
         (Method::PUT, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
             let opts = write_options(&query, &parts.headers)?;
             let updated = server.lock().update(&scope, name, object(&parts.headers, &body)?, target, opts)?;
-            Ok(json_response(200, &object_as(repr, &scope, updated, now)))
+            Ok(object_response(200, repr, &scope, &updated, now))
         }
         (Method::PATCH, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
@@ -208,22 +208,22 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
                 let force = patch_force(&query, true)?;
                 let config = apply_configuration(&body)?;
                 let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
-                return Ok(json_response(if created { 201 } else { 200 }, &object_as(repr, &scope, applied, now)));
+                return Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now));
             }
             patch_force(&query, false)?;
             let patched = server.lock().patch(&scope, name, content_type, &body, target, opts)?;
-            Ok(json_response(200, &object_as(repr, &scope, patched, now)))
+            Ok(object_response(200, repr, &scope, &patched, now))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {
             let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
             let deleted = server.lock().delete(&scope, name, &opts)?;
-            Ok(json_response(deleted.code, &deleted.body))
+            Ok(json_response(deleted.code, &*deleted.body))
         }
         (Method::DELETE, None) if !scope.resource.collection_delete => Err(ApiError::method_not_allowed()),
         (Method::DELETE, None) => {
             let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
             let listed = server.lock().delete_collection(&scope, &selection(&query, &scope, None)?, &list_page(&query)?, &opts)?;
-            Ok(json_response(200, &list_body(&scope, listed)))
+            Ok(list_as(Representation::Full, &scope, listed, now))
         }
         _ => Err(ApiError::method_not_allowed()),
     }

@@ -1,11 +1,14 @@
 //! Answer rendering: the JSON body of an object or a list in the representation the client
 //! asked for (full, `PartialObjectMetadata`, `Table`), and the streamed body of a watch.
 
+use std::sync::Arc;
+
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use http::{StatusCode, header};
+use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -16,29 +19,40 @@ use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::read::Listed;
 
 /// A JSON answer with status `code`.
-pub fn json_response(code: u16, body: &Value) -> Response {
+pub fn json_response(code: u16, body: &impl Serialize) -> Response {
     let code = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
-    (code, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    let body = serde_json::to_vec(body).expect("a JSON value serializes");
+    (code, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// One object in representation `repr`; `now` dates a Table's ages.
-pub fn object_as(repr: Representation, scope: &Scope, object: Value, now: DateTime<Utc>) -> Value {
+/// One object in representation `repr`, with status `code`; `now` dates a Table's ages.
+pub fn object_response(code: u16, repr: Representation, scope: &Scope, object: &Value, now: DateTime<Utc>) -> Response {
     match repr {
-        Representation::Full => object,
-        Representation::Metadata => table::partial_metadata(&object),
+        Representation::Full => json_response(code, object),
+        Representation::Metadata => json_response(code, &table::partial_metadata(object)),
         Representation::Table => {
             let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
-            table::table(&scope.resource, &[object], meta, now)
+            json_response(code, &table::table(&scope.resource, &[object], meta, now))
         }
     }
 }
 
-/// A list page in representation `repr`.
-pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTime<Utc>) -> Value {
+/// A list page in representation `repr`. Full and metadata-only lists are streamed: each item
+/// is encoded as the client reads the body, from the objects the store shares, so a list of
+/// any length holds one chunk of its body at a time.
+pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTime<Utc>) -> Response {
     match repr {
-        Representation::Full => list_body(scope, listed),
-        Representation::Metadata => table::partial_metadata_list(&list_body(scope, listed)),
-        Representation::Table => table::table(&scope.resource, &listed.items, list_meta(&listed), now),
+        Representation::Full => {
+            let kind = format!("{}List", scope.resource.kind);
+            streamed_list(&scope.resource.api_version(&scope.version), &kind, listed, |item, out| serde_json::to_writer(out, item))
+        }
+        Representation::Metadata => streamed_list("meta.k8s.io/v1", "PartialObjectMetadataList", listed, |item, out| {
+            serde_json::to_writer(out, &table::partial_metadata(item))
+        }),
+        Representation::Table => {
+            let items: Vec<&Value> = listed.items.iter().map(|i| &**i).collect();
+            json_response(200, &table::table(&scope.resource, &items, list_meta(&listed), now))
+        }
     }
 }
 
@@ -54,15 +68,53 @@ pub fn list_meta(listed: &Listed) -> Value {
     meta
 }
 
-/// The JSON body of a list.
-pub fn list_body(scope: &Scope, listed: Listed) -> Value {
-    let meta = list_meta(&listed);
-    json!({
-        "kind": format!("{}List", scope.resource.kind),
-        "apiVersion": scope.resource.api_version(&scope.version),
-        "metadata": meta,
-        "items": listed.items,
-    })
+/// How one list item is written into the body.
+type WriteItem = fn(&Value, &mut Vec<u8>) -> serde_json::Result<()>;
+
+/// A streamed list body: `{"apiVersion", "items", "kind", "metadata"}` (the key order of a
+/// JSON object the server builds), its items written by `write`.
+fn streamed_list(api_version: &str, kind: &str, listed: Listed, write: WriteItem) -> Response {
+    let text = |s: &str| Value::String(s.to_string()).to_string();
+    let prefix = format!(r#"{{"apiVersion":{},"items":["#, text(api_version));
+    let suffix = format!(r#"],"kind":{},"metadata":{}}}"#, text(kind), list_meta(&listed));
+    let chunks = ListChunks { buf: prefix.into_bytes(), items: listed.items.into_iter(), first: true, write, suffix: Some(suffix) };
+    Response::builder()
+        .status(200)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from_stream(futures::stream::iter(chunks.map(Ok::<Bytes, std::convert::Infallible>))))
+        .expect("valid response")
+}
+
+/// About how many bytes of a list body are encoded at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// A list body's chunks, each encoded when asked for.
+struct ListChunks {
+    buf: Vec<u8>,
+    items: std::vec::IntoIter<Arc<Value>>,
+    first: bool,
+    write: WriteItem,
+    /// What closes the body; `None` once written.
+    suffix: Option<String>,
+}
+
+impl Iterator for ListChunks {
+    type Item = Bytes;
+
+    fn next(&mut self) -> Option<Bytes> {
+        self.suffix.as_ref()?;
+        while self.buf.len() < CHUNK {
+            let Some(item) = self.items.next() else {
+                self.buf.extend_from_slice(self.suffix.take().expect("checked above").as_bytes());
+                break;
+            };
+            if !std::mem::take(&mut self.first) {
+                self.buf.push(b',');
+            }
+            (self.write)(&item, &mut self.buf).expect("a JSON value serializes");
+        }
+        Some(Bytes::from(std::mem::take(&mut self.buf)))
+    }
 }
 
 /// The streamed answer to a watch, one line per event.

@@ -7,15 +7,19 @@ use serde_json::{Value, json};
 use crate::apiserver::catalogue::ResourceInfo;
 use crate::clock::parse_time;
 
-/// An object's `PartialObjectMetadata`.
-pub fn partial_metadata(object: &Value) -> Value {
-    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": object["metadata"]})
+/// An object's `PartialObjectMetadata`: its metadata, borrowed, under that kind. Its fields
+/// serialize in the order of a JSON object the server builds.
+#[derive(serde::Serialize)]
+pub struct PartialMetadata<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: &'a Value,
 }
 
-/// A list of `PartialObjectMetadata`, keeping the list's metadata.
-pub fn partial_metadata_list(list: &Value) -> Value {
-    let items: Vec<Value> = list["items"].as_array().map(|a| a.iter().map(partial_metadata).collect()).unwrap_or_default();
-    json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": list["metadata"], "items": items})
+/// `object` as `PartialObjectMetadata`.
+pub fn partial_metadata(object: &Value) -> PartialMetadata<'_> {
+    PartialMetadata { api_version: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: &object["metadata"] }
 }
 
 /// A column: name, type and the function that fills its cell.
@@ -86,7 +90,7 @@ fn columns(resource: &ResourceInfo) -> Vec<Column> {
 }
 
 /// A `Table` of `objects` (as served) for `kubectl get`.
-pub fn table(resource: &ResourceInfo, objects: &[Value], list_meta: Value, now: DateTime<Utc>) -> Value {
+pub fn table(resource: &ResourceInfo, objects: &[&Value], list_meta: Value, now: DateTime<Utc>) -> Value {
     let cols = columns(resource);
     let definitions: Vec<Value> = cols
         .iter()

@@ -71,15 +71,20 @@ struct Watch {
 
 impl Watch {
     /// The line of one event about `stored`, or, when the object cannot be served at the
-    /// watch's version, the ERROR event with the `Status` that ends the watch.
-    fn event(&self, event_type: &str, stored: &Value) -> Result<Bytes, Bytes> {
-        let served = self.scope.present(stored).map_err(|e| self.line("ERROR", e.to_status()))?;
-        let object = match self.request.representation {
-            Representation::Full => served,
-            Representation::Metadata => table::partial_metadata(&served),
-            Representation::Table => table::table(&self.scope.resource, &[served], json!({}), self.clock.now()),
-        };
-        Ok(self.line(event_type, object))
+    /// watch's version, the ERROR event with the `Status` that ends the watch. `encoded` is
+    /// `stored` as JSON when already at hand (a write's event, encoded once for every watch).
+    fn event(&self, event_type: &str, stored: &Arc<Value>, encoded: Option<&Bytes>) -> Result<Bytes, Bytes> {
+        let served = self.scope.serve(stored).map_err(|e| self.line("ERROR", &e.to_status()))?;
+        match self.request.representation {
+            Representation::Full => match encoded.filter(|_| Arc::ptr_eq(&served, stored)) {
+                Some(json) => Ok(self.line_with(event_type, json)),
+                None => Ok(self.line(event_type, &*served)),
+            },
+            Representation::Metadata => Ok(self.line(event_type, &table::partial_metadata(&served))),
+            Representation::Table => {
+                Ok(self.line(event_type, &table::table(&self.scope.resource, &[&served], json!({}), self.clock.now())))
+            }
+        }
     }
 
     /// Whether `event` changes or removes the CustomResourceDefinition this watch's resource is
@@ -90,10 +95,21 @@ impl Watch {
             && (event.event_type == EventType::Deleted || crd::resource_info(&event.object).as_ref() != Some(resource))
     }
 
-    fn line(&self, event_type: &str, object: Value) -> Bytes {
-        let mut s = json!({"type": event_type, "object": object}).to_string();
-        s.push('\n');
-        Bytes::from(s)
+    /// The line `{"object": ..., "type": ...}` (the key order of a JSON object the server
+    /// builds) of one event.
+    fn line(&self, event_type: &str, object: &impl serde::Serialize) -> Bytes {
+        self.line_with(event_type, &serde_json::to_vec(object).expect("a JSON value serializes"))
+    }
+
+    /// [`Watch::line`] with the object already encoded.
+    fn line_with(&self, event_type: &str, object: &[u8]) -> Bytes {
+        let mut line = Vec::with_capacity(object.len() + 32);
+        line.extend_from_slice(br#"{"object":"#);
+        line.extend_from_slice(object);
+        line.extend_from_slice(br#","type":""#);
+        line.extend_from_slice(event_type.as_bytes());
+        line.extend_from_slice(b"\"}\n");
+        Bytes::from(line)
     }
 
     fn bookmark(&self, revision: u64, initial_events_end: bool) -> Bytes {
@@ -105,7 +121,7 @@ impl Watch {
             Representation::Metadata => ("PartialObjectMetadata".to_string(), "meta.k8s.io/v1".to_string()),
             _ => (self.scope.resource.kind.clone(), self.scope.resource.api_version(&self.scope.version)),
         };
-        self.line("BOOKMARK", json!({"kind": kind, "apiVersion": api_version, "metadata": meta}))
+        self.line("BOOKMARK", &json!({"kind": kind, "apiVersion": api_version, "metadata": meta}))
     }
 
     fn in_scope(&self, event: &StoreEvent) -> bool {
@@ -134,7 +150,7 @@ impl Watch {
             },
             _ => return None,
         };
-        Some(self.event(event_type, &event.object))
+        Some(self.event(event_type, &event.object, Some(event.encoded())))
     }
 }
 
@@ -155,11 +171,11 @@ pub fn start(storage: &Storage, scope: Scope, request: WatchRequest, bookmark_in
     if list_current {
         let (g, r) = &watch.scope.resource.storage;
         let events = storage.store.list(g, r, watch.scope.namespace.as_deref(), None).filter(|(_, o)| watch.request.selection.matches(o));
-        last_words = events.map(|(_, o)| watch.event("ADDED", o)).try_for_each(|line| line.map(|line| initial.push(line))).err();
+        last_words = events.map(|(_, o)| watch.event("ADDED", o, None)).try_for_each(|line| line.map(|line| initial.push(line))).err();
     } else if let Some(from) = watch.request.from {
         match storage.store.events_after(from) {
             Ok(events) => last_words = events.iter().filter_map(|e| watch.event_line(e)).try_for_each(|l| l.map(|l| initial.push(l))).err(),
-            Err(e) => last_words = Some(watch.line("ERROR", too_old(from, e.oldest))),
+            Err(e) => last_words = Some(watch.line("ERROR", &too_old(from, e.oldest))),
         }
         start_revision = revision.max(from);
     }
@@ -211,7 +227,7 @@ async fn run(watch: Watch, mut sub: broadcast::Receiver<Arc<StoreEvent>>, tx: mp
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let _ = tx.send(watch.line("ERROR", too_old(last, last + 1))).await;
+                    let _ = tx.send(watch.line("ERROR", &too_old(last, last + 1))).await;
                     return;
                 }
                 Err(broadcast::error::RecvError::Closed) => return,

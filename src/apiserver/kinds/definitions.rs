@@ -59,7 +59,7 @@ impl Kind for Definitions {
             let items: Vec<(String, String, bool)> = storage
                 .store
                 .list(&info.group, &info.plural, None, None)
-                .map(|(k, o)| (k.namespace.clone(), k.name.clone(), o["metadata"]["deletionTimestamp"].is_null()))
+                .map(|((ns, name), o)| (ns.to_string(), name.to_string(), o["metadata"]["deletionTimestamp"].is_null()))
                 .collect();
             if !items.is_empty() {
                 for (ns, name, live) in items {
@@ -85,7 +85,11 @@ impl Kind for Definitions {
     /// A removed definition stops serving its resource, and the objects left go with it.
     fn removed(&self, storage: &mut Storage, definition: &Value) {
         if let Some(info) = crd::resource_info(definition) {
-            let leftovers: Vec<ObjectKey> = storage.store.list(&info.group, &info.plural, None, None).map(|(k, _)| k.clone()).collect();
+            let leftovers: Vec<ObjectKey> = storage
+                .store
+                .list(&info.group, &info.plural, None, None)
+                .map(|((ns, name), _)| ObjectKey::new(&info.group, &info.plural, ns, name))
+                .collect();
             for k in leftovers {
                 storage.store.remove(&k);
             }

@@ -103,7 +103,7 @@ fn delete_contents(storage: &mut Storage, namespace: &str, resources: Namespaced
         let items: Vec<(String, bool)> = storage
             .store
             .list(&resource.group, &resource.plural, Some(namespace), None)
-            .map(|(k, o)| (k.name.clone(), o["metadata"]["deletionTimestamp"].is_null()))
+            .map(|((_, name), o)| (name.to_string(), o["metadata"]["deletionTimestamp"].is_null()))
             .collect();
         for (name, live) in items {
             if live && let Err(e) = storage.delete(&scope, &name, &background) {

@@ -3,6 +3,8 @@
 //! and the result goes through the create or update verb, with the same admission, validation
 //! and defaults.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use crate::apiserver::apply;
@@ -39,7 +41,7 @@ impl Storage {
             )));
         }
         match live {
-            None => Ok((self.create_managed(scope, merged, opts, &Management::Applied)?, true)),
+            None => Ok((Arc::unwrap_or_clone(self.create_managed(scope, merged, opts, &Management::Applied)?), true)),
             Some(_) => Ok((self.update_managed(scope, name, merged, target, opts, &Management::Applied)?, false)),
         }
     }

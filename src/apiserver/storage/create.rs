@@ -1,5 +1,7 @@
 //! POST: creating objects.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use crate::apiserver::ids::Ids;
@@ -82,13 +84,13 @@ pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
 
 impl Storage {
     /// Creates an object from a request body; returns the stored object as served.
-    pub fn create(&mut self, scope: &Scope, body: Value, opts: WriteOptions) -> ApiResult<Value> {
+    pub fn create(&mut self, scope: &Scope, body: Value, opts: WriteOptions) -> ApiResult<Arc<Value>> {
         let management = Management::Update(opts.field_manager.clone());
         self.create_managed(scope, body, opts, &management)
     }
 
     /// Creates an object whose fields `management` manages.
-    pub fn create_managed(&mut self, scope: &Scope, body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Value> {
+    pub fn create_managed(&mut self, scope: &Scope, body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Arc<Value>> {
         let mut body = body;
         if scope.resource.namespaced && scope.namespace.is_none() {
             return Err(ApiError::not_found_path());
@@ -148,10 +150,10 @@ impl Storage {
         normalize_metadata(&mut body["metadata"]);
         let stored = scope.to_storage(body)?;
         if opts.dry_run {
-            return scope.present(&stored);
+            return scope.present(&stored).map(Arc::new);
         }
         let stored = self.commit(key, stored);
-        scope.present(&stored)
+        scope.serve(&stored)
     }
 
     /// The ServiceAccount admission plugin's lookup: 403 if `account` does not exist in

@@ -4,6 +4,8 @@
 //! ([`crate::apiserver::mutant`]), on to the next step, and a kind with a delete of its own
 //! (namespaces, CRDs) composes those steps in its hook. This file applies the plan.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::DefaultGcPolicy;
@@ -23,7 +25,7 @@ pub struct Deleted {
     /// 200, or 202 when the object stays and `orphanDependents=false` was sent.
     pub code: u16,
     /// The object (kept, or deleted where the resource returns it) or a `Status`.
-    pub body: Value,
+    pub body: Arc<Value>,
     /// Whether the object was removed from storage.
     pub removed: bool,
 }
@@ -33,8 +35,8 @@ impl Storage {
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
         let opts = &opts.clone().mutated_by(self.mutant);
         let key = scope.key(name);
-        let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
-        let existing = scope.present(&existing)?;
+        let existing = self.store.get(&key).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
+        let existing = scope.serve(existing)?;
         let ctx = DeleteContext {
             resource: &scope.resource,
             version: &scope.version,
@@ -57,11 +59,11 @@ impl Storage {
                 Err(ApiError::conflict(r.qualified(), name, &detail))
             }
             DeletePlan::Keep(obj) => {
-                let body = if opts.dry_run || obj == existing {
-                    obj
+                let body = if opts.dry_run || obj == *existing {
+                    Arc::new(obj)
                 } else {
                     let stored = self.commit(key, scope.to_storage(obj)?);
-                    scope.present(&stored)?
+                    scope.serve(&stored)?
                 };
                 let code = if opts.orphan_dependents == Some(false) { 202 } else { 200 };
                 Ok(Deleted { code, body, removed: false })
@@ -71,9 +73,9 @@ impl Storage {
                 let last = match plan {
                     DeletePlan::WriteThenRemove(written) if !opts.dry_run => {
                         let stored = self.commit(key.clone(), scope.to_storage(written)?);
-                        scope.present(&stored)?
+                        scope.serve(&stored)?
                     }
-                    DeletePlan::WriteThenRemove(written) => written,
+                    DeletePlan::WriteThenRemove(written) => Arc::new(written),
                     _ => existing,
                 };
                 if !opts.dry_run {
@@ -86,7 +88,7 @@ impl Storage {
                     if !scope.resource.group.is_empty() {
                         details["group"] = json!(scope.resource.group);
                     }
-                    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
+                    Arc::new(json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}))
                 };
                 Ok(Deleted { code: 200, body, removed: !opts.dry_run })
             }

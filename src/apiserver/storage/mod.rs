@@ -58,6 +58,15 @@ impl Scope {
         convert::to_served(&self.resource, &self.version, stored)
     }
 
+    /// The stored object as served at this scope's version, shared with the store when it is
+    /// served as stored (the common case), copied and converted otherwise.
+    pub fn serve(&self, stored: &Arc<Value>) -> ApiResult<Arc<Value>> {
+        if convert::served_as_stored(&self.resource, &self.version, stored) {
+            return Ok(stored.clone());
+        }
+        self.present(stored).map(Arc::new)
+    }
+
     /// An object served at this scope's version in its stored form.
     pub fn to_storage(&self, served: Value) -> ApiResult<Value> {
         convert::to_storage(&self.resource, &self.version, served)

@@ -1,6 +1,8 @@
 //! GET of one object and of a list, with label and field selectors and `limit`/`continue`
 //! pagination.
 
+use std::sync::Arc;
+
 use base64::Engine;
 use serde_json::Value;
 
@@ -29,8 +31,8 @@ struct ContinueToken {
 /// One page of a list.
 #[derive(Clone, Debug)]
 pub struct Listed {
-    /// Items as served.
-    pub items: Vec<Value>,
+    /// Items as served, shared with the store where served as stored.
+    pub items: Vec<Arc<Value>>,
     /// The list's resourceVersion.
     pub revision: u64,
     /// `metadata.continue` when more items remain.
@@ -48,8 +50,8 @@ fn decode_continue(token: &str) -> ApiResult<ContinueToken> {
 
 impl Storage {
     /// GET one object.
-    pub fn get(&self, scope: &Scope, name: &str) -> ApiResult<Value> {
-        self.store.get(&scope.key(name)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name)).and_then(|o| scope.present(o))
+    pub fn get(&self, scope: &Scope, name: &str) -> ApiResult<Arc<Value>> {
+        self.store.get(&scope.key(name)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name)).and_then(|o| scope.serve(o))
     }
 
     /// GET a list: the selected objects in key order, paginated when `limit` is set.
@@ -71,12 +73,12 @@ impl Storage {
             if limit.is_some_and(|l| items.len() >= l) {
                 // One more exists: count the rest (when there is no selector) and stop.
                 let remaining = selection.is_everything().then(|| 1 + selected.count());
-                let last: &ObjectKey = last_key.expect("limit > 0 means an item was taken");
-                let token = ContinueToken { rv: revision, ns: last.namespace.clone(), name: last.name.clone() };
+                let (ns, name): (&str, &str) = last_key.expect("limit > 0 means an item was taken");
+                let token = ContinueToken { rv: revision, ns: ns.to_string(), name: name.to_string() };
                 let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).expect("serializable"));
                 return Ok(Listed { items, revision, continue_token: Some(token), remaining });
             }
-            items.push(scope.present(o)?);
+            items.push(scope.serve(o)?);
             last_key = Some(k);
         }
         Ok(Listed { items, revision, continue_token: None, remaining: None })

@@ -7,8 +7,9 @@
 //! callers hold the apiserver's lock and decide what to write.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -68,6 +69,15 @@ pub struct StoreEvent {
     /// The object before the write (none for creations), so that watches with selectors can
     /// tell an object entering or leaving their selection.
     pub previous: Option<Arc<Value>>,
+    /// `object` as JSON, encoded once for every watch that serves it as stored.
+    encoded: OnceLock<Bytes>,
+}
+
+impl StoreEvent {
+    /// `object` as JSON: encoded by the first watch that asks, shared with the rest.
+    pub fn encoded(&self) -> &Bytes {
+        self.encoded.get_or_init(|| serde_json::to_vec(&*self.object).expect("a JSON value serializes").into())
+    }
 }
 
 /// A watch asked for history the store no longer has.
@@ -77,11 +87,29 @@ pub struct TooOld {
     pub oldest: u64,
 }
 
+/// The objects of one storage resource: by namespace, then by name, both in order.
+type Namespaces = BTreeMap<String, BTreeMap<String, Arc<Value>>>;
+
+/// One storage resource's objects and the revision of its last write.
+#[derive(Debug)]
+struct Resource {
+    /// Storage `(group, resource)`.
+    id: (String, String),
+    /// The revision of the last write to it, so that a watcher of one resource can tell it has
+    /// seen everything without waiting for a bookmark.
+    last_write: u64,
+    objects: Namespaces,
+}
+
 /// Versioned objects, their write history and the broadcast of new writes.
 #[derive(Debug)]
 pub struct Store {
-    /// Objects ordered by key, so lists come out ordered by namespace and name as from etcd.
-    objects: BTreeMap<ObjectKey, Arc<Value>>,
+    /// Objects by storage `(group, resource)` (sorted, so that a lookup compares the few
+    /// resources once and then only namespaces and names), each in key order, so that lists come
+    /// out ordered by namespace and name as from etcd.
+    objects: Vec<Resource>,
+    /// How many objects are stored.
+    count: usize,
     /// The revision of the last write.
     revision: u64,
     /// Recent writes in revision order; bounded by `history_limit`.
@@ -92,24 +120,13 @@ pub struct Store {
     compacted: u64,
     /// Live watches subscribe here; a slow one lags, and is then told to relist.
     tx: broadcast::Sender<Arc<StoreEvent>>,
-    /// The revision of the last write to each storage `(group, resource)`, so that a watcher of
-    /// one resource can tell it has seen everything without waiting for a bookmark.
-    last_write: std::collections::HashMap<(String, String), u64>,
 }
 
 impl Store {
     /// An empty store that keeps the last `history_limit` writes for watches.
     pub fn new(history_limit: usize) -> Self {
         let (tx, _) = broadcast::channel(history_limit.clamp(1024, 1 << 16));
-        Self {
-            objects: BTreeMap::new(),
-            revision: 1,
-            history: VecDeque::new(),
-            history_limit: history_limit.max(1),
-            compacted: 0,
-            tx,
-            last_write: Default::default(),
-        }
+        Self { objects: Vec::new(), count: 0, revision: 1, history: VecDeque::new(), history_limit: history_limit.max(1), compacted: 0, tx }
     }
 
     /// The revision of the last write (what a list returns as its resourceVersion).
@@ -117,43 +134,92 @@ impl Store {
         self.revision
     }
 
+    /// Where resource `(group, resource)` is (or would go) in `objects`.
+    fn position(&self, group: &str, resource: &str) -> Result<usize, usize> {
+        self.objects.binary_search_by(|r| (r.id.0.as_str(), r.id.1.as_str()).cmp(&(group, resource)))
+    }
+
+    /// The objects of one storage resource.
+    fn resource(&self, group: &str, resource: &str) -> Option<&Namespaces> {
+        self.position(group, resource).ok().map(|i| &self.objects[i].objects)
+    }
+
     /// The object at `key`.
     pub fn get(&self, key: &ObjectKey) -> Option<&Arc<Value>> {
-        self.objects.get(key)
+        self.resource(&key.group, &key.resource)?.get(&key.namespace)?.get(&key.name)
     }
 
     /// Objects of one storage resource, optionally in one namespace, in key order, starting
-    /// after `after` (a key of a previous page) when given.
+    /// after `after` (a key of a previous page) when given; each with its namespace and name.
     pub fn list<'a>(
         &'a self,
         group: &'a str,
         resource: &'a str,
         namespace: Option<&'a str>,
         after: Option<&ObjectKey>,
-    ) -> impl Iterator<Item = (&'a ObjectKey, &'a Arc<Value>)> + 'a {
-        let start = match after {
-            Some(k) => std::ops::Bound::Excluded(k.clone()),
-            None => std::ops::Bound::Included(ObjectKey::new(group, resource, namespace.unwrap_or(""), "")),
+    ) -> impl Iterator<Item = ((&'a str, &'a str), &'a Arc<Value>)> + 'a {
+        use std::ops::Bound::{Excluded, Included, Unbounded};
+        let (after_namespace, after_name) = match after {
+            Some(k) => (Included(k.namespace.clone()), Some((k.namespace.clone(), k.name.clone()))),
+            None => (namespace.map_or(Unbounded, |ns| Included(ns.to_string())), None),
         };
-        self.objects
-            .range((start, std::ops::Bound::Unbounded))
-            .take_while(move |(k, _)| k.group == group && k.resource == resource && namespace.is_none_or(|ns| k.namespace == ns))
+        let namespaces = self
+            .resource(group, resource)
+            .into_iter()
+            .flat_map(move |by_namespace| by_namespace.range((after_namespace.clone(), Unbounded)));
+        namespaces.take_while(move |(ns, _)| namespace.is_none_or(|wanted| wanted == ns.as_str())).flat_map(move |(ns, names)| {
+            let from = match &after_name {
+                Some((after_ns, name)) if after_ns == ns => Excluded(name.clone()),
+                _ => Unbounded,
+            };
+            names.range((from, Unbounded)).map(move |(name, object)| ((ns.as_str(), name.as_str()), object))
+        })
     }
 
     /// Every stored object, in key order: for inspecting the whole state at once (a fuzzer
     /// comparing it before and after a request).
-    pub fn objects(&self) -> impl Iterator<Item = (&ObjectKey, &Arc<Value>)> {
-        self.objects.iter()
+    pub fn objects(&self) -> impl Iterator<Item = (ObjectKey, &Arc<Value>)> {
+        self.objects.iter().flat_map(|Resource { id: (g, r), objects, .. }| {
+            objects.iter().flat_map(move |(ns, names)| names.iter().map(move |(name, o)| (ObjectKey::new(g, r, ns, name), o)))
+        })
     }
 
     /// Number of stored objects.
     pub fn len(&self) -> usize {
-        self.objects.len()
+        self.count
     }
 
     /// Whether the store is empty.
     pub fn is_empty(&self) -> bool {
-        self.objects.is_empty()
+        self.count == 0
+    }
+
+    /// Stores `object` at `key`; returns what was there.
+    fn insert(&mut self, key: &ObjectKey, object: Arc<Value>) -> Option<Arc<Value>> {
+        let i = match self.position(&key.group, &key.resource) {
+            Ok(i) => i,
+            Err(i) => {
+                let id = (key.group.clone(), key.resource.clone());
+                self.objects.insert(i, Resource { id, last_write: 0, objects: Namespaces::new() });
+                i
+            }
+        };
+        let previous = self.objects[i].objects.entry(key.namespace.clone()).or_default().insert(key.name.clone(), object);
+        self.count += usize::from(previous.is_none());
+        previous
+    }
+
+    /// Takes the object at `key` out.
+    fn take(&mut self, key: &ObjectKey) -> Option<Arc<Value>> {
+        let i = self.position(&key.group, &key.resource).ok()?;
+        let resource = &mut self.objects[i];
+        let names = resource.objects.get_mut(&key.namespace)?;
+        let object = names.remove(&key.name)?;
+        if names.is_empty() {
+            resource.objects.remove(&key.namespace);
+        }
+        self.count -= 1;
+        Some(object)
     }
 
     /// Writes `object` at `key` (creating or replacing it), stamping the next revision into its
@@ -162,7 +228,7 @@ impl Store {
         self.revision += 1;
         set_resource_version(&mut object, self.revision);
         let object = Arc::new(object);
-        let previous = self.objects.insert(key.clone(), object.clone());
+        let previous = self.insert(&key, object.clone());
         let event_type = if previous.is_some() { EventType::Modified } else { EventType::Added };
         self.record(event_type, key, object.clone(), previous);
         object
@@ -171,7 +237,7 @@ impl Store {
     /// Removes the object at `key`. Its last state, stamped with the deletion's revision, is
     /// returned and sent to watches.
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<Value>> {
-        let old = self.objects.remove(key)?;
+        let old = self.take(key)?;
         self.revision += 1;
         let mut last = (*old).clone();
         set_resource_version(&mut last, self.revision);
@@ -182,12 +248,14 @@ impl Store {
 
     /// The revision of the last write to a storage resource (0 if never written).
     pub fn resource_revision(&self, group: &str, resource: &str) -> u64 {
-        self.last_write.get(&(group.to_string(), resource.to_string())).copied().unwrap_or(0)
+        self.position(group, resource).map_or(0, |i| self.objects[i].last_write)
     }
 
     fn record(&mut self, event_type: EventType, key: ObjectKey, object: Arc<Value>, previous: Option<Arc<Value>>) {
-        self.last_write.insert((key.group.clone(), key.resource.clone()), self.revision);
-        let event = Arc::new(StoreEvent { revision: self.revision, event_type, key, object, previous });
+        if let Ok(i) = self.position(&key.group, &key.resource) {
+            self.objects[i].last_write = self.revision;
+        }
+        let event = Arc::new(StoreEvent { revision: self.revision, event_type, key, object, previous, encoded: OnceLock::new() });
         if self.history.len() == self.history_limit
             && let Some(dropped) = self.history.pop_front()
         {
