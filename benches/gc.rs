@@ -1,29 +1,37 @@
 //! Garbage collector benchmarks (run with `cargo bench --bench gc`):
 //!
-//! 1. graph memory per node with 1,000,000 objects in the graph (a counting allocator measures
-//!    the bytes the graph builder holds);
-//! 2. background cascade of a 111,111-object tree (fan-out 10, depth 5) through the
+//! 1. `memory`: graph memory per node with 1,000,000 objects in the graph (a counting allocator
+//!    measures the bytes the graph builder holds), beside the bytes of the UID and name strings
+//!    the objects' events carry;
+//! 2. `startup`: building the graph from the initial list of 1,000,000 objects (the events the
+//!    monitors send for it, through `GraphBuilder::process`): objects per second;
+//! 3. `cascade`: background cascade of a 111,111-object tree (fan-out 10, depth 5) through the
 //!    in-process fake apiserver: deletions per second;
-//! 3. foreground deletion of a 10,000-deep chain of blocking references: wall time;
-//! 4. background cascade of a 1,111-object tree on the real API server, by the upstream
-//!    collector and by the reference one at the same client rate limits: wall times and their
-//!    ratio (see [`upstream`]).
+//! 4. `foreground`: foreground deletion of a 10,000-deep chain of blocking references: wall time;
+//! 5. `upstream`: background cascade of a 1,111-object tree on the real API server, by the
+//!    upstream collector and by the reference one at the same client rate limits: wall times and
+//!    their ratio (see [`upstream`]).
 //!
-//! Sizes can be lowered for a quick look: `KUBEGC_BENCH_SCALE=0.1 cargo bench --bench gc`.
+//! Arguments choose sections by name (`cargo bench --bench gc -- memory startup`); without any,
+//! all run. Sizes can be lowered for a quick look: `KUBEGC_BENCH_SCALE=0.1 cargo bench --bench gc`.
 
 mod upstream;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use http::Request;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta as ListedMeta, OwnerReference};
+use kube::api::ApiResource;
 use kubegc::apiserver::{ApiServer, Config as ServerConfig};
-use kubegc::gc::events::{EventType, GraphEvent, ObjectMeta};
-use kubegc::gc::graph::OwnerRef;
+use kubegc::gc::events::{EventType, GraphEvent};
 use kubegc::gc::graph_builder::GraphBuilder;
+use kubegc::gc::monitors::observed;
+use kubegc::gc::operations::object_meta;
+use kubegc::gc::rest_mapper::Mapping;
 use kubegc::gc::{Config, GarbageCollector};
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -57,50 +65,77 @@ fn scale(n: usize) -> usize {
     ((n as f64) * s).max(10.0) as usize
 }
 
+/// The UID of object `i`: a random version 4 UUID as an API server assigns, the same every run.
 fn uid(i: usize) -> String {
-    format!("{:08x}-0000-4000-8000-{:012x}", i >> 16, i)
+    let mix = |mut x: u64| {
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    let bits = u128::from(mix(2 * i as u64 + 1)) << 64 | u128::from(mix(2 * i as u64 + 2));
+    uuid::Builder::from_random_bytes(bits.to_be_bytes()).into_uuid().to_string()
 }
 
-/// Graph memory: events for `n` objects, each (but the first) owned by `(i - 1) / 10`.
+/// Object `i` of the tree as a list returns it: a ConfigMap owned by `(i - 1) / 10`, but for the
+/// first.
+fn listed(i: usize) -> ListedMeta {
+    let owner = |p: usize| OwnerReference {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: format!("cm-{p}"),
+        uid: uid(p),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    };
+    ListedMeta {
+        name: Some(format!("cm-{i}")),
+        namespace: Some("default".into()),
+        uid: Some(uid(i)),
+        resource_version: Some((i + 1).to_string()),
+        owner_references: (i > 0).then(|| vec![owner((i - 1) / 10)]),
+        ..ListedMeta::default()
+    }
+}
+
+/// The events the ConfigMap monitor sends for an initial list of the tree of `n` objects.
+fn initial_list(n: usize) -> impl Iterator<Item = GraphEvent> {
+    let mapping = Mapping { resource: ApiResource::erase::<ConfigMap>(&()), namespaced: true };
+    (0..n).map(move |i| observed(&mapping, EventType::Add, object_meta(&listed(i)), None))
+}
+
+/// Graph memory: the bytes the builder holds once it has the initial list of `n` objects, each
+/// event made just before it is processed and dropped after.
 fn graph_memory(n: usize) {
-    let (api_version, kind, ns): (Arc<str>, Arc<str>, Arc<str>) = ("v1".into(), "ConfigMap".into(), "default".into());
     let before = LIVE.load(Ordering::Relaxed);
     let mut builder = GraphBuilder::new(500);
-    for i in 0..n {
-        let owners = if i == 0 {
-            vec![]
-        } else {
-            let p = (i - 1) / 10;
-            vec![OwnerRef {
-                api_version: api_version.clone(),
-                kind: kind.clone(),
-                name: format!("cm-{p}").into(),
-                uid: uid(p).into(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            }]
-        };
-        let event = GraphEvent {
-            event_type: EventType::Add,
-            virtual_event: false,
-            object: ObjectMeta {
-                uid: uid(i).into(),
-                name: format!("cm-{i}").into(),
-                namespace: ns.clone(),
-                owners,
-                being_deleted: false,
-                finalizers: vec![],
-                resource_version: String::new(),
-            },
-            old: None,
-            api_version: api_version.clone(),
-            kind: kind.clone(),
-        };
+    let mut strings = 0;
+    for event in initial_list(n) {
+        strings += event.object.uid.to_string().len() + event.object.name.len();
+        strings += event.object.owners.iter().map(|r| r.uid.to_string().len() + r.name.len()).sum::<usize>();
         builder.process(&event);
     }
     let bytes = LIVE.load(Ordering::Relaxed) - before;
-    println!("graph memory: {n} nodes, {:.1} MiB, {:.0} bytes per node", bytes as f64 / 1048576.0, bytes as f64 / n as f64);
+    println!(
+        "graph memory: {n} nodes, {:.1} MiB, {:.0} bytes per node (their UID and name strings, and their owners': {:.0} bytes per node)",
+        bytes as f64 / 1048576.0,
+        bytes as f64 / n as f64,
+        strings as f64 / n as f64
+    );
     drop(builder);
+}
+
+/// Start-up: the time the builder takes to build the graph from the initial list of `n`
+/// objects, the events made beforehand.
+fn startup(n: usize) {
+    let events: Vec<GraphEvent> = initial_list(n).collect();
+    let mut builder = GraphBuilder::new(500);
+    let start = Instant::now();
+    for event in &events {
+        builder.process(event);
+    }
+    let elapsed = start.elapsed();
+    assert_eq!(builder.graph.len(), n);
+    println!("start-up: {n} objects in {:.2} s: {:.0} objects/s", elapsed.as_secs_f64(), n as f64 / elapsed.as_secs_f64());
 }
 
 async fn request(server: &ApiServer, method: &str, uri: &str, body: Value) -> (u16, Value) {
@@ -194,17 +229,34 @@ async fn foreground_chain(n: usize) {
     println!("foreground chain: {n} deep in {:.2} s", elapsed.as_secs_f64());
 }
 
+/// Whether to run the section `name`: every section when no section is named.
+fn selected(name: &str) -> bool {
+    let named: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    named.is_empty() || named.iter().any(|n| n == name)
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    graph_memory(scale(1_000_000));
+    if selected("memory") {
+        graph_memory(scale(1_000_000));
+    }
+    if selected("startup") {
+        startup(scale(1_000_000));
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let levels = if scale(100_000) >= 100_000 { 5 } else { 4 };
-        background_cascade(levels).await;
-        foreground_chain(scale(10_000)).await;
-        let upstream_levels = (scale(1_000) as f64).log10().round() as u32;
-        upstream::compare(upstream_levels).await.unwrap_or_else(|e| panic!("upstream comparison: {e:#}"));
+        if selected("cascade") {
+            let levels = if scale(100_000) >= 100_000 { 5 } else { 4 };
+            background_cascade(levels).await;
+        }
+        if selected("foreground") {
+            foreground_chain(scale(10_000)).await;
+        }
+        if selected("upstream") {
+            let upstream_levels = (scale(1_000) as f64).log10().round() as u32;
+            upstream::compare(upstream_levels).await.unwrap_or_else(|e| panic!("upstream comparison: {e:#}"));
+        }
     });
 }

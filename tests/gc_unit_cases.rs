@@ -121,7 +121,7 @@ async fn test_orphan_dependents_failure() {
         ApiError::conflict_modified(QualifiedResource { group: "", resource: "pods" }, "pod"),
     ));
     let dependent = make_id("v1", "Pod", "ns1", "pod", "");
-    let err = h.gc.collector().orphan_dependents("owner-uid", &[dependent]).await.expect_err("the patch conflicts");
+    let err = h.gc.collector().orphan_dependents(&"owner-uid".into(), &[dependent]).await.expect_err("the patch conflicts");
     match err {
         AttemptError::Api(kube::Error::Api(status)) => {
             assert_eq!((status.code, status.reason.as_str()), (409, "Conflict"), "{status:?}");

@@ -23,7 +23,7 @@ use crate::gc::decision::{
     live_owner_state,
 };
 use crate::gc::events::{GraphEvent, ObjectMeta};
-use crate::gc::graph::{Identity, Node, OwnerRef, WorkItem};
+use crate::gc::graph::{Identity, Node, OwnerRef, Uid, WorkItem};
 use crate::gc::graph_builder::{Effect, GraphBuilder};
 use crate::gc::metrics::Metrics;
 use crate::gc::monitors::{self, GraphChange, Monitor, Sink, phase, resource_name};
@@ -436,7 +436,7 @@ impl Collector {
             let builder = self.lock_builder();
             match builder.graph.queued_copy(item) {
                 // A virtual copy whose UID has since been observed is stale (A.5 step 1).
-                Some(n) if n.virtual_node && builder.graph.get(&item.identity.uid).is_some_and(Node::is_observed) => None,
+                Some(n) if n.virtual_node && builder.graph.get(&item.identity.uid).is_some_and(|n| n.is_observed()) => None,
                 other => other,
             }
         };
@@ -511,13 +511,12 @@ impl Collector {
         let (has_dependents, a_dependent_deletes_dependents) = {
             let builder = self.lock_builder();
             let current = builder.graph.get(&identity.uid);
-            let deps = current.map(|n| n.dependents.clone()).unwrap_or_default();
-            (!deps.is_empty(), deps.iter().any(|d| builder.graph.get(d).is_some_and(|d| d.deleting_dependents)))
+            current.map_or((false, false), |n| (n.has_dependents(), n.dependents().any(|d| d.deleting_dependents())))
         };
         match self.mutated(decide(&classified, has_dependents, a_dependent_deletes_dependents, &latest.finalizers)) {
             Decision::Nothing => Ok(()),
             Decision::RemoveOwnerRefs { dangling, waiting } => {
-                let uids: Vec<&str> = dangling.iter().chain(&waiting).map(|u| &**u).collect();
+                let uids: Vec<&Uid> = dangling.iter().chain(&waiting).collect();
                 let smp = patch::delete_owner_refs_strategic(&identity.uid, &uids);
                 let merge = patch::delete_owner_refs_merge(&latest.resource_version, &latest.owners, &uids);
                 Ok(operations::patch_with_fallback(&self.client, &mapping, identity, smp, merge).await?)
@@ -632,12 +631,12 @@ impl Collector {
 
     /// Removes the reference to `owner_uid` from each of `dependents`, all at once (upstream
     /// `orphanDependents`); a dependent that is gone is skipped, any other failure is returned.
-    pub async fn orphan_dependents(&self, owner_uid: &str, dependents: &[Identity]) -> Result<(), AttemptError> {
+    pub async fn orphan_dependents(&self, owner_uid: &Uid, dependents: &[Identity]) -> Result<(), AttemptError> {
         let results = futures::future::join_all(dependents.iter().map(|d| self.orphan_dependent(d, owner_uid))).await;
         results.into_iter().collect()
     }
 
-    async fn orphan_dependent(&self, dependent: &Identity, owner_uid: &str) -> Result<(), AttemptError> {
+    async fn orphan_dependent(&self, dependent: &Identity, owner_uid: &Uid) -> Result<(), AttemptError> {
         let mapping = self.mapping(&dependent.api_version, &dependent.kind)?;
         Ok(operations::remove_owner_ref(&self.client, &mapping, dependent, owner_uid).await?)
     }

@@ -8,7 +8,7 @@
 use kube::api::PropagationPolicy;
 
 use crate::gc::events::ObjectMeta;
-use crate::gc::graph::{Graph, Identity, Node, OwnerRef, Uid, WorkItem, item, sorted};
+use crate::gc::graph::{Graph, Identity, Node, NodeRef, OwnerRef, Uid, WorkItem, sorted};
 use crate::gc::rest_mapper::{Mapping, MappingError};
 use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
@@ -35,8 +35,8 @@ pub struct Identified {
 
 impl Identified {
     /// Judges `found` against `uid`: the object meant is the one with that UID.
-    pub fn new(found: Option<ObjectMeta>, uid: &str) -> Self {
-        let is_it = found.as_ref().is_some_and(|f| &*f.uid == uid);
+    pub fn new(found: Option<ObjectMeta>, uid: &Uid) -> Self {
+        let is_it = found.as_ref().is_some_and(|f| f.uid == *uid);
         Self { found, is_it }
     }
 
@@ -160,11 +160,11 @@ pub enum ForegroundStep {
 
 /// The next step of a foreground deletion whose owner has the `blocking` dependents in the
 /// graph (upstream `processDeletingDependentsItem`).
-pub fn foreground_step(blocking: &[&Node]) -> ForegroundStep {
+pub fn foreground_step(blocking: &[NodeRef<'_>]) -> ForegroundStep {
     if blocking.is_empty() {
         return ForegroundStep::Finish;
     }
-    ForegroundStep::Wait(blocking.iter().filter(|d| !d.deleting_dependents).map(|d| item(d)).collect())
+    ForegroundStep::Wait(blocking.iter().filter(|d| !d.deleting_dependents()).map(NodeRef::item).collect())
 }
 
 /// The dependents that lose their references to an owner being orphaned (A.8).
@@ -178,7 +178,7 @@ impl Orphaning {
     /// Every dependent of `owner` that is in `graph` (upstream `orphanDependents` of the owner's
     /// dependents).
     pub fn of(owner: &Node, graph: &Graph) -> Self {
-        Self { dependents: sorted(&owner.dependents).iter().filter_map(|d| graph.get(d)).map(|d| d.identity.clone()).collect() }
+        Self { dependents: sorted(&owner.dependents).iter().filter_map(|d| graph.get(d)).map(|d| d.identity()).collect() }
     }
 }
 
@@ -230,9 +230,10 @@ mod tests {
             finalizers: vec![],
             resource_version: String::new(),
         };
-        assert_eq!(Identified::new(Some(meta("1")), "1").object(), Some(meta("1")));
-        assert_eq!(Identified::new(Some(meta("2")), "1").object(), None);
-        assert_eq!(Identified::new(None, "1").object(), None);
+        let uid = "1".into();
+        assert_eq!(Identified::new(Some(meta("1")), &uid).object(), Some(meta("1")));
+        assert_eq!(Identified::new(Some(meta("2")), &uid).object(), None);
+        assert_eq!(Identified::new(None, &uid).object(), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::fmt::Write;
 
-use crate::gc::graph::{Graph, Node};
+use crate::gc::graph::{Graph, Node, Uid};
 
 fn vertex_id(n: &Node) -> String {
     format!("\"{}\"", n.identity.uid)
@@ -20,15 +20,20 @@ fn label(n: &Node) -> String {
     )
 }
 
+/// The node for `uid`, as a value of its own.
+fn node(graph: &Graph, uid: &str) -> Option<Node> {
+    graph.get(&Uid::from(uid)).map(|n| n.to_node())
+}
+
 /// Renders the whole graph, or the part connected (through owners and dependents) to `uids`.
 pub fn render(graph: &Graph, uids: &[String]) -> String {
     let selected: BTreeSet<String> = if uids.is_empty() {
-        graph.nodes().map(|n| n.identity.uid.to_string()).collect()
+        graph.nodes().map(|n| n.uid().to_string()).collect()
     } else {
         let mut seen = BTreeSet::new();
         let mut queue: VecDeque<String> = uids.iter().cloned().collect();
         while let Some(uid) = queue.pop_front() {
-            let Some(n) = graph.get(&uid) else { continue };
+            let Some(n) = node(graph, &uid) else { continue };
             if !seen.insert(uid) {
                 continue;
             }
@@ -39,13 +44,13 @@ pub fn render(graph: &Graph, uids: &[String]) -> String {
     };
     let mut out = String::from("strict digraph full {\n  // Node definitions.\n");
     for uid in &selected {
-        if let Some(n) = graph.get(uid) {
+        if let Some(n) = node(graph, uid) {
             let color = if n.virtual_node { "\"#ffaa00\"" } else { "\"#000000\"" };
             let _ = writeln!(
                 out,
                 "  {} [\n    label=\"{}\"\n    group=\"{}\"\n    version=\"{}\"\n    kind=\"{}\"\n    namespace=\"{}\"\n    name=\"{}\"\n    uid=\"{}\"\n    missing=\"{}\"\n    beingDeleted=\"{}\"\n    deletingDependents=\"{}\"\n    virtual=\"{}\"\n    color={}\n  ];",
-                vertex_id(n),
-                label(n),
+                vertex_id(&n),
+                label(&n),
                 group_of(&n.identity.api_version),
                 version_of(&n.identity.api_version),
                 n.identity.kind,
@@ -62,10 +67,10 @@ pub fn render(graph: &Graph, uids: &[String]) -> String {
     }
     out.push_str("\n  // Edge definitions.\n");
     for uid in &selected {
-        if let Some(n) = graph.get(uid) {
+        if let Some(n) = node(graph, uid) {
             for o in &n.owners {
-                if selected.contains(&*o.uid) {
-                    let _ = writeln!(out, "  {} -> \"{}\";", vertex_id(n), o.uid);
+                if selected.contains(&o.uid.to_string()) {
+                    let _ = writeln!(out, "  {} -> \"{}\";", vertex_id(&n), o.uid);
                 }
             }
         }

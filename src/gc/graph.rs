@@ -2,10 +2,24 @@
 //! known only from someone's ownerReference), with its owners as last observed and the set of
 //! its dependents. Mirrors upstream `graph.go`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+mod interner;
+mod links;
+mod record;
+mod slab;
+mod view;
+
+use std::collections::BTreeSet;
 use std::fmt;
-use std::hash::{BuildHasherDefault, DefaultHasher};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::Arc;
+
+use hashbrown::HashTable;
+
+pub use crate::gc::uid::Uid;
+use links::Links;
+use record::{Record, Tables};
+use slab::Slab;
+pub use view::{NodeMut, NodeRef};
 
 /// An owner reference as the graph keeps it (upstream `metav1.OwnerReference`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -31,8 +45,10 @@ impl OwnerRef {
     }
 }
 
-/// An object UID.
-pub type Uid = Arc<str>;
+/// Whether `r` names exactly the coordinates `uid`, `name`, `kind` and `api_version`.
+fn names(r: &OwnerRef, uid: &Uid, name: &str, kind: &str, api_version: &str) -> bool {
+    r.uid == *uid && *r.name == *name && *r.kind == *kind && *r.api_version == *api_version
+}
 
 /// An object's coordinates: the ownerReference fields plus a namespace (upstream
 /// `objectReference`). Two identities are equal when all five fields are.
@@ -65,7 +81,7 @@ impl Identity {
     /// Whether `r` names exactly these coordinates (uid, name, kind, apiVersion; upstream
     /// `ownerReferenceMatchesCoordinates`).
     pub fn matches_ref(&self, r: &OwnerRef) -> bool {
-        self.uid == r.uid && *self.name == *r.name && self.kind == r.kind && self.api_version == r.api_version
+        names(r, &self.uid, &self.name, &self.kind, &self.api_version)
     }
 
     /// The same coordinates in another namespace.
@@ -81,13 +97,13 @@ impl fmt::Display for Identity {
     }
 }
 
-/// One object in the graph.
+/// One object in the graph, as a value of its own (see [`NodeRef`] for a node read in place).
 #[derive(Clone, Debug)]
 pub struct Node {
     /// Coordinates (for virtual nodes, as some dependent referenced them).
     pub identity: Identity,
-    /// UIDs of the objects that reference this one.
-    pub dependents: Dependents,
+    /// UIDs of the objects that reference this one, in no particular order.
+    pub dependents: Vec<Uid>,
     /// The ownerReferences last observed on the object.
     pub owners: Vec<OwnerRef>,
     /// The object has a deletionTimestamp (a one-way trip).
@@ -109,7 +125,7 @@ impl Node {
     pub fn virtual_owner(identity: Identity) -> Self {
         Self {
             identity,
-            dependents: Dependents::default(),
+            dependents: Vec::new(),
             owners: Vec::new(),
             being_deleted: false,
             deleting_dependents: false,
@@ -153,50 +169,93 @@ impl std::hash::Hash for WorkItem {
     }
 }
 
-/// The work item for a node's current incarnation.
-pub fn item(node: &Node) -> WorkItem {
-    WorkItem { identity: node.identity.clone(), virtual_node: node.virtual_node, incarnation: node.incarnation }
-}
-
 /// Hashing with fixed keys: a map's order of iteration then depends only on what was put in it,
 /// so the same uids give the same order of work every time (a seeded chaos run replays exactly).
 pub type FixedState = BuildHasherDefault<DefaultHasher>;
 
-/// All nodes, keyed by UID only (upstream `uidToNode`).
+/// All nodes, keyed by UID only (upstream `uidToNode`). Nodes are stored compactly (module
+/// `record`) in a slab, found through a table of their slots by UID, and dependents are kept by
+/// slot (module `links`); the `memory` section of the `gc` bench measures the bytes a node takes.
+/// Read a node in place through [`NodeRef`], change it through [`NodeMut`].
 #[derive(Debug, Default)]
 pub struct Graph {
-    /// Boxed, so that the map's spare capacity costs a pointer per slot, not a node.
-    nodes: HashMap<Uid, Box<Node>, FixedState>,
+    records: Slab<Record>,
+    /// Slots by the hash of their UID.
+    slots: HashTable<u32>,
+    tables: Tables,
+    dependents: Links,
     /// The last incarnation handed out.
     incarnations: u64,
 }
 
+fn hash(uid: &Uid) -> u64 {
+    FixedState::default().hash_one(uid)
+}
+
 impl Graph {
-    /// The node for `uid`.
-    pub fn get(&self, uid: &str) -> Option<&Node> {
-        self.nodes.get(uid).map(|n| &**n)
+    fn slot(&self, uid: &Uid) -> Option<u32> {
+        self.slots.find(hash(uid), |&s| self.record(s).uid == *uid).copied()
     }
 
-    /// The node for `uid`, mutably.
-    pub fn get_mut(&mut self, uid: &str) -> Option<&mut Node> {
-        self.nodes.get_mut(uid).map(|n| &mut **n)
+    fn record(&self, slot: u32) -> &Record {
+        self.records.get(slot).expect("a node's slot is occupied")
+    }
+
+    fn view(&self, slot: u32) -> NodeRef<'_> {
+        NodeRef { graph: self, slot, record: self.record(slot) }
+    }
+
+    /// The node for `uid`.
+    pub fn get(&self, uid: &Uid) -> Option<NodeRef<'_>> {
+        self.slot(uid).map(|slot| self.view(slot))
+    }
+
+    /// The node for `uid`, to change.
+    pub fn get_mut(&mut self, uid: &Uid) -> Option<NodeMut<'_>> {
+        let slot = self.slot(uid)?;
+        Some(NodeMut { graph: self, slot })
     }
 
     /// Inserts a node, or replaces the node with its UID, as a new incarnation; returns it.
-    pub fn insert(&mut self, mut node: Node) -> &Node {
+    /// Its dependents must be nodes of the graph.
+    pub fn insert(&mut self, mut node: Node) -> NodeRef<'_> {
         self.incarnations += 1;
         node.incarnation = self.incarnations;
-        let uid = node.identity.uid.clone();
-        self.nodes.insert(uid.clone(), Box::new(node));
-        &self.nodes[&uid]
+        let dependents = std::mem::take(&mut node.dependents);
+        let record = self.tables.record(node);
+        let slot = match self.slot(&record.uid) {
+            Some(slot) => {
+                let replaced = std::mem::replace(self.records.get_mut(slot).expect("found"), record);
+                self.tables.release(&replaced);
+                self.dependents.clear(slot);
+                slot
+            }
+            None => {
+                let h = hash(&record.uid);
+                let slot = self.records.insert(record);
+                let records = &self.records;
+                self.slots.insert_unique(h, slot, |&s| hash(&records.get(s).expect("stored").uid));
+                slot
+            }
+        };
+        for d in &dependents {
+            let d = self.slot(d).expect("a dependent is a node of the graph");
+            self.dependents.insert(slot, d);
+        }
+        self.view(slot)
     }
 
     /// Removes a node, and it from its owners' dependents (upstream `removeNode`).
-    pub fn remove(&mut self, uid: &str) -> Option<Node> {
-        let node = *self.nodes.remove(uid)?;
-        for owner in &node.owners {
-            if let Some(o) = self.nodes.get_mut(&*owner.uid) {
-                o.dependents.remove(uid);
+    pub fn remove(&mut self, uid: &Uid) -> Option<Node> {
+        let slot = self.slot(uid)?;
+        let node = self.view(slot).to_node();
+        self.dependents.clear(slot);
+        self.slots.find_entry(hash(uid), |&s| s == slot).expect("indexed").remove();
+        let record = self.records.remove(slot);
+        self.tables.release(&record);
+        for owner in &record.owners {
+            if let Some(o) = self.slot(&owner.uid) {
+                self.dependents.remove(o, slot);
             }
         }
         Some(node)
@@ -207,27 +266,29 @@ impl Graph {
     /// graph's node under the coordinates and virtual flag the copy was queued with. `None` when
     /// the UID has left the graph.
     pub fn queued_copy(&self, item: &WorkItem) -> Option<Node> {
-        let n = self.nodes.get(&item.identity.uid)?;
-        if n.incarnation == item.incarnation {
-            return Some((**n).clone());
+        let n = self.get(&item.identity.uid)?;
+        let node = n.to_node();
+        if n.incarnation() == item.incarnation {
+            return Some(node);
         }
-        Some(Node { identity: item.identity.clone(), virtual_node: item.virtual_node, ..(**n).clone() })
+        Some(Node { identity: item.identity.clone(), virtual_node: item.virtual_node, ..node })
     }
 
     /// Checks that owners and dependents agree (upstream's test helper
     /// `verifyGraphInvariants`): every dependent of a node references it, and every node that
     /// a node references, if in the graph, lists it as a dependent. Returns the first violation.
     pub fn check_invariants(&self) -> Result<(), String> {
-        for n in self.nodes.values() {
-            for d in &n.dependents {
-                match self.nodes.get(d) {
-                    Some(dep) if dep.owners.iter().any(|r| r.uid == n.identity.uid) => {}
-                    _ => return Err(format!("{} has dependent {d}, which does not reference it", n.identity)),
+        for n in self.nodes() {
+            for d in self.dependents.of(n.slot) {
+                let dep = self.records.get(d);
+                if !dep.is_some_and(|dep| dep.owners.iter().any(|r| r.uid == *n.uid())) {
+                    let named = dep.map_or_else(|| format!("in vacant slot {d}"), |dep| dep.uid.to_string());
+                    return Err(format!("{} has dependent {named}, which does not reference it", n.identity()));
                 }
             }
-            for owner in n.owners.iter().filter_map(|r| self.nodes.get(&r.uid)) {
-                if !owner.dependents.contains(&n.identity.uid) {
-                    return Err(format!("{} references {}, which does not list it as a dependent", n.identity, owner.identity));
+            for owner in n.record.owners.iter().filter_map(|r| self.get(&r.uid)) {
+                if !self.dependents.contains(owner.slot, n.slot) {
+                    return Err(format!("{} references {}, which does not list it as a dependent", n.identity(), owner.identity()));
                 }
             }
         }
@@ -235,45 +296,51 @@ impl Graph {
     }
 
     /// Whether `uid` is in the graph (upstream `GraphHasUID`).
-    pub fn contains(&self, uid: &str) -> bool {
-        self.nodes.contains_key(uid)
+    pub fn contains(&self, uid: &Uid) -> bool {
+        self.slot(uid).is_some()
     }
 
     /// Number of nodes.
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.records.len()
     }
 
     /// Whether the graph is empty.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.records.len() == 0
     }
 
-    /// Every node.
-    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.values().map(|n| &**n)
+    /// Every node, in no particular order.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> {
+        self.records.iter().map(|(slot, record)| NodeRef { graph: self, slot, record })
     }
 
-    /// The dependents of `uid` whose reference to it has `blockOwnerDeletion: true`.
-    pub fn blocking_dependents(&self, uid: &str) -> Vec<&Node> {
-        let Some(node) = self.nodes.get(uid) else { return vec![] };
-        node.dependents.iter().filter_map(|d| self.get(d)).filter(|d| d.owners.iter().any(|r| &*r.uid == uid && r.blocks())).collect()
+    /// The dependents of `uid` whose reference to it has `blockOwnerDeletion: true`, in UID
+    /// order.
+    pub fn blocking_dependents(&self, uid: &Uid) -> Vec<NodeRef<'_>> {
+        let Some(node) = self.get(uid) else { return vec![] };
+        let mut blocking: Vec<NodeRef<'_>> =
+            node.dependents().filter(|d| d.record.owners.iter().any(|r| r.uid == *uid && r.blocks())).collect();
+        blocking.sort_by(|a, b| a.uid().cmp(b.uid()));
+        blocking
     }
 
-    /// Splits `dependents` into those whose reference matches `owner` and those whose does
-    /// not (upstream `partitionDependents`). A dependent outside a namespaced owner's
-    /// namespace never matches.
-    pub fn partition_dependents(&self, dependents: &Dependents, owner: &Identity) -> (Vec<Uid>, Vec<Uid>) {
+    /// Splits the dependents of `owner`'s UID into those whose reference matches `owner` and
+    /// those whose does not (upstream `partitionDependents`), each in UID order. A dependent
+    /// outside a namespaced owner's namespace never matches.
+    pub fn partition_dependents(&self, owner: &Identity) -> (Vec<Uid>, Vec<Uid>) {
         let (mut matching, mut mismatching) = (Vec::new(), Vec::new());
+        let Some(node) = self.get(&owner.uid) else { return (matching, mismatching) };
         let owner_namespaced = !owner.namespace.is_empty();
-        for uid in sorted(dependents) {
-            let Some(dep) = self.nodes.get(&uid) else { continue };
+        let mut dependents: Vec<NodeRef<'_>> = node.dependents().collect();
+        dependents.sort_by(|a, b| a.uid().cmp(b.uid()));
+        for dep in dependents {
             let (mut found_match, mut found_mismatch) = (false, false);
-            if owner_namespaced && owner.namespace != dep.identity.namespace {
+            if owner_namespaced && owner.namespace != *dep.namespace() {
                 found_mismatch = true;
             } else {
-                for r in dep.owners.iter().filter(|r| r.uid == owner.uid) {
-                    if owner.matches_ref(r) {
+                for r in dep.record.owners.iter().filter(|r| r.uid == owner.uid) {
+                    if owner.matches_ref(&self.tables.owner_ref(r)) {
                         found_match = true;
                     } else {
                         found_mismatch = true;
@@ -281,10 +348,10 @@ impl Graph {
                 }
             }
             if found_match {
-                matching.push(uid.clone());
+                matching.push(dep.uid().clone());
             }
             if found_mismatch {
-                mismatching.push(uid);
+                mismatching.push(dep.uid().clone());
             }
         }
         (matching, mismatching)
@@ -295,7 +362,7 @@ impl Graph {
 /// `getAlternateOwnerIdentity`, catalogue A.3): the first candidate sorting after `absent`, else
 /// the first; `None` without candidates. A candidate takes its dependent's namespace unless it has
 /// the apiVersion and kind of a cluster-scoped `absent`, whose scope is then known.
-pub fn alternate_owner_identity(dependents: &[&Node], absent: &Identity) -> Option<Identity> {
+pub fn alternate_owner_identity(dependents: &[Node], absent: &Identity) -> Option<Identity> {
     let absent_namespaced = !absent.namespace.is_empty();
     let mut candidates = BTreeSet::new();
     for dep in dependents {
@@ -330,61 +397,9 @@ impl Ord for SortKey {
     }
 }
 
-/// A node's dependents: most nodes have none, so the set is only allocated for owners.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-// The box is the point: one pointer in every node instead of an empty set's 48 bytes.
-#[allow(clippy::box_collection)]
-pub struct Dependents(Option<Box<HashSet<Uid, FixedState>>>);
-
-impl Dependents {
-    /// Adds a dependent.
-    pub fn insert(&mut self, uid: Uid) -> bool {
-        self.0.get_or_insert_with(Default::default).insert(uid)
-    }
-
-    /// Removes a dependent (and the set, when it empties).
-    pub fn remove(&mut self, uid: &str) -> bool {
-        let Some(set) = &mut self.0 else { return false };
-        let removed = set.remove(uid);
-        if set.is_empty() {
-            self.0 = None;
-        }
-        removed
-    }
-
-    /// Whether `uid` is a dependent.
-    pub fn contains(&self, uid: &str) -> bool {
-        self.0.as_ref().is_some_and(|s| s.contains(uid))
-    }
-
-    /// Every dependent, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = &Uid> {
-        self.0.iter().flat_map(|s| s.iter())
-    }
-
-    /// Whether there is none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_none()
-    }
-
-    /// How many.
-    pub fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, |s| s.len())
-    }
-}
-
-impl<'a> IntoIterator for &'a Dependents {
-    type Item = &'a Uid;
-    type IntoIter = Box<dyn Iterator<Item = &'a Uid> + 'a>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
-    }
-}
-
-/// Dependents in a stable order (so work is enqueued deterministically).
-pub fn sorted(set: &Dependents) -> Vec<Uid> {
-    let mut v: Vec<Uid> = set.iter().cloned().collect();
+/// UIDs in a stable order (so that work is enqueued deterministically).
+pub fn sorted<'a>(uids: impl IntoIterator<Item = &'a Uid>) -> Vec<Uid> {
+    let mut v: Vec<Uid> = uids.into_iter().cloned().collect();
     v.sort();
     v
 }
@@ -414,10 +429,6 @@ mod tests {
         Node { owners: refs, virtual_node: false, ..Node::virtual_owner(child.clone()) }
     }
 
-    fn alternate(deps: &[Node], absent: &Identity) -> Option<Identity> {
-        alternate_owner_identity(&deps.iter().collect::<Vec<_>>(), absent)
-    }
-
     fn ns1_child1() -> Identity {
         id("v1", "Child", "ns1", "child1", "childuid11")
     }
@@ -443,28 +454,28 @@ mod tests {
     fn test_get_alternate_owner_identity_namespaced_alternate_version() {
         let version = id("xx", "NSParent", "ns1", "parentname", "parentuid");
         let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns1_child2(), &[&version])];
-        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(version));
+        assert_eq!(alternate_owner_identity(&deps, &ns_parent("ns1")), Some(version));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_namespaced_alternate_kind() {
         let kind = id("v1", "xxxxxxxx", "ns1", "parentname", "parentuid");
         let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns1_child2(), &[&kind])];
-        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(kind));
+        assert_eq!(alternate_owner_identity(&deps, &ns_parent("ns1")), Some(kind));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_namespaced_alternate_namespace() {
         let ns2_child1 = id("v1", "Child", "ns2", "child1", "childuid21");
         let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns2_child1, &[&ns_parent("ns2")])];
-        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(ns_parent("ns2")));
+        assert_eq!(alternate_owner_identity(&deps, &ns_parent("ns1")), Some(ns_parent("ns2")));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_namespaced_alternate_name() {
         let name = id("v1", "NSParent", "ns1", "xxxxxxxxxx", "parentuid");
         let deps = [node(&ns1_child1(), &[&ns_parent("ns1")]), node(&ns1_child1(), &[&name])];
-        assert_eq!(alternate(&deps, &ns_parent("ns1")), Some(name));
+        assert_eq!(alternate_owner_identity(&deps, &ns_parent("ns1")), Some(name));
     }
 
     #[test]
@@ -472,75 +483,75 @@ mod tests {
         let version = id("xx", "ClusterParent", "", "parentname", "parentuid");
         let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns1_child2(), &[&version])];
         // The scope of another version is unknown: the candidate keeps its dependent's namespace.
-        assert_eq!(alternate(&deps, &cluster_parent()), Some(version.in_namespace("ns1".into())));
+        assert_eq!(alternate_owner_identity(&deps, &cluster_parent()), Some(version.in_namespace("ns1".into())));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_cluster_alternate_kind() {
         let kind = id("v1", "xxxxxxxxxxxxx", "", "parentname", "parentuid");
         let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns1_child2(), &[&kind])];
-        assert_eq!(alternate(&deps, &cluster_parent()), Some(kind.in_namespace("ns1".into())));
+        assert_eq!(alternate_owner_identity(&deps, &cluster_parent()), Some(kind.in_namespace("ns1".into())));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_cluster_alternate_namespace() {
         let ns2_child1 = id("v1", "Child", "ns2", "child1", "childuid21");
         let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns2_child1, &[&cluster_parent()])];
-        assert_eq!(alternate(&deps, &cluster_parent()), None, "a known cluster-scoped kind ignores dependents' namespaces");
+        assert_eq!(alternate_owner_identity(&deps, &cluster_parent()), None, "a known cluster-scoped kind ignores dependents' namespaces");
     }
 
     #[test]
     fn test_get_alternate_owner_identity_cluster_alternate_name() {
         let name = id("v1", "ClusterParent", "", "xxxxxxxxxx", "parentuid");
         let deps = [node(&ns1_child1(), &[&cluster_parent()]), node(&ns1_child1(), &[&name])];
-        assert_eq!(alternate(&deps, &cluster_parent()), Some(name), "the namespace is dropped");
+        assert_eq!(alternate_owner_identity(&deps, &cluster_parent()), Some(name), "the namespace is dropped");
     }
 
     #[test]
     fn test_get_alternate_owner_identity_namespaced_ref_from_namespaced_child_returns_first_if_absent_is_sorted_last() {
         let refs = ordered("ns1");
         let deps = [node(&ns1_child1(), &refs.iter().collect::<Vec<_>>())];
-        assert_eq!(alternate(&deps, &refs[4]), Some(refs[0].clone()));
+        assert_eq!(alternate_owner_identity(&deps, &refs[4]), Some(refs[0].clone()));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_namespaced_ref_from_namespaced_child_returns_next_after_absent() {
         let refs = ordered("ns1");
         let deps = [node(&ns1_child1(), &refs.iter().collect::<Vec<_>>())];
-        assert_eq!(alternate(&deps, &refs[3]), Some(refs[4].clone()));
+        assert_eq!(alternate_owner_identity(&deps, &refs[3]), Some(refs[4].clone()));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_cluster_ref_from_cluster_child_returns_first_if_absent_is_sorted_last() {
         let refs = ordered("");
         let deps = [node(&id("v1", "Child", "", "child1", "childuidc1"), &refs.iter().collect::<Vec<_>>())];
-        assert_eq!(alternate(&deps, &refs[4]), Some(refs[0].clone()));
+        assert_eq!(alternate_owner_identity(&deps, &refs[4]), Some(refs[0].clone()));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_cluster_ref_from_cluster_child_returns_next_after_absent() {
         let refs = ordered("");
         let deps = [node(&id("v1", "Child", "", "child1", "childuidc1"), &refs.iter().collect::<Vec<_>>())];
-        assert_eq!(alternate(&deps, &refs[3]), Some(refs[4].clone()));
+        assert_eq!(alternate_owner_identity(&deps, &refs[3]), Some(refs[4].clone()));
     }
 
     #[test]
     fn test_get_alternate_owner_identity_ignore_unrelated() {
         let unrelated = id("v1", "Parent", "ns1", "name", "anotheruid");
         let deps = [node(&ns1_child1(), &[&cluster_parent(), &unrelated])];
-        assert_eq!(alternate(&deps, &cluster_parent()), None);
+        assert_eq!(alternate_owner_identity(&deps, &cluster_parent()), None);
     }
 
     #[test]
     fn test_get_alternate_owner_identity_ignore_matches() {
         let deps = [node(&ns1_child1(), &[&cluster_parent(), &cluster_parent()])];
-        assert_eq!(alternate(&deps, &cluster_parent()), None);
+        assert_eq!(alternate_owner_identity(&deps, &cluster_parent()), None);
     }
 
     #[test]
     fn test_get_alternate_owner_identity_collapse_duplicates() {
         let kind = id("v1", "xxxxxxxxxxxxx", "", "parentname", "parentuid");
         let deps = [node(&id("v1", "Child", "", "child1", "childuidc1"), &[&cluster_parent(), &kind, &kind])];
-        assert_eq!(alternate(&deps, &cluster_parent()), Some(kind));
+        assert_eq!(alternate_owner_identity(&deps, &cluster_parent()), Some(kind));
     }
 }

@@ -3,11 +3,9 @@
 //! (catalogue A.3 and A.4). It is the only writer of the graph; it makes no API calls, and
 //! returns what should happen next as [`Effect`]s.
 
-use std::sync::Arc;
-
 use crate::gc::absent_cache::AbsentOwnerCache;
 use crate::gc::events::{EventType, GraphEvent, ObjectMeta};
-use crate::gc::graph::{Dependents, Graph, Identity, Node, OwnerRef, Uid, WorkItem, alternate_owner_identity, item, sorted};
+use crate::gc::graph::{Graph, Identity, Node, NodeRef, OwnerRef, Uid, WorkItem, alternate_owner_identity, sorted};
 use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
 /// What the graph builder asks for after an event.
@@ -36,9 +34,6 @@ pub struct GraphBuilder {
     /// Owners verified absent (shared with the collector).
     pub absent_owners: AbsentOwnerCache,
     effects: Vec<Effect>,
-    /// One shared copy of each apiVersion, kind and namespace string, so that a million nodes
-    /// do not hold a million copies of `"v1"`.
-    interned: std::collections::HashSet<Arc<str>>,
 }
 
 /// Upstream `referencesDiffs`: references added, removed, and changed (by UID).
@@ -57,114 +52,86 @@ fn deletion_starts_with(old: Option<&ObjectMeta>, new: &ObjectMeta, finalizer: &
     old.is_none_or(|o| !o.being_deleted || !o.has_finalizer(finalizer))
 }
 
+/// Upstream `reportInvalidNamespaceOwnerRef`: an event on the dependent naming its reference to
+/// `owner_uid`.
+fn invalid_namespace(dependent: NodeRef<'_>, owner_uid: &Uid) -> Option<Effect> {
+    let owner = dependent.owners().find(|r| r.uid == *owner_uid)?;
+    Some(Effect::InvalidNamespaceOwnerRef { dependent: dependent.identity(), owner })
+}
+
 impl GraphBuilder {
     /// An empty graph with an absent-owner cache of `absent_cache_capacity` entries.
     pub fn new(absent_cache_capacity: usize) -> Self {
-        Self {
-            graph: Graph::default(),
-            absent_owners: AbsentOwnerCache::new(absent_cache_capacity),
-            effects: Vec::new(),
-            interned: Default::default(),
-        }
+        Self { graph: Graph::default(), absent_owners: AbsentOwnerCache::new(absent_cache_capacity), effects: Vec::new() }
     }
 
-    fn intern(&mut self, s: &Arc<str>) -> Arc<str> {
-        if let Some(shared) = self.interned.get(s) {
-            return shared.clone();
-        }
-        self.interned.insert(s.clone());
-        s.clone()
-    }
-
-    /// The event's identity with shared strings.
-    fn interned_identity(&mut self, event: &GraphEvent) -> Identity {
-        let mut identity = event.identity();
-        identity.api_version = self.intern(&identity.api_version);
-        identity.kind = self.intern(&identity.kind);
-        identity.namespace = self.intern(&identity.namespace);
-        identity
-    }
-
-    /// References with shared strings, and the owner's own UID when the graph has the owner.
-    fn interned_owners(&mut self, owners: &[OwnerRef]) -> Vec<OwnerRef> {
-        owners
-            .iter()
-            .map(|r| {
-                let uid = self.graph.get(&r.uid).map_or_else(|| r.uid.clone(), |o| o.identity.uid.clone());
-                OwnerRef { api_version: self.intern(&r.api_version), kind: self.intern(&r.kind), uid, ..r.clone() }
-            })
-            .collect()
-    }
-
-    fn attempt_to_delete(&mut self, uid: &str) {
+    fn attempt_to_delete(&mut self, uid: &Uid) {
         if let Some(n) = self.graph.get(uid) {
-            self.effects.push(Effect::AttemptToDelete(item(n)));
+            self.effects.push(Effect::AttemptToDelete(n.item()));
         }
     }
 
     /// Applies one event; returns the work it creates.
     pub fn process(&mut self, event: &GraphEvent) -> Vec<Effect> {
-        let uid = event.object.uid.clone();
+        let uid = &event.object.uid;
         // A.3 step 1: a real event for a node known so far only as virtual.
-        if !event.virtual_event && self.graph.get(&uid).is_some_and(|n| !n.is_observed()) {
+        if !event.virtual_event && self.graph.get(uid).is_some_and(|n| !n.is_observed()) {
             let observed = event.identity();
-            let node = self.graph.get(&uid).expect("checked").clone();
+            let node = self.graph.get(uid).expect("checked").to_node();
             if observed != node.identity {
-                let (_, mismatching) = self.graph.partition_dependents(&node.dependents, &observed);
+                let (_, mismatching) = self.graph.partition_dependents(&observed);
                 for dep_uid in mismatching {
-                    let dep = self.graph.get(&dep_uid).expect("partitioned from the graph").clone();
-                    if !observed.namespace.is_empty() && dep.identity.namespace != observed.namespace {
-                        self.report_invalid_namespace(&dep, &observed.uid);
+                    let dep = self.graph.get(&dep_uid).expect("partitioned from the graph");
+                    if !observed.namespace.is_empty() && *dep.namespace() != observed.namespace {
+                        self.effects.extend(invalid_namespace(dep, &observed.uid));
                     }
-                    self.effects.push(Effect::AttemptToDelete(item(&dep)));
+                    self.effects.push(Effect::AttemptToDelete(dep.item()));
                 }
                 // A copy with the observed coordinates replaces the virtual node; work queued for
                 // the virtual copy stays about the virtual coordinates.
                 self.graph.insert(Node { identity: observed, ..node });
             }
-            self.graph.get_mut(&uid).expect("checked").virtual_node = false;
+            self.graph.get_mut(uid).expect("checked").set_observed();
         }
 
-        let found = self.graph.contains(&uid);
+        let found = self.graph.contains(uid);
         match event.event_type {
             EventType::Add | EventType::Update if !found => {
-                let (identity, owners) = (self.interned_identity(event), self.interned_owners(&event.object.owners));
                 let node = Node {
-                    identity,
-                    dependents: Dependents::default(),
-                    owners,
+                    identity: event.identity(),
+                    dependents: Vec::new(),
+                    owners: event.object.owners.clone(),
                     being_deleted: event.object.being_deleted,
                     deleting_dependents: event.object.being_deleted && event.object.has_finalizer(FINALIZER_FOREGROUND),
                     virtual_node: false,
                     incarnation: 0,
                 };
-                let owners = node.owners.clone();
                 self.graph.insert(node);
-                self.add_dependent_to_owners(&uid, &owners);
-                self.process_transitions(event.old.as_ref(), &event.object, &uid);
+                self.add_dependent_to_owners(uid, &event.object.owners);
+                self.process_transitions(event.old.as_ref(), &event.object, uid);
             }
             EventType::Add | EventType::Update => {
-                let node = self.graph.get_mut(&uid).expect("found");
-                if node.identity.api_version != event.api_version || node.identity.kind != event.kind {
+                let node = self.graph.get(uid).expect("found");
+                if *node.api_version() != event.api_version || *node.kind() != event.kind {
                     // The same UID served under another group or version.
-                    node.identity.api_version = event.api_version.clone();
-                    node.identity.kind = event.kind.clone();
+                    self.graph.get_mut(uid).expect("found").set_kind(&event.api_version, &event.kind);
                 }
-                let (added, removed, changed) = references_diffs(&node.owners, &event.object.owners);
+                let owners: Vec<OwnerRef> = self.graph.get(uid).expect("found").owners().collect();
+                let (added, removed, changed) = references_diffs(&owners, &event.object.owners);
                 if !added.is_empty() || !removed.is_empty() || !changed.is_empty() {
                     self.add_unblocked_owners_to_delete_queue(&removed, &changed);
-                    self.graph.get_mut(&uid).expect("found").owners = event.object.owners.clone();
-                    self.add_dependent_to_owners(&uid, &added);
+                    self.graph.get_mut(uid).expect("found").set_owners(event.object.owners.clone());
+                    self.add_dependent_to_owners(uid, &added);
                     for r in &removed {
-                        if let Some(owner) = self.graph.get_mut(&r.uid) {
-                            owner.dependents.remove(&uid);
+                        if let Some(mut owner) = self.graph.get_mut(&r.uid) {
+                            owner.remove_dependent(uid);
                         }
                     }
                 }
                 if event.object.being_deleted {
-                    self.graph.get_mut(&uid).expect("found").being_deleted = true;
+                    self.graph.get_mut(uid).expect("found").set_being_deleted();
                 }
-                self.process_transitions(event.old.as_ref(), &event.object, &uid);
+                self.process_transitions(event.old.as_ref(), &event.object, uid);
             }
             EventType::Delete if !found => {
                 tracing::debug!(uid = %uid, "delete event for an item not in the graph");
@@ -175,13 +142,14 @@ impl GraphBuilder {
     }
 
     fn process_delete(&mut self, event: &GraphEvent) {
-        let uid = event.object.uid.clone();
-        let existing = self.graph.get(&uid).expect("found").clone();
+        let uid = &event.object.uid;
+        let existing = self.graph.get(uid).expect("found");
+        let (existing_virtual, existing_identity) = (existing.virtual_node(), existing.identity());
         let deleted = event.identity();
         let mut remove = true;
         if event.virtual_event {
-            if existing.virtual_node {
-                let (matching, mismatching) = self.graph.partition_dependents(&existing.dependents, &deleted);
+            if existing_virtual {
+                let (matching, mismatching) = self.graph.partition_dependents(&deleted);
                 if !mismatching.is_empty() {
                     // Some dependents disagree on the owner's coordinates: keep the node.
                     remove = false;
@@ -191,19 +159,20 @@ impl GraphBuilder {
                             self.attempt_to_delete(d);
                         }
                     }
-                    if existing.identity == deleted
+                    if existing_identity == deleted
                         && let Some(alternate) = self.alternate_identity(&mismatching, &deleted)
                     {
                         // A copy with another identity the dependents use replaces the node.
-                        let w = item(self.graph.insert(Node { identity: alternate, ..existing.clone() }));
+                        let existing = self.graph.get(uid).expect("found").to_node();
+                        let w = self.graph.insert(Node { identity: alternate, ..existing }).item();
                         self.effects.push(Effect::AttemptToDeleteRateLimited(w));
                     }
                 }
-            } else if existing.identity != deleted {
+            } else if existing_identity != deleted {
                 // An observed node disagrees with the virtual delete's coordinates: keep it, but
                 // the dependents that used those coordinates have an absent owner.
                 remove = false;
-                let (matching, _) = self.graph.partition_dependents(&existing.dependents, &deleted);
+                let (matching, _) = self.graph.partition_dependents(&deleted);
                 if !matching.is_empty() {
                     self.absent_owners.add(deleted.clone());
                     for d in &matching {
@@ -215,7 +184,7 @@ impl GraphBuilder {
         if !remove {
             return;
         }
-        let node = self.graph.remove(&uid).expect("found");
+        let node = self.graph.remove(uid).expect("found");
         if !node.dependents.is_empty() {
             self.absent_owners.add(deleted);
         }
@@ -223,7 +192,7 @@ impl GraphBuilder {
             self.attempt_to_delete(&d);
         }
         for owner in &node.owners {
-            if self.graph.get(&owner.uid).is_some_and(|o| o.deleting_dependents) {
+            if self.graph.get(&owner.uid).is_some_and(|o| o.deleting_dependents()) {
                 self.attempt_to_delete(&owner.uid);
             }
         }
@@ -231,7 +200,7 @@ impl GraphBuilder {
 
     /// [`alternate_owner_identity`] among the dependents `uids`.
     fn alternate_identity(&self, uids: &[Uid], absent: &Identity) -> Option<Identity> {
-        let dependents: Vec<&Node> = uids.iter().filter_map(|d| self.graph.get(d)).collect();
+        let dependents: Vec<Node> = uids.iter().filter_map(|d| self.graph.get(d)).map(|d| d.to_node()).collect();
         alternate_owner_identity(&dependents, absent)
     }
 
@@ -251,32 +220,32 @@ impl GraphBuilder {
     /// A.4: link the dependent `uid` to each owner in `owners`, creating virtual owners, and
     /// queue the dependent for verification if a reference looks wrong.
     fn add_dependent_to_owners(&mut self, uid: &Uid, owners: &[OwnerRef]) {
-        let dependent = self.graph.get(uid).expect("inserted").clone();
+        let namespace = self.graph.get(uid).expect("inserted").namespace().clone();
         let mut potentially_invalid = false;
         for owner in owners {
             match self.graph.get_mut(&owner.uid) {
                 None => {
-                    let mut virtual_owner = Node::virtual_owner(Identity::from_ref(owner, &dependent.identity.namespace));
-                    virtual_owner.dependents.insert(uid.clone());
-                    let w = item(self.graph.insert(virtual_owner));
+                    let virtual_owner =
+                        Node { dependents: vec![uid.clone()], ..Node::virtual_owner(Identity::from_ref(owner, &namespace)) };
+                    let w = self.graph.insert(virtual_owner).item();
                     self.effects.push(Effect::AttemptToDelete(w));
                 }
-                Some(owner_node) => {
-                    owner_node.dependents.insert(uid.clone());
+                Some(mut owner_node) => {
+                    owner_node.add_dependent(uid);
                     if potentially_invalid {
                         continue;
                     }
-                    let owner_identity = owner_node.identity.clone();
+                    let owner_node = self.graph.get(&owner.uid).expect("found");
                     let observed = owner_node.is_observed();
-                    let owner_namespaced = !owner_identity.namespace.is_empty();
-                    if owner_namespaced && owner_identity.namespace != dependent.identity.namespace {
+                    let owner_namespaced = !owner_node.namespace().is_empty();
+                    if owner_namespaced && *owner_node.namespace() != namespace {
                         if observed {
-                            self.report_invalid_namespace(&dependent, &owner.uid);
+                            self.effects.extend(invalid_namespace(self.graph.get(uid).expect("inserted"), &owner.uid));
                         }
                         potentially_invalid = true;
-                    } else if !owner_identity.matches_ref(owner) {
+                    } else if !owner_node.matches_ref(owner) {
                         potentially_invalid = true;
-                    } else if !owner_namespaced && owner_identity.namespace != dependent.identity.namespace && !observed {
+                    } else if !owner_namespaced && *owner_node.namespace() != namespace && !observed {
                         // A virtual, cluster-looking owner of a dependent in another namespace: it
                         // may be a namespaced kind referenced by a cluster-scoped child (#98040).
                         potentially_invalid = true;
@@ -285,7 +254,7 @@ impl GraphBuilder {
             }
         }
         if potentially_invalid {
-            self.effects.push(Effect::AttemptToDelete(item(&dependent)));
+            self.attempt_to_delete(uid);
         }
     }
 
@@ -293,26 +262,17 @@ impl GraphBuilder {
     /// starting with `foregroundDeletion` is marked and queued with all its dependents.
     fn process_transitions(&mut self, old: Option<&ObjectMeta>, new: &ObjectMeta, uid: &Uid) {
         if deletion_starts_with(old, new, FINALIZER_ORPHAN) {
-            let w = item(self.graph.get(uid).expect("in graph"));
+            let w = self.graph.get(uid).expect("in graph").item();
             self.effects.push(Effect::AttemptToOrphan(w));
             return;
         }
         if deletion_starts_with(old, new, FINALIZER_FOREGROUND) {
-            let node = self.graph.get_mut(uid).expect("in graph");
-            node.deleting_dependents = true;
-            let dependents = sorted(&node.dependents);
+            self.graph.get_mut(uid).expect("in graph").set_deleting_dependents();
+            let dependents = sorted(self.graph.get(uid).expect("in graph").dependents().map(|d| d.uid()));
             for d in dependents {
                 self.attempt_to_delete(&d);
             }
             self.attempt_to_delete(uid);
-        }
-    }
-
-    /// Upstream `reportInvalidNamespaceOwnerRef`: an event on the dependent naming its
-    /// reference to `owner_uid`.
-    fn report_invalid_namespace(&mut self, dependent: &Node, owner_uid: &str) {
-        if let Some(r) = dependent.owners.iter().find(|r| &*r.uid == owner_uid) {
-            self.effects.push(Effect::InvalidNamespaceOwnerRef { dependent: dependent.identity.clone(), owner: r.clone() });
         }
     }
 }

@@ -3,7 +3,8 @@
 //! kube-controller-manager's collector switched off, or beside another implementation.
 //!
 //! # Layout (mirroring upstream `pkg/controller/garbagecollector`)
-//! - [`graph`]: nodes, owners, dependents, identities, work items (`graph.go`).
+//! - [`graph`]: nodes, owners, dependents, identities, work items (`graph.go`), stored compactly
+//!   for large clusters; [`uid`]: object UIDs in 16 bytes.
 //! - [`events`]: what the graph is built from: object metadata and what happened to it
 //!   (`graph_builder.go`'s `event`).
 //! - [`graph_builder`]: events → graph → work (`graph_builder.go`, catalogue A.3-A.4).
@@ -46,6 +47,7 @@ pub mod patch;
 pub mod queue;
 pub mod rest_mapper;
 pub mod retry;
+pub mod uid;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -258,7 +260,7 @@ impl GarbageCollector {
 
     /// Whether the graph has a node for `uid` (upstream `GraphHasUID`).
     pub fn graph_has_uid(&self, uid: &str) -> bool {
-        self.collector.lock_builder().graph.contains(uid)
+        self.collector.lock_builder().graph.contains(&uid.into())
     }
 
     /// The counters in Prometheus text format.

@@ -20,6 +20,7 @@ use futures::TryStreamExt;
 use kube::api::{Api, DynamicObject, ListParams, WatchEvent, WatchParams};
 
 use crate::gc::events::{EventType, GraphEvent, ObjectMeta};
+use crate::gc::graph::Uid;
 use crate::gc::operations::object_meta;
 use crate::gc::queue::Backoff;
 use crate::gc::rest_mapper::Mapping;
@@ -119,25 +120,30 @@ pub fn start(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping) -> Mo
     Monitor { mapping, status, task }
 }
 
-/// Sends one observed change to the graph builder.
-fn emit(sink: &dyn Sink, mapping: &Mapping, event_type: EventType, object: ObjectMeta, old: Option<ObjectMeta>) {
-    if is_crds(mapping) {
-        sink.request_resync();
-    }
-    sink.send_graph_change(GraphChange::Event(GraphEvent {
+/// The event a monitor of `mapping` sends for a change it observed.
+pub fn observed(mapping: &Mapping, event_type: EventType, object: ObjectMeta, old: Option<ObjectMeta>) -> GraphEvent {
+    GraphEvent {
         event_type,
         virtual_event: false,
         object,
         old,
         api_version: Arc::from(mapping.resource.api_version.as_str()),
         kind: Arc::from(mapping.resource.kind.as_str()),
-    }));
+    }
+}
+
+/// Sends one observed change to the graph builder.
+fn emit(sink: &dyn Sink, mapping: &Mapping, event_type: EventType, object: ObjectMeta, old: Option<ObjectMeta>) {
+    if is_crds(mapping) {
+        sink.request_resync();
+    }
+    sink.send_graph_change(GraphChange::Event(observed(mapping, event_type, object, old)));
 }
 
 async fn run(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping, status: Arc<MonitorStatus>) {
     let api: Api<DynamicObject> = Api::all_with(client, &mapping.resource);
     let name = resource_name(&mapping.resource.group, &mapping.resource.plural);
-    let mut known: HashMap<Arc<str>, ObjectMeta> = HashMap::new();
+    let mut known: HashMap<Uid, ObjectMeta> = HashMap::new();
     let (mut list_delays, mut watch_delays) = (Delays::new(RETRY), Delays::new(RETRY));
     let mut listed_once = false;
     loop {
@@ -181,8 +187,8 @@ async fn run(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping, statu
 
 /// Brings `known` in line with a fresh list, emitting adds, updates and the deletions a relist
 /// reveals.
-fn reconcile(sink: &dyn Sink, mapping: &Mapping, known: &mut HashMap<Arc<str>, ObjectMeta>, listed: Vec<ObjectMeta>) {
-    let seen: HashSet<Arc<str>> = listed.iter().map(|m| m.uid.clone()).collect();
+fn reconcile(sink: &dyn Sink, mapping: &Mapping, known: &mut HashMap<Uid, ObjectMeta>, listed: Vec<ObjectMeta>) {
+    let seen: HashSet<Uid> = listed.iter().map(|m| m.uid.clone()).collect();
     for meta in listed {
         match known.insert(meta.uid.clone(), meta.clone()) {
             None => emit(sink, mapping, EventType::Add, meta, None),
@@ -190,7 +196,7 @@ fn reconcile(sink: &dyn Sink, mapping: &Mapping, known: &mut HashMap<Arc<str>, O
             Some(_) => {}
         }
     }
-    let mut gone: Vec<Arc<str>> = known.keys().filter(|k| !seen.contains(*k)).cloned().collect();
+    let mut gone: Vec<Uid> = known.keys().filter(|k| !seen.contains(*k)).cloned().collect();
     // In a stable order: the same lists give the same events every time.
     gone.sort_unstable();
     for uid in gone {
@@ -218,7 +224,7 @@ async fn watch(
     sink: &Weak<dyn Sink>,
     mapping: &Mapping,
     status: &MonitorStatus,
-    known: &mut HashMap<Arc<str>, ObjectMeta>,
+    known: &mut HashMap<Uid, ObjectMeta>,
     rv: &mut String,
     delays: &mut Delays,
 ) -> WatchEnd {

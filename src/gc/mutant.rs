@@ -58,7 +58,7 @@ impl Mutable for KnownOwner<'_> {
         let seen_elsewhere = || {
             self.graph
                 .get(&self.owner.uid)
-                .is_some_and(|o| o.is_observed() && !o.identity.namespace.is_empty() && o.identity.namespace != self.dependent.namespace)
+                .is_some_and(|o| o.is_observed() && !o.namespace().is_empty() && *o.namespace() != self.dependent.namespace)
         };
         let known = match (mutant, self.known) {
             (Mutant::IgnoreCrossNamespaceRule, _) if seen_elsewhere() => Known::State(OwnerState::Solid),

@@ -11,7 +11,7 @@ use kube::core::PartialObjectMeta;
 use serde_json::{Value, json};
 
 use crate::gc::events::ObjectMeta;
-use crate::gc::graph::{Identity, OwnerRef};
+use crate::gc::graph::{Identity, OwnerRef, Uid};
 use crate::gc::patch::{delete_owner_refs_merge, delete_owner_refs_strategic, set_finalizers_merge};
 use crate::gc::rest_mapper::Mapping;
 
@@ -56,13 +56,13 @@ pub fn object_meta(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Object
             api_version: Arc::from(r.api_version.as_str()),
             kind: Arc::from(r.kind.as_str()),
             name: r.name.clone().into_boxed_str(),
-            uid: Arc::from(r.uid.as_str()),
+            uid: Uid::from(r.uid.as_str()),
             controller: r.controller,
             block_owner_deletion: r.block_owner_deletion,
         })
         .collect();
     ObjectMeta {
-        uid: Arc::from(meta.uid.as_deref().unwrap_or("")),
+        uid: Uid::from(meta.uid.as_deref().unwrap_or("")),
         name: meta.name.clone().unwrap_or_default().into_boxed_str(),
         namespace: Arc::from(meta.namespace.as_deref().unwrap_or("")),
         owners,
@@ -159,7 +159,7 @@ pub async fn patch_with_fallback(
 
 /// Removes the reference to `owner_uid` from `dependent` (upstream `orphanDependents`, for one
 /// dependent): a dependent that is gone is left alone.
-pub async fn remove_owner_ref(client: &kube::Client, mapping: &Mapping, dependent: &Identity, owner_uid: &str) -> Result<(), kube::Error> {
+pub async fn remove_owner_ref(client: &kube::Client, mapping: &Mapping, dependent: &Identity, owner_uid: &Uid) -> Result<(), kube::Error> {
     let smp = delete_owner_refs_strategic(&dependent.uid, &[owner_uid]);
     match patch(client, mapping, dependent, smp, true).await {
         Ok(()) => Ok(()),
@@ -214,7 +214,7 @@ pub async fn record_invalid_namespace_event(client: &kube::Client, dependent: &I
         "metadata": {"name": format!("{}.{:x}", dependent.name, now.timestamp_nanos_opt().unwrap_or_default()), "namespace": namespace},
         "involvedObject": {
             "apiVersion": &*dependent.api_version, "kind": &*dependent.kind, "name": &*dependent.name,
-            "namespace": &*dependent.namespace, "uid": &*dependent.uid,
+            "namespace": &*dependent.namespace, "uid": dependent.uid,
         },
         "reason": "OwnerRefInvalidNamespace",
         "message": message,

@@ -4,11 +4,11 @@
 
 use serde_json::{Value, json};
 
-use crate::gc::graph::OwnerRef;
+use crate::gc::graph::{OwnerRef, Uid};
 
 /// A reference as JSON.
 pub fn owner_ref_json(r: &OwnerRef) -> Value {
-    let mut v = json!({"apiVersion": &*r.api_version, "kind": &*r.kind, "name": &*r.name, "uid": &*r.uid});
+    let mut v = json!({"apiVersion": &*r.api_version, "kind": &*r.kind, "name": &*r.name, "uid": r.uid});
     if let Some(c) = r.controller {
         v["controller"] = json!(c);
     }
@@ -20,20 +20,20 @@ pub fn owner_ref_json(r: &OwnerRef) -> Value {
 
 /// Strategic merge patch deleting the references to `owner_uids` from the object `uid` (the
 /// object's UID acts as a precondition: a mismatch is refused as an immutable-field change).
-pub fn delete_owner_refs_strategic(uid: &str, owner_uids: &[&str]) -> Value {
+pub fn delete_owner_refs_strategic(uid: &Uid, owner_uids: &[&Uid]) -> Value {
     let refs: Vec<Value> = owner_uids.iter().map(|u| json!({"$patch": "delete", "uid": u})).collect();
     json!({"metadata": {"uid": uid, "ownerReferences": refs}})
 }
 
 /// JSON merge patch keeping every reference but those to `owner_uids`, conditional on
 /// `resource_version`.
-pub fn delete_owner_refs_merge(resource_version: &str, current: &[OwnerRef], owner_uids: &[&str]) -> Value {
-    let remaining: Vec<Value> = current.iter().filter(|r| !owner_uids.contains(&&*r.uid)).map(owner_ref_json).collect();
+pub fn delete_owner_refs_merge(resource_version: &str, current: &[OwnerRef], owner_uids: &[&Uid]) -> Value {
+    let remaining: Vec<Value> = current.iter().filter(|r| !owner_uids.contains(&&r.uid)).map(owner_ref_json).collect();
     json!({"metadata": {"resourceVersion": resource_version, "ownerReferences": remaining}})
 }
 
 /// Strategic merge patch re-sending each blocking reference with `blockOwnerDeletion: false`.
-pub fn unblock_owner_refs_strategic(uid: &str, owners: &[OwnerRef]) -> Value {
+pub fn unblock_owner_refs_strategic(uid: &Uid, owners: &[OwnerRef]) -> Value {
     let refs: Vec<Value> = owners
         .iter()
         .filter(|r| r.blocks())
@@ -80,14 +80,14 @@ mod tests {
     #[test]
     fn test_delete_owner_ref_patch() {
         let refs = [reference("1", None), reference("2", None), reference("3", None)];
-        let pod = patched(&refs, &delete_owner_refs_strategic("100", &["2", "3"]));
+        let pod = patched(&refs, &delete_owner_refs_strategic(&"100".into(), &[&"2".into(), &"3".into()]));
         assert_eq!(pod["metadata"], json!({"uid": "100", "ownerReferences": [owner_ref_json(&refs[0])]}));
     }
 
     #[test]
     fn test_unblock_owner_reference() {
         let refs = [reference("1", Some(true)), reference("2", Some(false)), reference("3", None)];
-        let pod = patched(&refs, &unblock_owner_refs_strategic("100", &refs));
+        let pod = patched(&refs, &unblock_owner_refs_strategic(&"100".into(), &refs));
         let expected = [reference("1", Some(false)), reference("2", Some(false)), reference("3", None)];
         assert_eq!(pod["metadata"]["ownerReferences"], json!(expected.iter().map(owner_ref_json).collect::<Vec<_>>()));
     }

@@ -224,7 +224,7 @@ impl Env {
 
     /// Whether the collector's graph has an observed (not virtual) node for `uid`.
     pub fn observed(&self, uid: &str) -> bool {
-        self.gc().collector().lock_builder().graph.get(uid).is_some_and(|n| n.is_observed())
+        self.gc().collector().lock_builder().graph.get(&uid.into()).is_some_and(|n| n.is_observed())
     }
 
     /// Creates a namespace.

@@ -161,13 +161,13 @@ impl Harness {
             graph.len(),
             expected.len(),
             "{step}: node count: {:?}",
-            graph.nodes().map(|n| n.identity.to_string()).collect::<Vec<_>>()
+            graph.nodes().map(|n| n.identity().to_string()).collect::<Vec<_>>()
         );
         for want in expected {
             let n = graph.get(&want.identity.uid).unwrap_or_else(|| panic!("{step}: no node for {}", want.identity));
-            assert_eq!(n.identity, want.identity, "{step}: identity");
-            assert_eq!(n.virtual_node, want.virtual_node, "{step}: {} virtual", want.identity);
-            let owners: Vec<Identity> = n.owners.iter().map(|r| Identity::from_ref(r, &"".into())).collect();
+            assert_eq!(n.identity(), want.identity, "{step}: identity");
+            assert_eq!(n.virtual_node(), want.virtual_node, "{step}: {} virtual", want.identity);
+            let owners: Vec<Identity> = n.owners().map(|r| Identity::from_ref(&r, &"".into())).collect();
             let want_owners: Vec<Identity> = want.owners.iter().map(|o| o.in_namespace("".into())).collect();
             assert_eq!(owners, want_owners, "{step}: {} owners", want.identity);
         }
@@ -215,7 +215,7 @@ pub fn object_path(identity: &Identity) -> String {
 
 /// An ownerReference to `owner` as JSON.
 pub fn owner_ref_json(owner: &Identity) -> Value {
-    json!({"apiVersion": &*owner.api_version, "kind": &*owner.kind, "name": &*owner.name, "uid": &*owner.uid})
+    json!({"apiVersion": &*owner.api_version, "kind": &*owner.kind, "name": &*owner.name, "uid": owner.uid})
 }
 
 /// Upstream `makeID`.
