@@ -15,9 +15,9 @@
 //!
 //! Sizes can be lowered for a quick look: `KUBEGC_BENCH_SCALE=0.1`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+mod support;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -30,42 +30,11 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use kubegc::apiserver::{ApiServer, Config};
+use support::{Counting, scale};
 use tower::ServiceExt;
-
-/// Counts live heap bytes and their high-water mark.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        grew(new_size);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-fn scale(n: usize) -> usize {
-    let s: f64 = std::env::var("KUBEGC_BENCH_SCALE").ok().and_then(|v| v.parse().ok()).unwrap_or(1.0);
-    ((n as f64) * s).max(10.0) as usize
-}
 
 /// How many clients send requests at once.
 const CONCURRENCY: usize = 16;
@@ -197,8 +166,7 @@ async fn list() {
     let baseline = start.elapsed();
     drop(encoded);
 
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = support::reset_peak();
     let start = Instant::now();
     let response = api.response(request("GET", CONFIGMAPS.into(), String::new())).await;
     let mut body = response.into_body().into_data_stream();
@@ -212,7 +180,7 @@ async fn list() {
         carry = chunk[chunk.len().saturating_sub(NAME.len() - 1)..].to_vec();
     }
     let elapsed = start.elapsed();
-    let held = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+    let held = support::peak().saturating_sub(before);
     assert!(items >= n, "the list has every object: {items} of {n} names seen");
     println!(
         "list: {n} objects, {:.1} MiB, in {:.1} ms ({:.1} × encoding them alone); held at most {:.1} MiB ({:.2} × its body)",

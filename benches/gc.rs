@@ -15,10 +15,9 @@
 //! Arguments choose sections by name (`cargo bench --bench gc -- memory startup`); without any,
 //! all run. Sizes can be lowered for a quick look: `KUBEGC_BENCH_SCALE=0.1 cargo bench --bench gc`.
 
+mod support;
 mod upstream;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -34,36 +33,11 @@ use kubegc::gc::operations::object_meta;
 use kubegc::gc::rest_mapper::Mapping;
 use kubegc::gc::{Config, GarbageCollector};
 use serde_json::{Value, json};
+use support::{Counting, scale};
 use tower::ServiceExt;
-
-/// Counts live heap bytes.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-fn scale(n: usize) -> usize {
-    let s: f64 = std::env::var("KUBEGC_BENCH_SCALE").ok().and_then(|v| v.parse().ok()).unwrap_or(1.0);
-    ((n as f64) * s).max(10.0) as usize
-}
 
 /// The UID of object `i`: a random version 4 UUID as an API server assigns, the same every run.
 fn uid(i: usize) -> String {
@@ -106,7 +80,7 @@ fn initial_list(n: usize) -> impl Iterator<Item = GraphEvent> {
 /// Graph memory: the bytes the builder holds once it has the initial list of `n` objects, each
 /// event made just before it is processed and dropped after.
 fn graph_memory(n: usize) {
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = support::reset_peak();
     let mut builder = GraphBuilder::new(500);
     let mut strings = 0;
     for event in initial_list(n) {
@@ -114,12 +88,14 @@ fn graph_memory(n: usize) {
         strings += event.object.owners.iter().map(|r| r.uid.to_string().len() + r.name.len()).sum::<usize>();
         builder.process(&event);
     }
-    let bytes = LIVE.load(Ordering::Relaxed) - before;
+    let bytes = support::live() - before;
+    let peak = support::peak() - before;
     println!(
-        "graph memory: {n} nodes, {:.1} MiB, {:.0} bytes per node (their UID and name strings, and their owners': {:.0} bytes per node)",
+        "graph memory: {n} nodes, {:.1} MiB, {:.0} bytes per node (their UID and name strings, and their owners': {:.0} bytes per node); at most {:.0} bytes per node while building",
         bytes as f64 / 1048576.0,
         bytes as f64 / n as f64,
-        strings as f64 / n as f64
+        strings as f64 / n as f64,
+        peak as f64 / n as f64
     );
     drop(builder);
 }

@@ -1,6 +1,12 @@
 //! The dependency graph: one node per object UID (observed through a monitor, or *virtual*:
 //! known only from someone's ownerReference), with its owners as last observed and the set of
 //! its dependents. Mirrors upstream `graph.go`.
+//!
+//! Laid out for a million objects in about 140 bytes each: nodes are fixed-size records in a
+//! slab (`slab`, `record`) found through a hash table of slot numbers; a UID in UUID form
+//! takes 16 bytes ([`Uid`]); apiVersion, kind and namespace are interned (`interner`); and
+//! dependents are kept in a side table only for the nodes that have any (`links`). Readers
+//! get a [`NodeRef`] into the slab, writers a [`NodeMut`]; [`Node`] is the standalone copy.
 
 mod interner;
 mod links;

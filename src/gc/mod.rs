@@ -205,12 +205,11 @@ impl GarbageCollector {
         for ((group, resource), m) in c.monitors.lock().unwrap_or_else(|p| p.into_inner()).iter() {
             let observed = m.status.observed.load(Ordering::SeqCst);
             let revision = revision_of(group, resource);
-            let name = resource_name(group, resource);
             if m.status.phase.load(Ordering::SeqCst) != phase::SYNCED && revision > 0 {
                 let why = m.status.last_error().map(|e| format!(" (last attempt: {e})")).unwrap_or_default();
-                pending.push(format!("monitor {name} has not listed yet{why}"));
+                pending.push(format!("monitor {} has not listed yet{why}", resource_name(group, resource)));
             } else if observed < revision {
-                pending.push(format!("monitor {name} at resourceVersion {observed} < {revision}"));
+                pending.push(format!("monitor {} at resourceVersion {observed} < {revision}", resource_name(group, resource)));
             }
         }
         let missing = c.graph_incomplete().join("; ");
