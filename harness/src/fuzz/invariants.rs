@@ -45,7 +45,7 @@ pub struct Answer {
     pub code: u16,
     /// The body; of a stream (a watch), what the server had sent when the fuzzer read it.
     pub body: Vec<u8>,
-    /// Whether the answer is a stream.
+    /// Whether the answer is a stream of watch events: a watch, or a stream that did not end.
     pub streamed: bool,
 }
 

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use axum::body::{Body, HttpBody};
 use chrono::{TimeDelta, TimeZone, Utc};
 use http_body_util::BodyExt;
+use kubegc::apiserver::http::request::{Query, ResourcePath};
 use kubegc::apiserver::{ApiServer, Config};
 use kubegc::clock::Clock;
 use tower::ServiceExt;
@@ -165,16 +166,18 @@ pub async fn send(server: &ApiServer, request: &FuzzRequest) -> Result<Answer, S
     }
     let http_request = builder.body(Body::from(request.body.clone())).expect("a valid request");
     let router = server.router();
+    let watch = asks_for_watch(request);
     let task = tokio::spawn(async move {
         let response = router.oneshot(http_request).await.expect("infallible");
         let code = response.status().as_u16();
-        let streamed = response.body().size_hint().exact().is_none();
-        let body = if streamed {
-            stream_head(response.into_body()).await
-        } else {
-            response.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default()
-        };
-        Answer { code, body, streamed }
+        if response.body().size_hint().exact().is_some() {
+            let body = response.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
+            return Answer { code, body, streamed: false };
+        }
+        // Lists are streamed too, and end: only a watch, or a stream that does not end, is
+        // checked as a stream of events.
+        let (body, ended) = stream_head(response.into_body()).await;
+        Answer { code, body, streamed: watch || !ended }
     });
     task.await.map_err(|e| if e.is_panic() { format!("the server panicked: {e}") } else { format!("the request's task failed: {e}") })
 }
@@ -182,16 +185,17 @@ pub async fn send(server: &ApiServer, request: &FuzzRequest) -> Result<Answer, S
 /// The most frames of a stream read.
 const STREAM_FRAMES: usize = 200;
 
-/// What a stream has sent so far: frames are read while the server has more ready (it sends a
-/// watch's initial events at once), up to [`STREAM_FRAMES`]; a stream that stays quiet for a few
-/// turns of the scheduler, or ends, ends the read.
-async fn stream_head(mut body: Body) -> Vec<u8> {
+/// What a stream has sent so far, and whether it ended: frames are read while the server has
+/// more ready (it sends a watch's initial events, and a list's chunks, at once), up to
+/// [`STREAM_FRAMES`]; a stream that stays quiet for a few turns of the scheduler, or ends, ends
+/// the read.
+async fn stream_head(mut body: Body) -> (Vec<u8>, bool) {
     use futures::FutureExt;
     let (mut head, mut quiet) = (Vec::new(), 0);
     for _ in 0..STREAM_FRAMES {
         match body.frame().now_or_never() {
             Some(Some(Ok(frame))) => head.extend_from_slice(frame.data_ref().map(|d| d.as_ref()).unwrap_or_default()),
-            Some(_) => break,
+            Some(_) => return (head, true),
             None if quiet < 3 => {
                 quiet += 1;
                 tokio::task::yield_now().await;
@@ -199,5 +203,13 @@ async fn stream_head(mut body: Body) -> Vec<u8> {
             None => break,
         }
     }
-    head
+    (head, false)
+}
+
+/// Whether the server serves `request` as a watch: a GET whose path has the `watch/` prefix or
+/// whose query says `watch`, as the server's own parsers read them.
+fn asks_for_watch(request: &FuzzRequest) -> bool {
+    let Ok(uri) = request.uri.parse::<http::Uri>() else { return false };
+    let prefixed = ResourcePath::parse(uri.path()).is_some_and(|p| p.watch_prefix);
+    request.method == "GET" && (prefixed || Query::parse(uri.query()).flag("watch").ok().flatten() == Some(true))
 }
