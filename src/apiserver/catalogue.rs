@@ -105,6 +105,15 @@ impl ResourceInfo {
         if self.group.is_empty() { version.to_string() } else { format!("{}/{}", self.group, version) }
     }
 
+    /// Whether `api_version` is [`ResourceInfo::api_version`] of `version`, compared in place.
+    pub fn is_api_version(&self, version: &str, api_version: &str) -> bool {
+        if self.group.is_empty() {
+            api_version == version
+        } else {
+            api_version.strip_prefix(self.group.as_str()).and_then(|rest| rest.strip_prefix('/')) == Some(version)
+        }
+    }
+
     /// The default GC policy for a request made at `version` (catalogue B.2).
     pub fn default_gc_policy(&self, version: &str) -> DefaultGcPolicy {
         if self.gc_unsupported {

@@ -53,7 +53,7 @@ fn check_webhook(resource: &ResourceInfo, from: &str, to: &str) -> ApiResult<()>
 pub fn served_as_stored(resource: &ResourceInfo, version: &str, stored: &Value) -> bool {
     resource.conversion != Conversion::EventsV1
         && stored["kind"].as_str() == Some(resource.kind.as_str())
-        && stored["apiVersion"].as_str().is_some_and(|v| v == resource.api_version(version))
+        && stored["apiVersion"].as_str().is_some_and(|v| resource.is_api_version(version, v))
 }
 
 /// Turns a stored object into the form served at `version` of `resource`.
