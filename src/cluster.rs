@@ -25,6 +25,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::activity::Activity;
 use crate::apiserver::{ApiServer, Config};
 use crate::cleanup::Cleanup;
 use crate::gc::GarbageCollector;
@@ -33,8 +34,9 @@ use crate::workloads::Workloads;
 /// How long [`Cluster::settle`] waits before it panics with what is still pending.
 const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 
-/// How many times [`Cluster::try_settle`] looks again at once before it waits a millisecond.
-const SPIN_POLLS: u32 = 100;
+/// How often [`Cluster::try_settle`] looks again when no part of the cluster has said that it
+/// finished a step: a safety net, as every part raises its [`Activity`] when it does.
+const RECHECK: Duration = Duration::from_millis(20);
 
 /// The fake API server, and the controllers running against it as ordinary clients: the
 /// reference garbage collector, the workload controllers (each on unless turned off with
@@ -160,11 +162,13 @@ impl Cluster {
     }
 
     /// Waits until the cluster is settled (see [`Cluster::pending`]), or `limit` has passed:
-    /// then the error says what is still pending.
+    /// then the error says what is still pending. It looks again whenever a part of the
+    /// cluster raises its [`Activity`] (every part does after each step that may leave it
+    /// settled), and at least every [`RECHECK`].
     pub async fn try_settle(&self, limit: Duration) -> Result<(), String> {
         let start = tokio::time::Instant::now();
-        let mut polls = 0;
         loop {
+            let steps = futures::future::select_all(self.activities().map(Activity::armed));
             let pending = self.pending();
             if pending.is_empty() {
                 return Ok(());
@@ -172,16 +176,23 @@ impl Cluster {
             if start.elapsed() > limit {
                 return Err(format!("the cluster did not settle within {limit:?}: {}", pending.join("; ")));
             }
-            // Most work settles within microseconds of being asked for (a virtual clock's
-            // advance wakes a controller for one pass): look again at once a few times, then
-            // every millisecond, rather than sleep through the timer's 1 ms granularity each time.
-            if polls < SPIN_POLLS {
-                polls += 1;
-                tokio::task::yield_now().await;
-            } else {
-                tokio::time::sleep(Duration::from_millis(1)).await;
+            tokio::select! {
+                _ = steps => {}
+                () = tokio::time::sleep(RECHECK) => {}
             }
         }
+    }
+
+    /// The activity signal of every running part.
+    fn activities(&self) -> impl Iterator<Item = &Activity> {
+        [
+            Some(self.server.activity()),
+            self.collector.as_deref().map(GarbageCollector::activity),
+            self.workloads.as_ref().map(Workloads::activity),
+            Some(self.cleanup.activity()),
+        ]
+        .into_iter()
+        .flatten()
     }
 
     /// Lets `by` pass on the server's virtual clock as it would pass in a cluster: the clock

@@ -34,12 +34,15 @@
 //! - [`workloads`]: the workload controllers the fake runs as a cluster would (Deployments,
 //!   ReplicaSets, ReplicationControllers, Jobs) — `claims`, `pods`, `replicas`, `deployments`,
 //!   `jobs`, and one pass's `snapshot`, `writes` and `status`.
+//! - [`activity`]: the signal a part of a cluster raises when it finishes a step, which
+//!   settling waits for.
 //! - [`clock`]: the real and the virtual clock time-dependent behaviour is measured on.
 //! - [`metadata`]: the Kubernetes metadata names (the garbage-collection finalizers) the API
 //!   server and the collector share.
 //! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
 //! - `mutants` (private): the one shape every family of mutants is defined with.
 
+pub mod activity;
 pub mod apiserver;
 pub mod cleanup;
 pub mod clock;

@@ -71,6 +71,7 @@ use std::time::Duration;
 use axum::Router;
 use parking_lot::{Mutex, MutexGuard};
 
+use crate::activity::Activity;
 use crate::apiserver::status::ApiError;
 use crate::apiserver::storage::Storage;
 use crate::clock::Clock;
@@ -150,6 +151,8 @@ pub struct Server {
     pub config: Config,
     /// Clock (also in `config`), kept here for renderers.
     pub clock: Clock,
+    /// Raised after every pass of the simulated controllers that had work or expired Events.
+    activity: Activity,
 }
 
 impl Server {
@@ -190,18 +193,24 @@ impl ApiServer {
         storage.garbage_collection = config.garbage_collection;
         storage.event_ttl = chrono::Duration::from_std(config.event_ttl).unwrap_or(chrono::Duration::MAX);
         storage.mutant = config.mutant;
-        let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config });
+        let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config, activity: Activity::default() });
         let weak = Arc::downgrade(&server);
         tokio::spawn(async move {
             loop {
                 let Some(server) = weak.upgrade() else { return };
                 let interval = server.config.controller_interval;
-                {
+                let worked = {
                     let mut storage = server.lock();
+                    let expiring = storage.events_due();
                     storage.expire_events();
-                    if !storage.awaiting_controllers.is_empty() {
+                    let awaiting = !storage.awaiting_controllers.is_empty();
+                    if awaiting {
                         storage.run_controllers(server.config.node_agent);
                     }
+                    expiring || awaiting
+                };
+                if worked {
+                    server.activity.raise();
                 }
                 drop(server);
                 tokio::time::sleep(interval).await;
@@ -259,6 +268,12 @@ impl ApiServer {
     /// The server's clock.
     pub fn clock(&self) -> &Clock {
         &self.server.clock
+    }
+
+    /// Raised after every pass of the simulated controllers that had work or expired Events, so
+    /// that a wait for [`ApiServer::controllers_idle`] need not poll.
+    pub fn activity(&self) -> &Activity {
+        &self.server.activity
     }
 
     /// Whether the simulated controllers (namespace controller, CRD finalizer, node agent) have

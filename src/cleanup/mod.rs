@@ -38,12 +38,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use kube::api::{Api, ApiResource, DynamicObject, WatchParams};
 
 pub use config::Config;
 use pass::{Context, Controller};
 
+use crate::activity::Activity;
 use crate::clock::Clock;
 
 /// How long a quiet round waits for a change or a due moment before it looks again anyway.
@@ -81,6 +82,8 @@ struct Progress {
     settled: Mutex<Settled>,
     /// Why the last round failed, until one succeeds.
     last_error: Mutex<Option<String>>,
+    /// Raised when a round leaves the controllers settled.
+    activity: Activity,
 }
 
 /// The state a quiet round left.
@@ -104,6 +107,11 @@ impl Cleanup {
     /// The earliest moment a controller waits for, as the last quiet round left it.
     pub fn due(&self) -> Option<DateTime<Utc>> {
         self.progress.settled.lock().unwrap_or_else(|e| e.into_inner()).due
+    }
+
+    /// Raised when a round that wrote nothing leaves the controllers settled.
+    pub fn activity(&self) -> &Activity {
+        &self.progress.activity
     }
 
     /// What the controllers still have to do before they have seen every change to what they
@@ -135,79 +143,125 @@ impl Cleanup {
 }
 
 /// The controllers' loop: rounds until one writes nothing, then a wait for a change or a due
-/// moment.
-async fn run(context: Context, mut controllers: Vec<Box<dyn Controller>>, progress: Arc<Progress>) {
+/// moment. A round after a change (or the first, or one after a write or a failure) runs every
+/// controller; a round the clock alone woke runs only the controllers whose moment has come,
+/// as nothing the others read has changed, and the watches it waited on are kept for the next
+/// wait.
+async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: Arc<Progress>) {
     let watched: Vec<ApiResource> = {
         let mut all: Vec<ApiResource> = controllers.iter().flat_map(|c| c.watches()).collect();
         all.sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural)));
         all.dedup_by(|a, b| a.group == b.group && a.plural == b.plural);
         all
     };
+    let mut scheduled: Vec<Scheduled> = controllers.into_iter().map(|controller| Scheduled { controller, again_at: None }).collect();
+    let mut seen: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut watches: Option<Watches> = None;
+    let mut everyone = true;
     loop {
         progress.busy.store(true, Ordering::SeqCst);
         context.start_round();
+        let now = context.clock.now();
         let mut wrote = false;
-        let mut due: Option<DateTime<Utc>> = None;
         let mut failure = None;
-        for controller in &mut controllers {
-            match controller.pass(&context).await {
+        for entry in &mut scheduled {
+            if !everyone && entry.again_at.is_none_or(|at| at > now) {
+                continue;
+            }
+            match entry.controller.pass(&context).await {
                 Ok(outcome) => {
                     wrote |= outcome.wrote;
-                    due = match (due, outcome.again_at) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
+                    entry.again_at = outcome.again_at;
                 }
-                Err(e) => failure = Some(format!("{}: {e}", controller.name())),
+                Err(e) => failure = Some(format!("{}: {e}", entry.controller.name())),
             }
         }
+        // Only a round of every controller says what the watched resources are seen up to: a
+        // change a due controller's list saw may not have reached the controllers that watch it.
+        if everyone {
+            seen.extend(context.seen());
+        }
+        everyone = true;
         if let Some(why) = failure {
             tracing::debug!("cleanup controllers: {why}");
             *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+            watches = None;
             tokio::time::sleep(RETRY).await;
             continue;
         }
         if wrote {
+            watches = None;
             continue;
         }
         *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        let seen = context.seen();
-        let from = seen.values().copied().min().unwrap_or(0);
-        *progress.settled.lock().unwrap_or_else(|e| e.into_inner()) = Settled { seen, due };
+        let due = scheduled.iter().filter_map(|entry| entry.again_at).min();
+        let watched_seen =
+            watched.iter().filter_map(|r| seen.get_key_value(&(r.group.clone(), r.plural.clone()))).map(|(k, v)| (k.clone(), *v)).collect();
+        *progress.settled.lock().unwrap_or_else(|e| e.into_inner()) = Settled { seen: watched_seen, due };
         progress.busy.store(false, Ordering::SeqCst);
-        wait(&context, &watched, from, due).await;
+        progress.activity.raise();
+        let open = match watches.take() {
+            Some(open) => open,
+            None => match Watches::open(&context, &watched, &seen).await {
+                Ok(open) => open,
+                Err(e) => {
+                    tracing::debug!("cleanup controllers: watching: {e}");
+                    tokio::time::sleep(RETRY).await;
+                    continue;
+                }
+            },
+        };
+        watches = open.wait(&context, due).await;
+        everyone = watches.is_none();
     }
 }
 
-/// Waits until a watched resource changes after `revision`, the clock reaches `due`, an error
-/// ends a watch, or [`RESYNC`] passes.
-async fn wait(context: &Context, watched: &[ApiResource], revision: u64, due: Option<DateTime<Utc>>) {
-    let mut watches = Vec::new();
-    for resource in watched {
-        let api: Api<DynamicObject> = Api::all_with(context.client.clone(), resource);
-        match api.watch_metadata(&WatchParams::default().timeout(290), &revision.to_string()).await {
-            Ok(stream) => watches.push(stream.map(|_| ()).boxed()),
-            Err(_) => {
-                tokio::time::sleep(RETRY).await;
-                return;
-            }
+/// A controller and the moment it last asked to look again.
+struct Scheduled {
+    controller: Box<dyn Controller>,
+    again_at: Option<DateTime<Utc>>,
+}
+
+/// The watches a quiet round waits on: every watched resource from the revision its last list
+/// saw.
+struct Watches(futures::stream::SelectAll<futures::stream::BoxStream<'static, ()>>);
+
+impl Watches {
+    /// Watches every resource of `watched` from its revision in `seen` (0, the current state, if
+    /// it was never listed).
+    async fn open(context: &Context, watched: &[ApiResource], seen: &BTreeMap<(String, String), u64>) -> kube::Result<Self> {
+        let mut all = futures::stream::SelectAll::new();
+        for resource in watched {
+            let from = seen.get(&(resource.group.clone(), resource.plural.clone())).copied().unwrap_or(0);
+            let api: Api<DynamicObject> = Api::all_with(context.client.clone(), resource);
+            let stream = api.watch_metadata(&WatchParams::default().timeout(290), &from.to_string()).await?;
+            all.push(stream.map(|_| ()).boxed());
         }
+        Ok(Self(all))
     }
-    let changed = async {
-        if watches.is_empty() {
-            futures::future::pending::<()>().await;
-        }
-        futures::stream::select_all(watches).next().await;
-    };
-    let due = async {
-        match due {
-            Some(at) => context.clock.sleep_until(at).await,
-            None => futures::future::pending().await,
-        }
-    };
-    tokio::select! {
-        () = changed => {}
-        () = due => {}
-        () = tokio::time::sleep(RESYNC) => {}
+
+    /// Waits until a watched resource changes, an error ends a watch, the clock reaches `due`,
+    /// or [`RESYNC`] passes. Gives the watches back when the clock alone woke it: nothing they
+    /// watch has changed, and they serve the next wait.
+    async fn wait(mut self, context: &Context, due: Option<DateTime<Utc>>) -> Option<Self> {
+        let due = async {
+            match due {
+                Some(at) => context.clock.sleep_until(at).await,
+                None => futures::future::pending().await,
+            }
+        };
+        let changed = async {
+            if self.0.is_empty() {
+                futures::future::pending::<()>().await;
+            }
+            self.0.next().await;
+        };
+        let clock_alone = tokio::select! {
+            () = changed => false,
+            () = due => true,
+            () = tokio::time::sleep(RESYNC) => false,
+        };
+        let quiet = self.0.is_empty() || self.0.next().now_or_never().is_none();
+        (clock_alone && quiet).then_some(self)
     }
 }

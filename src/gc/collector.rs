@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use kube::api::PropagationPolicy;
 use tokio::sync::{Notify, mpsc};
 
+use crate::activity::Activity;
 use crate::gc::config::Config;
 use crate::gc::decision::{
     Decision, ForegroundStep, Identified, Known, KnownOwner, Orphaning, OwnerState, decide, foreground_step, known_before_lookup,
@@ -175,6 +176,9 @@ pub struct Collector {
     pub(super) workers_started: Gate,
     /// Counters.
     pub metrics: Metrics,
+    /// Raised after every step that may leave the collector settled (see
+    /// [`crate::gc::GarbageCollector::activity`]).
+    pub(super) activity: Activity,
 }
 
 impl Collector {
@@ -200,6 +204,7 @@ impl Collector {
             sync_notify: Notify::new(),
             workers_started: Gate::default(),
             metrics: Metrics::default(),
+            activity: Activity::default(),
             config,
         })
     }
@@ -291,6 +296,7 @@ impl Collector {
             }
         }
         queue.done(item);
+        self.activity.raise();
         outcome
     }
 
@@ -337,6 +343,7 @@ impl Collector {
     /// the monitors changed): wakes the start's wait and releases the held work if so.
     pub(super) fn sync_changed(&self) {
         self.sync_notify.notify_waiters();
+        self.activity.raise();
         if !self.graph_incomplete().is_empty() {
             return;
         }
@@ -421,6 +428,10 @@ impl Sink for Collector {
     fn request_resync(&self) {
         self.resync_requested.fetch_add(1, Ordering::SeqCst);
         self.resync_notify.notify_one();
+    }
+
+    fn observed(&self) {
+        self.activity.raise();
     }
 }
 

@@ -55,6 +55,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use crate::activity::Activity;
 use crate::gc::collector::{Collector, Stage};
 pub use crate::gc::config::Config;
 pub use crate::gc::manual::ManualCollector;
@@ -117,9 +118,11 @@ impl GarbageCollector {
                     tokio::spawn(async move {
                         c.record_invalid_namespace_event(&dependent, &owner).await;
                         c.in_flight.fetch_sub(1, Ordering::SeqCst);
+                        c.activity.raise();
                     });
                 }
                 c.in_flight.fetch_sub(1, Ordering::SeqCst);
+                c.activity.raise();
             }
         }));
         let c = collector.clone();
@@ -152,6 +155,7 @@ impl GarbageCollector {
         tasks.push(tokio::spawn(async move {
             cache_sync::wait_for_initial_sync(&c, c.config.initial_sync_timeout).await;
             c.workers_started.open();
+            c.activity.raise();
         }));
         for _ in 0..collector.config.workers.max(1) {
             for stage in [Stage::AttemptToDelete, Stage::AttemptToOrphan] {
@@ -171,6 +175,13 @@ impl GarbageCollector {
     /// scenarios: see [`ManualCollector`].
     pub fn manual(client: kube::Client, config: Config) -> ManualCollector {
         ManualCollector::new(client, config)
+    }
+
+    /// Raised after every step that may leave the collector settled: a graph change applied, a
+    /// work item done, a monitor's newer revision, discovery or the graph's completeness
+    /// changed, the workers started. [`crate::Cluster::try_settle`] waits for it.
+    pub fn activity(&self) -> &Activity {
+        &self.collector.activity
     }
 
     /// The collector (graph, queues, monitors), for inspection.

@@ -45,6 +45,8 @@ pub trait Sink: Send + Sync {
     fn send_graph_change(&self, change: GraphChange);
     /// Asks for a discovery resync soon (a CustomResourceDefinition changed).
     fn request_resync(&self);
+    /// Says that the monitor has observed a newer revision (after a list or a watch event).
+    fn observed(&self);
 }
 
 /// A resource as logs and messages name it: `configmaps`, `deployments.apps`.
@@ -174,6 +176,9 @@ async fn run(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping, statu
         let mut rv = list.metadata.resource_version.unwrap_or_default();
         status.observed.store(rv_number(&rv), Ordering::SeqCst);
         status.phase.store(phase::SYNCED, Ordering::SeqCst);
+        if let Some(strong) = sink.upgrade() {
+            strong.observed();
+        }
         loop {
             match watch(&api, &sink, &mapping, &status, &mut known, &mut rv, &mut watch_delays).await {
                 WatchEnd::Relist => break,
@@ -271,5 +276,6 @@ async fn watch(
             }
         }
         status.observed.store(rv_number(rv), Ordering::SeqCst);
+        sink.observed();
     }
 }

@@ -44,6 +44,7 @@ use kube::Resource;
 use kube::api::{Api, WatchParams};
 use serde::de::DeserializeOwned;
 
+use crate::activity::Activity;
 use crate::clock::Clock;
 use crate::workloads::snapshot::{LISTED, Snapshot};
 use crate::workloads::writes::Writes;
@@ -81,6 +82,8 @@ struct Progress {
     busy: AtomicBool,
     /// Why the last pass failed, until one succeeds.
     last_error: Mutex<Option<String>>,
+    /// Raised when a pass leaves the controllers settled.
+    activity: Activity,
 }
 
 impl Workloads {
@@ -90,6 +93,11 @@ impl Workloads {
         let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
         let task = tokio::spawn(run(client, clock, progress.clone()));
         Self { progress, task }
+    }
+
+    /// Raised when a pass that wrote nothing leaves the controllers settled at its revision.
+    pub fn activity(&self) -> &Activity {
+        &self.progress.activity
     }
 
     /// What the controllers still have to do before they have seen every change to the
@@ -127,6 +135,7 @@ async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
                 *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
                 progress.settled_at.store(revision, Ordering::SeqCst);
                 progress.busy.store(false, Ordering::SeqCst);
+                progress.activity.raise();
                 wait_for_change(&client, revision).await;
                 None
             }
