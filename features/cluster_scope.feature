@@ -110,10 +110,12 @@ Feature: Cluster-scoped owners and dependents
     # Found by kubegc chaos (seed 980). Orphaning strips every reference naming the owner's uid
     # (upstream orphanDependents), the one the collector cannot resolve included; with no
     # namespaced kind left to stop it, the dependent is classified again, and goes with its
-    # last owner.
+    # last owner. The collector must know the dependent before the orphaning: an orphaning pass
+    # only reaches the dependents already in its graph (upstream issue #26120).
     Given a ConfigMap named "namespaced"
     And a ClusterRole named "kubegc-cs-orphaned-valid-owner"
     And a ClusterRole named "kubegc-cs-orphaned-two-owners" owned by ClusterRole "kubegc-cs-orphaned-valid-owner" and ConfigMap "namespaced"
+    And the garbage collector has caught up
     When ConfigMap "namespaced" is deleted with propagation policy Orphan
     Then ConfigMap "namespaced" is gone
     And ClusterRole "kubegc-cs-orphaned-two-owners" has owner references to "kubegc-cs-orphaned-valid-owner"

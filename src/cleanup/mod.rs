@@ -227,12 +227,13 @@ struct Scheduled {
 struct Watches(futures::stream::SelectAll<futures::stream::BoxStream<'static, ()>>);
 
 impl Watches {
-    /// Watches every resource of `watched` from its revision in `seen` (0, the current state, if
-    /// it was never listed).
+    /// Watches every resource of `watched` from its revision in `seen` (from the oldest revision
+    /// there if it was never listed).
     async fn open(context: &Context, watched: &[ApiResource], seen: &BTreeMap<(String, String), u64>) -> kube::Result<Self> {
+        let oldest = seen.values().copied().min().unwrap_or(0);
         let mut all = futures::stream::SelectAll::new();
         for resource in watched {
-            let from = seen.get(&(resource.group.clone(), resource.plural.clone())).copied().unwrap_or(0);
+            let from = seen.get(&(resource.group.clone(), resource.plural.clone())).copied().unwrap_or(oldest);
             let api: Api<DynamicObject> = Api::all_with(context.client.clone(), resource);
             let stream = api.watch_metadata(&WatchParams::default().timeout(290), &from.to_string()).await?;
             all.push(stream.map(|_| ()).boxed());

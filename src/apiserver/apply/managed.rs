@@ -170,6 +170,11 @@ impl Managed {
         Ok(Self { entries })
     }
 
+    /// Whether there is no entry (what [`Managed::encode`] writes as no managedFields).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The entries as `metadata.managedFields`, in upstream's order (Apply before Update, then
     /// by time, manager, version, subresource); `None` when there are none.
     pub fn encode(&self) -> Option<Value> {

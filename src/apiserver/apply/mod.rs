@@ -97,18 +97,20 @@ fn store_managed_fields(object: &mut Value, managed: &Managed) {
 /// write always keeps the live ones. An object that cannot be compared keeps the live ones.
 pub fn record_update(live: &Value, new: &mut Value, manager: &str, write: &Write<'_>) {
     let live_fields = &live["metadata"]["managedFields"];
-    let brought = &new["metadata"]["managedFields"];
+    // Taken out of the new object (which gets the recorded ones back below), so that only the
+    // live object is copied to be compared without them.
+    let brought = new.get_mut("metadata").and_then(Value::as_object_mut).and_then(|meta| meta.remove("managedFields")).unwrap_or_default();
     let mut managed = if !write.subresource.is_empty() {
         Managed::decode(live_fields).unwrap_or_default()
-    } else if is_reset(brought) {
+    } else if is_reset(&brought) {
         Managed::default()
     } else {
-        match Managed::decode(brought) {
-            Ok(m) if m.encode().is_some() => m,
+        match Managed::decode(&brought) {
+            Ok(m) if !m.is_empty() => m,
             _ => Managed::decode(live_fields).unwrap_or_default(),
         }
     };
-    match typed::compare(&without_managed_fields(live), &without_managed_fields(new), write.node) {
+    match typed::compare(&without_managed_fields(live), new, write.node) {
         Ok(comparison) => {
             let manager = Manager::new(manager, Operation::Update, write.api_version, write.subresource);
             managed.record_update(&write.owns.comparison(comparison), &manager, write.now);
