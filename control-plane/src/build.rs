@@ -122,15 +122,12 @@ impl Upstream {
                 stale.push((c, stamp));
             }
         }
-        let (driver, others): (Vec<_>, Vec<_>) = stale.into_iter().partition(|(c, _)| *c == Component::KubeletDriver);
-        if !others.is_empty() {
-            self.go_build(&others.iter().map(|(c, _)| *c).collect::<Vec<_>>(), &[])?;
-        }
-        if !driver.is_empty() {
-            let flags = self.driver_build_flags()?;
-            self.go_build(&[Component::KubeletDriver], &flags)?;
-        }
-        for (c, stamp) in others.into_iter().chain(driver) {
+        // One `go build` per component: Go keeps every package it compiles in its temporary
+        // directory until the build ends, so one build of everything needed twice the cache's
+        // size at its peak.
+        for (c, stamp) in stale {
+            let flags = if c == Component::KubeletDriver { self.driver_build_flags()? } else { Vec::new() };
+            self.go_build(c, &flags)?;
             std::fs::write(self.stamp_path(c), stamp)?;
         }
         Ok(())
@@ -181,7 +178,7 @@ impl Upstream {
         let mut hash = Sha256::new();
         let version = self.go().arg("version").output().context("cannot run `go`: Go 1.26 or newer builds the upstream pieces")?;
         hash.update(&version.stdout);
-        hash.update(version_ldflags(&self.release()?)?.as_bytes());
+        hash.update(build_flags(&self.release()?)?.join(" ").as_bytes());
         let mut files = vec![self.source.join("go.mod"), self.source.join("go.sum")];
         let driver = self.source.join(DRIVER_DIR);
         files.extend(go_files(&self.source)?.into_iter().filter(|f| component == Component::KubeletDriver || !f.starts_with(&driver)));
@@ -200,29 +197,34 @@ impl Upstream {
         self.binary(component).exists() && std::fs::read_to_string(self.stamp_path(component)).is_ok_and(|s| s == stamp)
     }
 
-    /// `go` in the module, with the build cache under `target/` and no toolchain download.
+    /// `go` in the module, with the build cache and Go's temporary files under `target/` and no
+    /// toolchain download.
     fn go(&self) -> Command {
         let mut go = Command::new("go");
-        go.current_dir(&self.source).env("GOCACHE", self.out.join("go-build")).env("GOTOOLCHAIN", "local").env("GOFLAGS", "-mod=readonly");
+        go.current_dir(&self.source)
+            .env("GOCACHE", self.out.join("go-build"))
+            .env("GOTMPDIR", self.out.join("tmp"))
+            .env("GOTOOLCHAIN", "local")
+            .env("GOFLAGS", "-mod=readonly");
         go
     }
 
-    /// Runs `go build` (with `flags`) on the components, saying what it does while it does it.
-    fn go_build(&self, components: &[Component], flags: &[String]) -> anyhow::Result<()> {
-        let names: Vec<&str> = components.iter().map(|c| c.binary()).collect();
+    /// Runs `go build` (with `flags`) on one component, saying what it does while it does it.
+    fn go_build(&self, component: Component, flags: &[String]) -> anyhow::Result<()> {
+        let name = component.binary();
         let release = self.release()?;
         eprintln!(
-            "kubegc: building {} of Kubernetes {release} from the Go module proxy into {} (a first build takes several minutes on 2 cores; later ones reuse it)",
-            names.join(", "),
+            "kubegc: building {name} of Kubernetes {release} from the Go module proxy into {} (a first build of everything takes several minutes on 2 cores; later ones reuse it)",
             self.out.join("bin").display()
         );
+        std::fs::create_dir_all(self.out.join("tmp")).with_context(|| format!("cannot create {}/tmp", self.out.display()))?;
         let mut go = self.go();
-        go.args(["build", "-v", "-trimpath", "-ldflags", &version_ldflags(&release)?])
+        go.args(["build", "-v"])
+            .args(build_flags(&release)?)
             .args(flags)
             .arg("-o")
-            .arg(self.out.join("bin"))
-            .arg("--");
-        go.args(components.iter().map(|c| c.package()));
+            .arg(self.binary(component))
+            .args(["--", component.package()]);
         let mut child = go.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().context("cannot run `go build`")?;
         let started = Instant::now();
         let log = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -252,11 +254,26 @@ impl Upstream {
         let lines = log.lock().unwrap();
         if !status.success() {
             let tail = lines[lines.len().saturating_sub(40)..].join("\n");
-            bail!("`go build` of {} failed ({status}):\n{tail}", names.join(", "));
+            let hint = if tail.contains("no space left on device") {
+                format!(
+                    "\nkubegc: the disk under {} is full; a first build of every component needs about {FIRST_BUILD_GB} GB there",
+                    self.out.display()
+                )
+            } else {
+                String::new()
+            };
+            bail!("`go build` of {} failed ({status}):\n{tail}{hint}", name);
         }
-        eprintln!("kubegc: built {} in {} s ({} packages compiled)", names.join(", "), started.elapsed().as_secs(), lines.len());
+        eprintln!("kubegc: built {} in {} s ({} packages compiled)", name, started.elapsed().as_secs(), lines.len());
         Ok(())
     }
+}
+
+/// How every component is built: without paths of this machine, without debugging information
+/// (stack traces keep their file and line; the build cache and binaries are smaller), and
+/// with the release's version.
+fn build_flags(release: &str) -> anyhow::Result<Vec<String>> {
+    Ok(vec!["-trimpath".into(), "-gcflags=all=-dwarf=false".into(), "-ldflags".into(), format!("-s -w {}", version_ldflags(release)?)])
 }
 
 /// The linker flags that give the binaries their release's version, as upstream's own build
@@ -275,6 +292,9 @@ fn version_ldflags(release: &str) -> anyhow::Result<String> {
 
 /// How often a long build says how far it is.
 const PROGRESS_EVERY: Duration = Duration::from_secs(30);
+
+/// About how much disk a first build of every component takes under `target/upstream/`.
+const FIRST_BUILD_GB: u32 = 5;
 
 /// Every `.go` file under `dir`, sorted.
 fn go_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
