@@ -217,7 +217,11 @@ impl Upstream {
             "kubegc: building {name} of Kubernetes {release} from the Go module proxy into {} (a first build of everything takes several minutes on 2 cores; later ones reuse it)",
             self.out.join("bin").display()
         );
-        std::fs::create_dir_all(self.out.join("tmp")).with_context(|| format!("cannot create {}/tmp", self.out.display()))?;
+        // Only the build that holds the lock uses Go's temporary directory, so anything there was
+        // left by a build that was killed, and can take gigabytes.
+        let tmp = self.out.join("tmp");
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut go = self.go();
         go.args(["build", "-v"])
             .args(build_flags(&release)?)
