@@ -38,10 +38,14 @@ pub enum Component {
     /// kubegc's driver of the kubelet's image and container garbage collection, eviction and
     /// configuration code (`upstream/cmd/kubegc-kubelet-driver/`).
     KubeletDriver,
+    /// Kubernetes' own end-to-end tests, limited to the suites `kubegc e2e` runs
+    /// (`upstream/e2e/`): a Go test binary.
+    E2e,
 }
 
 impl Component {
-    /// Every component, in build order.
+    /// Every program `kubegc upstream build` builds, in build order (the e2e tests are built
+    /// by `kubegc e2e`, which needs them alone).
     pub const ALL: [Component; 5] =
         [Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager, Component::Kubectl, Component::KubeletDriver];
 
@@ -53,6 +57,7 @@ impl Component {
             Component::KubeControllerManager => "kube-controller-manager",
             Component::Kubectl => "kubectl",
             Component::KubeletDriver => "kubegc-kubelet-driver",
+            Component::E2e => "kubegc-e2e.test",
         }
     }
 
@@ -64,12 +69,20 @@ impl Component {
             Component::KubeControllerManager => "k8s.io/kubernetes/cmd/kube-controller-manager",
             Component::Kubectl => "k8s.io/kubernetes/cmd/kubectl",
             Component::KubeletDriver => "./cmd/kubegc-kubelet-driver",
+            Component::E2e => "./e2e",
+        }
+    }
+
+    /// The directory of the module that only this component builds, if any: the other
+    /// components' stamps leave it out.
+    fn own_dir(self) -> Option<&'static str> {
+        match self {
+            Component::KubeletDriver => Some("cmd/kubegc-kubelet-driver"),
+            Component::E2e => Some("e2e"),
+            _ => None,
         }
     }
 }
-
-/// The directory of the kubelet driver in the module; the other components do not depend on it.
-const DRIVER_DIR: &str = "cmd/kubegc-kubelet-driver";
 
 /// Where the driver's files that join upstream packages live, by their path in `k8s.io/kubernetes`.
 const IN_PACKAGE_DIR: &str = "cmd/kubegc-kubelet-driver/_inpackage";
@@ -92,6 +105,11 @@ impl Upstream {
         let source = std::env::var_os("KUBEGC_UPSTREAM_SRC").map(PathBuf::from).unwrap_or_else(|| root.join("upstream"));
         let out = std::env::var_os("KUBEGC_UPSTREAM_CACHE").map(PathBuf::from).unwrap_or_else(|| root.join("target/upstream"));
         Self { source, out }
+    }
+
+    /// The Go module (`upstream/` of the repository).
+    pub fn source(&self) -> &Path {
+        &self.source
     }
 
     /// The pinned Kubernetes release (`v1.37.2`), read from `go.mod`.
@@ -180,8 +198,14 @@ impl Upstream {
         hash.update(&version.stdout);
         hash.update(build_flags(&self.release()?)?.join(" ").as_bytes());
         let mut files = vec![self.source.join("go.mod"), self.source.join("go.sum")];
-        let driver = self.source.join(DRIVER_DIR);
-        files.extend(go_files(&self.source)?.into_iter().filter(|f| component == Component::KubeletDriver || !f.starts_with(&driver)));
+        let others: Vec<PathBuf> = Component::ALL
+            .iter()
+            .chain([&Component::E2e])
+            .filter(|&&c| c != component)
+            .filter_map(|c| c.own_dir())
+            .map(|d| self.source.join(d))
+            .collect();
+        files.extend(go_files(&self.source)?.into_iter().filter(|f| !others.iter().any(|o| f.starts_with(o))));
         for file in files {
             hash.update(file.strip_prefix(&self.source).unwrap_or(&file).to_string_lossy().as_bytes());
             hash.update(std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?);
@@ -209,12 +233,15 @@ impl Upstream {
         go
     }
 
-    /// Runs `go build` (with `flags`) on one component, saying what it does while it does it.
+    /// Builds one component with `go build` (and `flags`), saying what it does while it does it.
+    /// The e2e test binary is compiled with `go build -v` first, for the same progress, and then
+    /// linked by `go test -c` from the compiled packages (without `go vet`, which would take
+    /// minutes over upstream's tests).
     fn go_build(&self, component: Component, flags: &[String]) -> anyhow::Result<()> {
         let name = component.binary();
         let release = self.release()?;
         eprintln!(
-            "kubegc: building {name} of Kubernetes {release} from the Go module proxy into {} (a first build of everything takes several minutes on 2 cores; later ones reuse it)",
+            "kubegc: building {name} of Kubernetes {release} from the Go module proxy into {} (a first build takes several minutes on 2 cores; later ones reuse it)",
             self.out.join("bin").display()
         );
         // Only the build that holds the lock uses Go's temporary directory, so anything there was
@@ -222,15 +249,29 @@ impl Upstream {
         let tmp = self.out.join("tmp");
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let mut go = self.go();
-        go.args(["build", "-v"])
-            .args(build_flags(&release)?)
-            .args(flags)
-            .arg("-o")
-            .arg(self.binary(component))
-            .args(["--", component.package()]);
-        let mut child = go.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().context("cannot run `go build`")?;
         let started = Instant::now();
+        let mut compiled = 0;
+        let mut build = self.go();
+        build.args(["build", "-v"]).args(build_flags(&release)?).args(flags);
+        if component == Component::E2e {
+            build.args(["--", component.package()]);
+            compiled += self.run_go(name, build, started)?;
+            let mut link = self.go();
+            link.args(["test", "-c", "-vet=off"]).args(build_flags(&release)?).arg("-o").arg(self.binary(component));
+            link.arg(component.package());
+            compiled += self.run_go(name, link, started)?;
+        } else {
+            build.arg("-o").arg(self.binary(component)).args(["--", component.package()]);
+            compiled += self.run_go(name, build, started)?;
+        }
+        eprintln!("kubegc: built {name} in {} s ({compiled} packages compiled)", started.elapsed().as_secs());
+        Ok(())
+    }
+
+    /// Runs one `go` command of a build, reporting its progress every [`PROGRESS_EVERY`], and
+    /// returns how many packages it compiled.
+    fn run_go(&self, name: &str, mut go: Command, started: Instant) -> anyhow::Result<usize> {
+        let mut child = go.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().context("cannot run `go`")?;
         let log = Arc::new(Mutex::new(Vec::<String>::new()));
         let reader = {
             let log = log.clone();
@@ -266,10 +307,9 @@ impl Upstream {
             } else {
                 String::new()
             };
-            bail!("`go build` of {} failed ({status}):\n{tail}{hint}", name);
+            bail!("building {name} failed ({status}):\n{tail}{hint}");
         }
-        eprintln!("kubegc: built {} in {} s ({} packages compiled)", name, started.elapsed().as_secs(), lines.len());
-        Ok(())
+        Ok(lines.len())
     }
 }
 
@@ -323,6 +363,13 @@ pub fn kubectl() -> anyhow::Result<PathBuf> {
     let upstream = Upstream::locate();
     upstream.ensure(&[Component::Kubectl])?;
     Ok(upstream.binary(Component::Kubectl))
+}
+
+/// Kubernetes' own e2e tests of the pinned release (`upstream/e2e/`), built if need be.
+pub fn e2e_tests() -> anyhow::Result<PathBuf> {
+    let upstream = Upstream::locate();
+    upstream.ensure(&[Component::E2e])?;
+    Ok(upstream.binary(Component::E2e))
 }
 
 /// The kubelet driver of the pinned release, built if need be.

@@ -16,6 +16,7 @@
 //! - [`fuzz`]: the fake API server fuzzed with seeded requests, judged by invariants.
 //! - [`kubelet_diff`]: seeded random nodes through the kubelet model and the kubelet's own
 //!   code, compared after every step.
+//! - [`e2e`]: Kubernetes' own e2e tests of the pinned release run against a target.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
 //!
@@ -24,6 +25,7 @@
 
 pub mod backend;
 pub mod chaos;
+pub mod e2e;
 pub mod features;
 pub mod fuzz;
 pub mod junit;

@@ -11,6 +11,7 @@
 //! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
 //! - `kubegc upstream`: build and run the real control plane from the pinned Go module.
+//! - `kubegc e2e`: Kubernetes' own e2e tests of the pinned release against a target.
 
 mod cmd;
 mod debug_routes;
@@ -64,6 +65,10 @@ enum Command {
     /// Build the real Kubernetes pieces (etcd, kube-apiserver, kube-controller-manager,
     /// kubectl) from the pinned Go module, or run the real control plane.
     Upstream(cmd::upstream::Args),
+    /// Run Kubernetes' own end-to-end tests of the pinned release (built from `upstream/e2e/`
+    /// on first use) against a target, one selection at a time (`gc`, `deletion`); exit 0 if
+    /// every test passes or skips itself, 1 if one fails or cannot be judged, 2 on usage errors.
+    E2e(cmd::e2e::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -88,6 +93,7 @@ fn main() -> std::process::ExitCode {
             Command::KubeletDiff(args) => tokio::task::block_in_place(|| cmd::kubelet_diff::run(args)),
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),
+            Command::E2e(args) => cmd::e2e::run(args).await,
             Command::Steps(args) => {
                 cmd::steps::run(args);
                 Ok(true)

@@ -264,19 +264,37 @@ impl FieldSelector {
     }
 }
 
-/// The value a field selector compares: the JSON value at the dotted path as a string
-/// (`source` means `source.component` for events), or empty when absent.
+/// Selectable fields that are not the JSON value at their own path when it is absent or named
+/// otherwise: `(field, path, value when absent)`, as upstream's registries build their field
+/// sets (`pkg/registry/core/node/strategy.go` `NodeToSelectableFields`: `fmt.Sprint` of a bool
+/// that defaults to false; `pkg/registry/batch/job/strategy.go`: `status.successful` is
+/// `status.succeeded`; `pkg/registry/core/event/strategy.go`: `reportingComponent` is
+/// `reportingController`).
+const FIELD_SOURCES: &[(&str, &str, &str)] = &[
+    ("source", "source.component", ""),
+    ("reportingComponent", "reportingController", ""),
+    ("spec.unschedulable", "spec.unschedulable", "false"),
+    ("spec.hostNetwork", "spec.hostNetwork", "false"),
+    ("status.replicas", "status.replicas", "0"),
+    ("status.successful", "status.succeeded", "0"),
+];
+
+/// The value a field selector compares, as upstream's field set for the object holds it.
 fn field_value(object: &Value, field: &str) -> String {
-    let path = if field == "source" { "source.component" } else { field };
-    let mut cur = object;
-    for seg in path.split('.') {
-        cur = &cur[seg];
-    }
-    match cur {
+    let (path, absent) = FIELD_SOURCES.iter().find(|(f, _, _)| *f == field).map_or((field, ""), |(_, p, a)| (*p, *a));
+    let value = match json_at(object, path) {
         Value::String(s) => s.clone(),
-        Value::Null => String::new(),
+        Value::Null => absent.to_string(),
         other => other.to_string(),
-    }
+    };
+    // An event's `source` is its reporting controller when it has no source component
+    // (`ToSelectableFields` in `pkg/registry/core/event/strategy.go`).
+    if field == "source" && value.is_empty() { field_value(object, "reportingComponent") } else { value }
+}
+
+/// The JSON value at a dotted path (null when absent).
+fn json_at<'a>(object: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(object, |cur, seg| &cur[seg])
 }
 
 /// Which objects a list or watch selects.
@@ -330,6 +348,28 @@ mod tests {
             assert_eq!(LabelSelector::parse(sel).unwrap().matches(&l), want, "{sel}");
         }
         assert!(LabelSelector::parse("app in web").is_err());
+    }
+
+    #[test]
+    fn absent_fields_select_as_upstream_s_field_sets_hold_them() {
+        let reg = Catalogue::new();
+        let select = |plural: &str, group: &str, version: &str, selector: &str, object: Value| {
+            FieldSelector::parse(selector, &reg.lookup(group, version, plural).unwrap()).unwrap().matches(&object)
+        };
+        // The e2e framework finds schedulable nodes with `spec.unschedulable=false`.
+        assert!(select("nodes", "", "v1", "spec.unschedulable=false", json!({"metadata": {"name": "n"}, "spec": {}})));
+        assert!(!select(
+            "nodes",
+            "",
+            "v1",
+            "spec.unschedulable=false",
+            json!({"metadata": {"name": "n"}, "spec": {"unschedulable": true}})
+        ));
+        assert!(select("replicationcontrollers", "", "v1", "status.replicas=0", json!({"metadata": {"name": "r"}})));
+        assert!(select("jobs", "batch", "v1", "status.successful=2", json!({"metadata": {"name": "j"}, "status": {"succeeded": 2}})));
+        assert!(select("pods", "", "v1", "spec.hostNetwork=false", json!({"metadata": {"name": "p"}, "spec": {}})));
+        let event = json!({"metadata": {"name": "e"}, "reportingController": "kubelet"});
+        assert!(select("events", "", "v1", "source=kubelet,reportingComponent=kubelet", event));
     }
 
     #[test]

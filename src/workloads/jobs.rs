@@ -107,6 +107,21 @@ pub async fn sync(writes: &mut Writes, job: &Job, all_pods: &[Pod], now: DateTim
     }
 }
 
+/// Lets go of the pods that hold the tracking finalizer but whose Job is gone: a Job deleted
+/// in the background (as the garbage collector deletes the Jobs of a deleted CronJob) is
+/// removed before it can release its pods, which the collector then deletes and which would
+/// otherwise never go (`syncOrphanPod` in `pkg/controller/job/job_controller.go`).
+pub async fn release_orphans(writes: &mut Writes, all_pods: &[Pod], jobs: &[Job]) {
+    let job_uids: BTreeSet<String> = jobs.iter().filter_map(|j| j.uid()).collect();
+    for pod in all_pods.iter().filter(|p| p.finalizers().iter().any(|f| f == TRACKING_FINALIZER)) {
+        let owner = pod.owner_references().iter().find(|r| r.controller == Some(true) && r.kind == "Job");
+        if owner.is_none_or(|r| !job_uids.contains(&r.uid)) {
+            let patch = json!({"metadata": {"$deleteFromPrimitiveList/finalizers": [TRACKING_FINALIZER], "uid": pod.uid()}});
+            writes.patch(pod, patch).await;
+        }
+    }
+}
+
 /// Whether the Job has a true `Complete` or `Failed` condition.
 fn finished(status: &Value) -> bool {
     let conditions = status["conditions"].as_array().map(Vec::as_slice).unwrap_or_default();

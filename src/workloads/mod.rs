@@ -1,5 +1,6 @@
 //! Workload controllers for the fake API server: what kube-controller-manager's deployment,
-//! replicaset, replicationcontroller and job controllers do that garbage collection rests on.
+//! replicaset, replicationcontroller, job and cronjob controllers do that garbage collection
+//! rests on.
 //! They create children with a controller owner reference (`controller` and
 //! `blockOwnerDeletion` set), adopt orphans their selector matches and release children it no
 //! longer matches, never adopting while the owner is being deleted, and scale. With them,
@@ -20,9 +21,11 @@
 //! - [`replicas`]: ReplicaSets and ReplicationControllers.
 //! - [`deployments`]: Deployments, rolling and recreating.
 //! - [`jobs`]: Jobs and their tracking finalizer.
+//! - [`cronjobs`]: CronJobs: Jobs on a schedule, and their history limits.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
 
 pub mod claims;
+pub mod cronjobs;
 pub mod deployments;
 pub mod jobs;
 pub mod pods;
@@ -35,10 +38,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{Pod, ReplicationController};
 use kube::Resource;
 use kube::api::{Api, WatchParams};
@@ -129,14 +133,14 @@ async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
     loop {
         progress.busy.store(true, Ordering::SeqCst);
         let failure = match pass(&client, &clock).await {
-            Ok((_, writes)) if writes.landed > 0 => continue,
-            Ok((_, writes)) if !writes.retry.is_empty() => Some(writes.retry.join("; ")),
-            Ok((revision, _)) => {
+            Ok(p) if p.writes.landed > 0 => continue,
+            Ok(p) if !p.writes.retry.is_empty() => Some(p.writes.retry.join("; ")),
+            Ok(p) => {
                 *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                progress.settled_at.store(revision, Ordering::SeqCst);
+                progress.settled_at.store(p.revision, Ordering::SeqCst);
                 progress.busy.store(false, Ordering::SeqCst);
                 progress.activity.raise();
-                wait_for_change(&client, revision).await;
+                wait_for_change(&client, &clock, p.revision, p.due).await;
                 None
             }
             Err(e) => Some(format!("reading the workloads: {e}")),
@@ -149,13 +153,26 @@ async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
     }
 }
 
+/// What one pass read, wrote, and when a controller has next to act by the clock.
+struct Pass {
+    revision: u64,
+    writes: Writes,
+    due: Option<DateTime<Utc>>,
+}
+
 /// One pass: every controller syncs each of its objects; a kind's writes end the pass, so
 /// that the next controller reads them.
-async fn pass(client: &kube::Client, clock: &Clock) -> kube::Result<(u64, Writes)> {
+async fn pass(client: &kube::Client, clock: &Clock) -> kube::Result<Pass> {
     let snapshot = Snapshot::read(client).await?;
     let mut writes = Writes::new(client.clone());
+    let mut due: Option<DateTime<Utc>> = None;
     for d in &snapshot.deployments {
         deployments::sync(&mut writes, d, &snapshot.replica_sets).await;
+    }
+    for cj in &snapshot.cron_jobs {
+        if let Some(at) = cronjobs::sync(&mut writes, cj, &snapshot.jobs, clock.now()).await {
+            due = Some(due.map_or(at, |d| d.min(at)));
+        }
     }
     if writes.landed == 0 {
         for rs in &snapshot.replica_sets {
@@ -167,17 +184,19 @@ async fn pass(client: &kube::Client, clock: &Clock) -> kube::Result<(u64, Writes
         for job in &snapshot.jobs {
             jobs::sync(&mut writes, job, &snapshot.pods, clock.now()).await;
         }
+        jobs::release_orphans(&mut writes, &snapshot.pods, &snapshot.jobs).await;
     }
-    Ok((snapshot.revision, writes))
+    Ok(Pass { revision: snapshot.revision, writes, due })
 }
 
-/// Waits until any listed resource changes after `revision`, an error ends a watch, or
-/// [`RESYNC`] passes.
-async fn wait_for_change(client: &kube::Client, revision: u64) {
+/// Waits until any listed resource changes after `revision`, an error ends a watch, the clock
+/// reaches `due`, or [`RESYNC`] passes.
+async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, due: Option<DateTime<Utc>>) {
     let watches = [
         watch::<Deployment>(client, revision).await,
         watch::<ReplicaSet>(client, revision).await,
         watch::<ReplicationController>(client, revision).await,
+        watch::<CronJob>(client, revision).await,
         watch::<Job>(client, revision).await,
         watch::<Pod>(client, revision).await,
     ];
@@ -185,7 +204,13 @@ async fn wait_for_change(client: &kube::Client, revision: u64) {
         tokio::time::sleep(RETRY).await;
         return;
     };
-    let _ = tokio::time::timeout(RESYNC, futures::stream::select_all(watches).next()).await;
+    let due = async {
+        match due {
+            Some(at) => clock.sleep_until(at).await,
+            None => futures::future::pending().await,
+        }
+    };
+    let _ = tokio::time::timeout(RESYNC, futures::future::select(Box::pin(due), futures::stream::select_all(watches).next())).await;
 }
 
 /// Any event of `K` after `revision`, as a stream of nothing; none if the watch cannot start.

@@ -1,10 +1,9 @@
-//! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController and Job,
-//! and every pod when any of those but Deployments exists, each listed afresh (a list is a
-//! consistent read, so a pass sees every write before it), and the oldest revision among the
-//! lists.
+//! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController, CronJob,
+//! Job and Pod, each listed afresh (a list is a consistent read, so a pass sees every write
+//! before it), and the oldest revision among the lists.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{Pod, ReplicationController};
 use kube::Resource;
 use kube::api::{Api, ListParams};
@@ -12,8 +11,14 @@ use serde::de::DeserializeOwned;
 
 /// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
 /// has seen every write to them up to `r`.
-pub const LISTED: [(&str, &str); 5] =
-    [("apps", "deployments"), ("apps", "replicasets"), ("", "replicationcontrollers"), ("batch", "jobs"), ("", "pods")];
+pub const LISTED: [(&str, &str); 6] = [
+    ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("", "replicationcontrollers"),
+    ("batch", "cronjobs"),
+    ("batch", "jobs"),
+    ("", "pods"),
+];
 
 /// Every workload and pod, as listed at the start of a pass.
 #[derive(Debug, Default)]
@@ -24,9 +29,11 @@ pub struct Snapshot {
     pub replica_sets: Vec<ReplicaSet>,
     /// core/v1 ReplicationControllers.
     pub replication_controllers: Vec<ReplicationController>,
+    /// batch/v1 CronJobs.
+    pub cron_jobs: Vec<CronJob>,
     /// batch/v1 Jobs.
     pub jobs: Vec<Job>,
-    /// core/v1 Pods (none listed when nothing controls pods).
+    /// core/v1 Pods.
     pub pods: Vec<Pod>,
     /// The oldest resourceVersion among the lists.
     pub revision: u64,
@@ -39,13 +46,12 @@ impl Snapshot {
         let deployments = list::<Deployment>(client, &mut revision).await?;
         let replica_sets = list::<ReplicaSet>(client, &mut revision).await?;
         let replication_controllers = list::<ReplicationController>(client, &mut revision).await?;
+        let cron_jobs = list::<CronJob>(client, &mut revision).await?;
         let jobs = list::<Job>(client, &mut revision).await?;
-        let pods = if replica_sets.is_empty() && replication_controllers.is_empty() && jobs.is_empty() {
-            Vec::new()
-        } else {
-            list::<Pod>(client, &mut revision).await?
-        };
-        Ok(Self { deployments, replica_sets, replication_controllers, jobs, pods, revision })
+        // Pods are listed even when nothing controls them: a pod left with the Job tracking
+        // finalizer by a Job that is gone must be let go.
+        let pods = list::<Pod>(client, &mut revision).await?;
+        Ok(Self { deployments, replica_sets, replication_controllers, cron_jobs, jobs, pods, revision })
     }
 }
 

@@ -136,10 +136,10 @@ pub struct ExternalGcBackend {
     cluster: Cluster,
     collector: Box<dyn Collector>,
     name: &'static str,
+    kubeconfig: PathBuf,
     hold: Duration,
     timeout: Duration,
-    _dir: tempfile::TempDir,
-    _serving: tokio::task::JoinHandle<()>,
+    _served: Served,
 }
 
 impl std::fmt::Debug for ExternalGcBackend {
@@ -148,19 +148,28 @@ impl std::fmt::Debug for ExternalGcBackend {
     }
 }
 
-/// The fake apiserver on a free loopback port, and a kubeconfig for it.
-struct Served {
-    kubeconfig: PathBuf,
-    dir: tempfile::TempDir,
+/// The fake apiserver on a free loopback port, and a kubeconfig for it; both go when this is
+/// dropped.
+pub struct Served {
+    /// The kubeconfig file.
+    pub kubeconfig: PathBuf,
+    _dir: tempfile::TempDir,
     serving: tokio::task::JoinHandle<()>,
 }
 
-async fn serve(server: &ApiServer) -> anyhow::Result<Served> {
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.serving.abort();
+    }
+}
+
+/// Serves `server` on a free loopback port and writes a kubeconfig for it.
+pub async fn serve(server: &ApiServer) -> anyhow::Result<Served> {
     let (addr, serving) = server.serve("127.0.0.1:0".parse().expect("valid")).await.context("cannot listen on loopback")?;
     let dir = tempfile::tempdir()?;
     let kubeconfig = dir.path().join("kubeconfig");
     std::fs::write(&kubeconfig, kubeconfig_yaml(&format!("http://{addr}")))?;
-    Ok(Served { kubeconfig, dir, serving })
+    Ok(Served { kubeconfig, _dir: dir, serving })
 }
 
 impl ExternalGcBackend {
@@ -170,7 +179,7 @@ impl ExternalGcBackend {
         let served = serve(&server).await?;
         let collector = Box::new(CommandCollector::start(command, &served.kubeconfig)?);
         let cluster = Cluster::builder().server(server).without_collector().start();
-        Ok(Self { cluster, collector, name: "external", hold, timeout, _dir: served.dir, _serving: served.serving })
+        Ok(Self { cluster, collector, name: "external", kubeconfig: served.kubeconfig.clone(), hold, timeout, _served: served })
     }
 
     /// Serves `server` on a free loopback port and runs the upstream garbage collector (built
@@ -182,10 +191,10 @@ impl ExternalGcBackend {
             cluster: Cluster::builder().server(server).without_collector().start(),
             collector: Box::new(Mutex::new(kcm)),
             name: "fake+upstream-gc",
+            kubeconfig: served.kubeconfig.clone(),
             hold,
             timeout,
-            _dir: served.dir,
-            _serving: served.serving,
+            _served: served,
         })
     }
 }
@@ -197,6 +206,10 @@ impl Backend for ExternalGcBackend {
 
     fn client(&self) -> kube::Client {
         self.cluster.client()
+    }
+
+    fn kubeconfig(&self) -> Option<&Path> {
+        Some(&self.kubeconfig)
     }
 
     fn settle(&self) -> BoxFuture<'_, Result<(), String>> {

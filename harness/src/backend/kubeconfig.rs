@@ -26,6 +26,8 @@ pub struct KubeconfigBackend {
     /// The upstream build and an admin kubeconfig, when scenarios may start controller
     /// managers of their own (on the upstream control plane).
     controller_managers: Option<(Upstream, PathBuf)>,
+    /// The kubeconfig file it was connected with, if any.
+    path: Option<PathBuf>,
     /// What must live as long as the backend (the container of a k3s cluster).
     _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -42,7 +44,7 @@ impl KubeconfigBackend {
     pub async fn connect(path: &Path, hold: Duration, timeout: Duration) -> anyhow::Result<Self> {
         use anyhow::Context;
         let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("cannot read kubeconfig {}", path.display()))?;
-        Self::from_kubeconfig(kubeconfig, hold, timeout).await
+        Ok(Self { path: Some(path.to_path_buf()), ..Self::from_kubeconfig(kubeconfig, hold, timeout).await? })
     }
 
     /// As [`KubeconfigBackend::connect`], with a kubeconfig already read.
@@ -51,7 +53,7 @@ impl KubeconfigBackend {
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
         let client = kube::Client::try_from(config).context("cannot build a client")?;
         client.apiserver_version().await.context("cannot reach the API server")?;
-        Ok(Self { client, name: "kubeconfig", hold, timeout, collector: None, controller_managers: None, _keep: None })
+        Ok(Self { client, name: "kubeconfig", hold, timeout, collector: None, controller_managers: None, path: None, _keep: None })
     }
 
     /// The same backend, called `name` in reports.
@@ -89,6 +91,10 @@ impl Backend for KubeconfigBackend {
 
     fn client(&self) -> kube::Client {
         self.client.clone()
+    }
+
+    fn kubeconfig(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     fn settle(&self) -> BoxFuture<'_, Result<(), String>> {

@@ -42,6 +42,11 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn stopped(&self) -> BoxFuture<'_, String> {
         Box::pin(futures::future::pending())
     }
+    /// A kubeconfig file for the backend's API server, when it is served over TCP (programs of
+    /// their own, such as Kubernetes' e2e tests, reach it through it).
+    fn kubeconfig(&self) -> Option<&std::path::Path> {
+        None
+    }
     /// What the garbage collector is still doing, for failure messages (empty when unknown).
     fn diagnostics(&self) -> String {
         String::new()

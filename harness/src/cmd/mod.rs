@@ -2,6 +2,7 @@
 
 pub mod chaos;
 pub mod coverage;
+pub mod e2e;
 pub mod fuzz;
 pub mod gc;
 pub mod kubelet_diff;

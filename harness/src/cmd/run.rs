@@ -227,7 +227,8 @@ async fn kind_cluster() -> anyhow::Result<tempfile::NamedTempFile> {
     Ok(file)
 }
 
-fn default_kubeconfig() -> Option<PathBuf> {
+/// `$KUBECONFIG`, else `~/.kube/config`, if it exists.
+pub fn default_kubeconfig() -> Option<PathBuf> {
     std::env::var_os("KUBECONFIG")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".kube/config")))

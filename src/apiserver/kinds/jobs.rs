@@ -5,6 +5,10 @@
 //! only that Job (upstream `generateSelector` in the Job registry's strategy). The defaulting
 //! functions fill `parallelism`, `completions` (both 1 when neither is set), `backoffLimit` (6),
 //! `completionMode`, `suspend` and `manualSelector`; the status starts empty.
+//!
+//! CronJobs get the defaults the CronJob controller reads (`SetDefaults_CronJob` in
+//! `pkg/apis/batch/v1/defaults.go`): `concurrencyPolicy: Allow`, `suspend: false`, and history
+//! limits of 3 successful and 1 failed Job.
 
 use serde_json::{Value, json};
 
@@ -63,6 +67,29 @@ impl Kind for Jobs {
     }
 }
 
+/// batch/v1 CronJobs.
+pub struct CronJobs;
+
+impl Kind for CronJobs {
+    fn default_on_create(&self, cron_job: &mut Value, _now: &str) {
+        cron_job["status"] = json!({});
+        if !objects_along(cron_job, &["spec"]) {
+            return;
+        }
+        let spec = &mut cron_job["spec"];
+        for (field, default) in [
+            ("concurrencyPolicy", json!("Allow")),
+            ("suspend", json!(false)),
+            ("successfulJobsHistoryLimit", json!(3)),
+            ("failedJobsHistoryLimit", json!(1)),
+        ] {
+            if spec[field].is_null() {
+                spec[field] = default;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +105,15 @@ mod tests {
         assert_eq!(labels["batch.kubernetes.io/controller-uid"], "u-1");
         assert_eq!(job["spec"]["selector"], json!({"matchLabels": {"batch.kubernetes.io/controller-uid": "u-1"}}));
         assert_eq!((job["spec"]["parallelism"].clone(), job["spec"]["completions"].clone()), (json!(1), json!(1)));
+    }
+
+    #[test]
+    fn a_cron_job_keeps_three_successful_jobs_and_one_failed_by_default() {
+        let mut cron_job = json!({"metadata": {"name": "c"}, "spec": {"schedule": "* * * * *", "failedJobsHistoryLimit": 0}});
+        CronJobs.default_on_create(&mut cron_job, "");
+        let spec = &cron_job["spec"];
+        assert_eq!(spec["successfulJobsHistoryLimit"], 3);
+        assert_eq!(spec["failedJobsHistoryLimit"], 0, "a limit the user set is kept");
+        assert_eq!((spec["concurrencyPolicy"].clone(), spec["suspend"].clone()), (json!("Allow"), json!(false)));
     }
 }

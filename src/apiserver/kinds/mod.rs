@@ -12,7 +12,8 @@
 //!   and its controller, serving the resources they define.
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
-//! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults.
+//! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults;
+//!   a CronJob's defaults.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
@@ -36,6 +37,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "events") => &records::CoreEvents,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("batch", "jobs") => &jobs::Jobs,
+        ("batch", "cronjobs") => &jobs::CronJobs,
         ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
         _ => &Generic,
