@@ -46,7 +46,7 @@ impl Nodes {
                     "labels": {
                         "kubernetes.io/hostname": name,
                         "kubernetes.io/os": "linux",
-                        "kubernetes.io/arch": std::env::consts::ARCH.replace("x86_64", "amd64").replace("aarch64", "arm64"),
+                        "kubernetes.io/arch": arch(),
                     },
                 },
             }))?;
@@ -147,7 +147,7 @@ impl Heartbeat {
                     "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}, {"type": "Hostname", "address": name}],
                     "nodeInfo": {
                         "kubeletVersion": self.release, "containerRuntimeVersion": "none://kubegc",
-                        "operatingSystem": "linux", "architecture": "amd64", "osImage": "kubegc",
+                        "operatingSystem": "linux", "architecture": arch(), "osImage": "kubegc",
                         "kernelVersion": "", "machineID": "", "systemUUID": "", "bootID": "", "kubeProxyVersion": "",
                     },
                 },
@@ -171,6 +171,12 @@ impl Heartbeat {
         }
         Ok(())
     }
+}
+
+/// This machine's architecture as Kubernetes names it (`GOARCH`), for the node's label and
+/// status alike.
+fn arch() -> String {
+    std::env::consts::ARCH.replace("x86_64", "amd64").replace("aarch64", "arm64")
 }
 
 /// What each node offers: enough for every test's requests.
