@@ -40,6 +40,7 @@
 //! - [`metadata`]: the Kubernetes metadata names (the garbage-collection finalizers) the API
 //!   server and the collector share.
 //! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
+//! - [`recorder`]: Events as client-go's event recorder writes them, for every controller.
 //! - `mutants` (private): the one shape every family of mutants is defined with.
 
 pub mod activity;
@@ -52,6 +53,7 @@ pub mod kubelet;
 pub mod metadata;
 mod mutants;
 pub mod rate_limit;
+pub mod recorder;
 pub mod workloads;
 
 /// The README's Rust examples, compiled and run as doctests.

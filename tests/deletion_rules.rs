@@ -56,6 +56,7 @@ on_both_servers!(
     b4_existence_kind_and_namespace_of_owners_are_not_validated,
     b4_owner_references_are_validated_on_update_too,
     b3_row26_namespace_deletion_terminates_then_removes_when_empty,
+    status_writes_change_metadata_but_not_spec_nor_a_pod_s_owner_references,
 );
 
 fn rc(name: &str, finalizers: &[&str]) -> Value {
@@ -606,4 +607,29 @@ async fn until_gone(s: &Server, path: &str) {
         assert!(start.elapsed() < std::time::Duration::from_secs(60), "{path} is still there after a minute");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+}
+
+/// A status write of a built-in kind keeps the stored spec but writes the request's metadata:
+/// an annotation, and a finalizer that then holds a deletion. A pod's owner references are the
+/// exception (upstream pkg/registry/core/pod/strategy.go: old kubelets corrupted them).
+async fn status_writes_change_metadata_but_not_spec_nor_a_pod_s_owner_references(s: Server) {
+    assert_eq!(post(&s, RCS, rc("st", &[])).await.code, 201);
+    let change = json!({"metadata": {"annotations": {"a": "b"}, "finalizers": ["example.com/hold"]},
+        "spec": {"replicas": 5}, "status": {"replicas": 0}});
+    let r = patch(&s, &format!("{RCS}/st/status"), "application/merge-patch+json", change).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let stored = get(&s, &format!("{RCS}/st")).await.body;
+    assert_eq!(stored["metadata"]["annotations"]["a"], "b");
+    assert_eq!(strings(&stored["metadata"]["finalizers"]), ["example.com/hold"]);
+    assert_eq!(stored["spec"]["replicas"], 0);
+    delete(&s, &format!("{RCS}/st"), Value::Null).await;
+    assert_eq!(get(&s, &format!("{RCS}/st")).await.code, 200, "the finalizer written through status holds the deletion");
+
+    assert_eq!(post(&s, PODS, pod("owned", None, &[])).await.code, 201);
+    let owner = json!([{"apiVersion": "v1", "kind": "ReplicationController", "name": "st", "uid": stored["metadata"]["uid"]}]);
+    let change = json!({"metadata": {"annotations": {"a": "b"}, "ownerReferences": owner}});
+    assert_eq!(patch(&s, &format!("{PODS}/owned/status"), "application/merge-patch+json", change).await.code, 200);
+    let pod = get(&s, &format!("{PODS}/owned")).await.body;
+    assert_eq!(pod["metadata"]["annotations"]["a"], "b");
+    assert!(pod["metadata"]["ownerReferences"].is_null(), "{pod}");
 }

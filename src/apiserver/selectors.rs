@@ -175,6 +175,50 @@ const EXTRA_FIELDS: &[(&str, &str, &[&str])] = &[
     ("batch", "jobs", &["status.successful"]),
 ];
 
+/// Field labels of a served group that name a field of the stored kind's set: `(group, plural,
+/// [(label, stored label)])`. events.k8s.io/v1 selects on its own names, and only on these
+/// (`pkg/apis/events/v1/conversion.go`, `AddFieldLabelConversionsForEvent`).
+const LABEL_CONVERSIONS: &[(&str, &str, &[(&str, &str)])] = &[(
+    "events.k8s.io",
+    "events",
+    &[
+        ("reason", "reason"),
+        ("regarding.kind", "involvedObject.kind"),
+        ("regarding.namespace", "involvedObject.namespace"),
+        ("regarding.name", "involvedObject.name"),
+        ("regarding.uid", "involvedObject.uid"),
+        ("regarding.apiVersion", "involvedObject.apiVersion"),
+        ("regarding.resourceVersion", "involvedObject.resourceVersion"),
+        ("regarding.fieldPath", "involvedObject.fieldPath"),
+        ("reportingController", "reportingComponent"),
+        ("type", "type"),
+        ("metadata.namespace", "metadata.namespace"),
+        ("metadata.name", "metadata.name"),
+    ],
+)];
+
+/// The stored field a label of `resource` selects on, or why it cannot be selected on.
+fn stored_label<'a>(field: &'a str, resource: &ResourceInfo) -> ApiResult<&'a str> {
+    if let Some((_, _, labels)) = LABEL_CONVERSIONS.iter().find(|(g, r, _)| (*g, *r) == (resource.group.as_str(), resource.plural.as_str()))
+    {
+        return labels
+            .iter()
+            .find(|(label, _)| *label == field)
+            .map(|(_, stored)| *stored)
+            .ok_or_else(|| ApiError::bad_request(unknown_field_message(field, false)));
+    }
+    let extra: &[&str] = EXTRA_FIELDS
+        .iter()
+        .find(|(g, r, _)| (*g, *r) == (resource.storage.0.as_str(), resource.storage.1.as_str()))
+        .map(|(_, _, f)| *f)
+        .unwrap_or(&[]);
+    if COMMON_FIELDS.contains(&field) || extra.contains(&field) {
+        Ok(field)
+    } else {
+        Err(ApiError::bad_request(unknown_field_message(field, extra.is_empty() && !resource.custom)))
+    }
+}
+
 /// Unescapes `\,`, `\=` and `\\` in a field selector value.
 fn unescape(v: &str) -> String {
     let mut out = String::new();
@@ -231,11 +275,6 @@ impl FieldSelector {
     /// Parses a selector such as `metadata.name=x,reason!=Killing` and checks that every field is
     /// selectable on `resource` (else 400 `field label not supported`).
     pub fn parse(s: &str, resource: &ResourceInfo) -> ApiResult<Self> {
-        let extra: &[&str] = EXTRA_FIELDS
-            .iter()
-            .find(|(g, r, _)| (*g, *r) == (resource.storage.0.as_str(), resource.storage.1.as_str()))
-            .map(|(_, _, f)| *f)
-            .unwrap_or(&[]);
         let mut reqs = Vec::new();
         for part in split_unescaped(s) {
             let part = part.trim();
@@ -249,10 +288,7 @@ impl FieldSelector {
             } else {
                 return Err(ApiError::bad_request(format!("invalid selector: '{s}'; can't understand '{part}'")));
             };
-            let field = field.trim();
-            if !COMMON_FIELDS.contains(&field) && !extra.contains(&field) {
-                return Err(ApiError::bad_request(unknown_field_message(field, extra.is_empty() && !resource.custom)));
-            }
+            let field = stored_label(field.trim(), resource)?;
             reqs.push(FieldReq { field: field.to_string(), value: unescape(value.trim()), equal });
         }
         Ok(Self { reqs })
@@ -268,11 +304,9 @@ impl FieldSelector {
 /// otherwise: `(field, path, value when absent)`, as upstream's registries build their field
 /// sets (`pkg/registry/core/node/strategy.go` `NodeToSelectableFields`: `fmt.Sprint` of a bool
 /// that defaults to false; `pkg/registry/batch/job/strategy.go`: `status.successful` is
-/// `status.succeeded`; `pkg/registry/core/event/strategy.go`: `reportingComponent` is
-/// `reportingController`).
+/// `status.succeeded`).
 const FIELD_SOURCES: &[(&str, &str, &str)] = &[
     ("source", "source.component", ""),
-    ("reportingComponent", "reportingController", ""),
     ("spec.unschedulable", "spec.unschedulable", "false"),
     ("spec.hostNetwork", "spec.hostNetwork", "false"),
     ("status.replicas", "status.replicas", "0"),
@@ -368,8 +402,25 @@ mod tests {
         assert!(select("replicationcontrollers", "", "v1", "status.replicas=0", json!({"metadata": {"name": "r"}})));
         assert!(select("jobs", "batch", "v1", "status.successful=2", json!({"metadata": {"name": "j"}, "status": {"succeeded": 2}})));
         assert!(select("pods", "", "v1", "spec.hostNetwork=false", json!({"metadata": {"name": "p"}, "spec": {}})));
-        let event = json!({"metadata": {"name": "e"}, "reportingController": "kubelet"});
+        let event = json!({"metadata": {"name": "e"}, "reportingComponent": "kubelet"});
         assert!(select("events", "", "v1", "source=kubelet,reportingComponent=kubelet", event));
+    }
+
+    #[test]
+    fn events_k8s_io_selects_on_its_own_labels_over_the_stored_core_fields() {
+        let reg = Catalogue::new();
+        let events = reg.lookup("events.k8s.io", "v1", "events").unwrap();
+        // An events.k8s.io Event is stored in its core form (`reportingComponent`, no `source`).
+        let stored = json!({"metadata": {"name": "e"}, "reportingComponent": "test-controller", "involvedObject": {"kind": "Pod"}});
+        let by = |s: &str| FieldSelector::parse(s, &events).map(|sel| sel.matches(&stored));
+        assert!(by("reportingController=test-controller,regarding.kind=Pod").unwrap());
+        assert!(!by("reportingController=other").unwrap());
+        for core_only in ["source", "reportingComponent", "involvedObject.kind"] {
+            let err = by(&format!("{core_only}=x")).unwrap_err();
+            assert_eq!((err.code, err.message), (400, format!("field label not supported: {core_only}")));
+        }
+        let core = reg.lookup("", "v1", "events").unwrap();
+        assert!(FieldSelector::parse("source=test-controller", &core).unwrap().matches(&stored));
     }
 
     #[test]

@@ -31,13 +31,14 @@
 use std::collections::BTreeMap;
 
 use futures::future::BoxFuture;
-use k8s_openapi::api::core::v1::{Event, PersistentVolume, PersistentVolumeClaim};
+use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim};
 use kube::api::{Api, ApiResource, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, resource};
 use crate::clock::format_time;
+use crate::recorder::Record;
 
 /// The annotation naming the provisioner that made a volume.
 pub const PROVISIONED_BY: &str = "pv.kubernetes.io/provisioned-by";
@@ -224,26 +225,18 @@ async fn delete(context: &Context, volume: &PersistentVolume) -> bool {
     api.delete(name, &Default::default()).await.is_ok()
 }
 
-/// Records a Warning event about `volume` from the `persistentvolume-controller`, in
-/// namespace `default` (where a recorder puts events about cluster-scoped objects); a failure
-/// is only logged, as a recorder drops what it cannot send.
+/// Records a Warning event about `volume` from the `persistentvolume-controller`; a failure is
+/// only logged, as a recorder drops what it cannot send.
 async fn record_warning(context: &Context, volume: &PersistentVolume, reason: &str, message: &str) {
     let name = volume.metadata.name.as_deref().unwrap_or("");
-    let now = format_time(context.clock.now());
-    let event = json!({
-        "metadata": {"generateName": format!("{name}.")},
-        "involvedObject": {"apiVersion": "v1", "kind": "PersistentVolume", "name": name,
-            "uid": volume.metadata.uid, "resourceVersion": volume.metadata.resource_version},
-        "type": "Warning", "reason": reason, "message": message, "count": 1,
-        "source": {"component": "persistentvolume-controller"},
-        "firstTimestamp": now, "lastTimestamp": now,
-    });
-    let api: Api<Event> = Api::namespaced(context.client.clone(), "default");
-    let result = match serde_json::from_value::<Event>(event) {
-        Ok(event) => api.create(&PostParams::default(), &event).await.map(|_| ()),
-        Err(e) => Err(kube::Error::SerdeError(e)),
+    let record = Record {
+        involved: json!({"apiVersion": "v1", "kind": "PersistentVolume", "name": name,
+            "uid": volume.metadata.uid, "resourceVersion": volume.metadata.resource_version}),
+        event_type: "Warning",
+        reason,
+        message: message.to_string(),
     };
-    if let Err(e) = result {
+    if let Err(e) = record.send(&context.client, "persistentvolume-controller", context.clock.now()).await {
         tracing::debug!("persistentvolume controller: recording {reason} for {name}: {e}");
     }
 }

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams, Preconditions, PropagationPolicy};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, Preconditions, PropagationPolicy};
 use kube::core::PartialObjectMeta;
 use serde_json::{Value, json};
 
@@ -14,6 +14,7 @@ use crate::gc::events::ObjectMeta;
 use crate::gc::graph::{Identity, OwnerRef, Uid};
 use crate::gc::patch::{delete_owner_refs_merge, delete_owner_refs_strategic, set_finalizers_merge};
 use crate::gc::rest_mapper::Mapping;
+use crate::recorder::Record;
 
 /// The component name the collector's events carry, as kube-controller-manager's.
 pub const EVENT_SOURCE: &str = "garbage-collector-controller";
@@ -205,28 +206,16 @@ pub async fn remove_finalizer(client: &kube::Client, mapping: &Mapping, identity
 /// recorder puts it.
 pub async fn record_invalid_namespace_event(client: &kube::Client, dependent: &Identity, owner: &OwnerRef) -> Result<(), kube::Error> {
     let named = Identity::from_ref(owner, &dependent.namespace);
-    let message = format!("ownerRef {named} does not exist in namespace {:?}", &*dependent.namespace);
-    let namespace = if dependent.namespace.is_empty() { "default" } else { &dependent.namespace };
-    let now = chrono::Utc::now();
-    let event = json!({
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": format!("{}.{:x}", dependent.name, now.timestamp_nanos_opt().unwrap_or_default()), "namespace": namespace},
-        "involvedObject": {
+    let record = Record {
+        involved: json!({
             "apiVersion": &*dependent.api_version, "kind": &*dependent.kind, "name": &*dependent.name,
             "namespace": &*dependent.namespace, "uid": dependent.uid,
-        },
-        "reason": "OwnerRefInvalidNamespace",
-        "message": message,
-        "type": "Warning",
-        "source": {"component": EVENT_SOURCE},
-        "firstTimestamp": crate::clock::format_time(now),
-        "lastTimestamp": crate::clock::format_time(now),
-        "count": 1,
-        "reportingComponent": EVENT_SOURCE,
-    });
-    let event: k8s_openapi::api::core::v1::Event = serde_json::from_value(event).expect("a valid Event");
-    Api::namespaced(client.clone(), namespace).create(&PostParams::default(), &event).await.map(|_| ())
+        }),
+        event_type: "Warning",
+        reason: "OwnerRefInvalidNamespace",
+        message: format!("ownerRef {named} does not exist in namespace {:?}", &*dependent.namespace),
+    };
+    record.send(client, EVENT_SOURCE, chrono::Utc::now()).await
 }
 
 /// Whether an API error has this HTTP status.

@@ -24,6 +24,7 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use crate::clock::{format_time, parse_time};
+use crate::recorder::Record;
 use crate::workloads::claims::controller_reference;
 use crate::workloads::writes::Writes;
 
@@ -51,6 +52,18 @@ pub async fn sync(writes: &mut Writes, cron_job: &CronJob, all_jobs: &[Job], now
     }
     if cron_job.meta().deletion_timestamp.is_some() {
         return None;
+    }
+    for name in missing(&written, &owned) {
+        let record = Record {
+            involved: json!({"apiVersion": "batch/v1", "kind": "CronJob", "namespace": namespace, "name": cron_job.name_any(),
+                "uid": uid, "resourceVersion": cron_job.resource_version()}),
+            event_type: "Normal",
+            reason: "MissingJob",
+            message: format!("Active job went missing: {name}"),
+        };
+        if let Err(e) = record.send(writes.client(), "cronjob-controller", now).await {
+            tracing::debug!("cronjob controller: recording MissingJob for {name}: {e}");
+        }
     }
     clean_history(writes, &owned, spec.successful_jobs_history_limit, spec.failed_jobs_history_limit).await;
 
@@ -126,6 +139,19 @@ async fn clean_history(writes: &mut Writes, owned: &[&Job], successful: Option<i
     }
 }
 
+/// The names of the Jobs the written `status.active` lists that the CronJob no longer owns:
+/// gone, so that they leave the list with a `MissingJob` event (`syncCronJob` in
+/// `cronjob_controllerv2.go`; the e2e test "should remove from active list jobs that have been
+/// deleted" waits for the event).
+fn missing(written: &Value, owned: &[&Job]) -> Vec<String> {
+    let listed = written["active"].as_array().map(Vec::as_slice).unwrap_or_default();
+    listed
+        .iter()
+        .filter(|r| !owned.iter().any(|j| j.uid().as_deref() == r["uid"].as_str()))
+        .map(|r| r["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
 /// Whether a Job has finished: `Some(true)` complete, `Some(false)` failed, `None` not yet.
 fn finish(job: &Job) -> Option<bool> {
     let conditions = job.status.as_ref()?.conditions.as_ref()?;
@@ -199,6 +225,14 @@ mod tests {
 
     fn at(s: &str) -> DateTime<Utc> {
         parse_time(s).unwrap()
+    }
+
+    #[test]
+    fn jobs_listed_active_but_no_longer_owned_are_missing() {
+        let job: Job = serde_json::from_value(json!({"metadata": {"name": "kept", "uid": "u1"}})).unwrap();
+        let written = json!({"active": [{"name": "kept", "uid": "u1"}, {"name": "gone", "uid": "u2"}]});
+        assert_eq!(missing(&written, &[&job]), ["gone"]);
+        assert!(missing(&json!({}), &[]).is_empty());
     }
 
     #[test]

@@ -14,11 +14,13 @@
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults;
 //!   a CronJob's defaults.
+//! - [`deployments`]: the labels a Deployment's status subresource may not change.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
 pub mod certificates;
 pub mod definitions;
+pub mod deployments;
 pub mod jobs;
 pub mod namespaces;
 pub mod pods;
@@ -36,6 +38,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CoreEvents,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
+        ("apps", "deployments") => &deployments::Deployments,
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &jobs::CronJobs,
         ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,

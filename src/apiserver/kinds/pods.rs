@@ -6,8 +6,9 @@ use serde_json::{Value, json};
 use crate::apiserver::admission::Admission;
 use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::status::FieldError;
-use crate::apiserver::storage::hooks::{Kind, objects_along};
+use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::write::Target;
 use crate::apiserver::storage::{Scope, Storage};
 use crate::clock::parse_time;
 
@@ -26,6 +27,16 @@ impl Kind for Pods {
         if objects_along(pod, &["status"]) && pod["status"]["phase"].is_null() {
             pod["status"]["phase"] = json!("Pending");
         }
+    }
+
+    /// A status write keeps the stored owner references, "since old kubelets corrupt them in
+    /// a way that breaks garbage collection" (upstream pkg/registry/core/pod/strategy.go,
+    /// `podStatusStrategy.PrepareForUpdate`).
+    fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {
+        if target == Target::Status {
+            keep_stored(new, existing, "ownerReferences");
+        }
+        Vec::new()
     }
 
     fn validate(&self, pod: &Value) -> Vec<FieldError> {

@@ -83,3 +83,17 @@ pub fn objects_along(value: &Value, path: &[&str]) -> bool {
     }
     true
 }
+
+/// Puts the stored `metadata.<field>` back into `new` (of an update whose metadata the write has
+/// made an object), or removes it where none is stored.
+pub fn keep_stored(new: &mut Value, existing: &Value, field: &str) {
+    let meta = new["metadata"].as_object_mut().expect("metadata is an object");
+    match existing["metadata"].get(field) {
+        Some(value) => {
+            meta.insert(field.into(), value.clone());
+        }
+        None => {
+            meta.remove(field);
+        }
+    }
+}

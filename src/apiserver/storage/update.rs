@@ -80,9 +80,26 @@ impl Storage {
                 }
                 new
             }
-            Target::Status => {
+            Target::Status if scope.resource.custom => {
+                // A custom resource's status write changes nothing but status
+                // (apiextensions-apiserver pkg/registry/customresource/status_strategy.go).
                 let mut new = existing.clone();
                 new["status"] = body["status"].clone();
+                new
+            }
+            Target::Status => {
+                // A built-in kind's status strategy keeps only the stored spec: the request's
+                // metadata (labels, annotations, finalizers, owner references) is written too
+                // (pkg/registry/*/*/strategy.go, `PrepareForUpdate` of each status strategy; the
+                // e2e test "Namespaces should apply changes to a namespace status" patches an
+                // annotation through namespaces/status). The kind resets what else it keeps.
+                let mut new = body;
+                match existing.get("spec") {
+                    Some(spec) => new["spec"] = spec.clone(),
+                    None => {
+                        new.as_object_mut().expect("object").remove("spec");
+                    }
+                }
                 new
             }
             Target::Finalize => {

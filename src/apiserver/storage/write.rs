@@ -17,7 +17,8 @@ use crate::clock::format_time;
 pub enum Target {
     /// The main resource: everything but `status` where the kind has a status subresource.
     Main,
-    /// The `status` subresource: only `status`.
+    /// The `status` subresource: a custom resource's `status` only, a built-in kind's all but
+    /// `spec`.
     Status,
     /// The namespace `finalize` subresource: only `spec.finalizers`.
     Finalize,
@@ -88,7 +89,8 @@ impl Storage {
         let (subresource, owns) = match target {
             Target::Main if resource.status_subresource => ("", Owns::AllBut("status")),
             Target::Main => ("", Owns::All),
-            Target::Status => ("status", Owns::Only("status")),
+            Target::Status if resource.custom => ("status", Owns::Only("status")),
+            Target::Status => ("status", Owns::AllBut("spec")),
             Target::Finalize => ("finalize", Owns::Only("spec")),
             Target::Approval => ("approval", Owns::Only("status")),
         };
