@@ -1,18 +1,19 @@
-//! Kubernetes' own garbage-collection e2e tests of the pinned release (`kubegc e2e --selection
-//! gc`, the binary built from `upstream/e2e/` on first use) pass on the fake with the
-//! reference collector and on the upstream control plane with its own. Every test must pass:
-//! a skip, a failure or a test the harness could not judge fails this.
+//! Kubernetes' own e2e tests of the pinned release (`kubegc e2e`, the binary built from
+//! `upstream/e2e/` on first use) pass: the garbage-collection ones (`gc`) on the fake with the
+//! reference collector and on the upstream control plane with its own, and those about deletion
+//! and cleanup (`deletion`) on the fake. Every test of a selection must pass: a skip, a failure
+//! or a test the harness could not judge fails this.
 
 use std::path::Path;
 use std::process::Command;
 
 use kubegc_harness::junit::verdicts;
 
-fn e2e(target: &str) {
+fn e2e(selection: &str, target: &str, tests: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace");
     let report = tempfile::NamedTempFile::new().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_kubegc"))
-        .args(["e2e", "--selection", "gc", "--target", target, "--junit"])
+        .args(["e2e", "--selection", selection, "--target", target, "--junit"])
         .arg(report.path())
         .current_dir(root)
         .env("CI", "true")
@@ -22,18 +23,23 @@ fn e2e(target: &str) {
     let context = format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let xml = std::fs::read_to_string(report.path()).unwrap_or_default();
     let verdicts = verdicts(&xml);
-    assert_eq!(verdicts.len(), 11, "the gc selection has 11 tests:\n{context}");
+    assert_eq!(verdicts.len(), tests, "the {selection} selection has {tests} tests:\n{context}");
     assert!(!xml.contains("<skipped"), "a test skipped itself:\n{context}");
-    assert!(verdicts.values().all(|failed| !failed) && out.status.success(), "upstream's gc e2e tests failed on {target}:\n{context}");
+    assert!(verdicts.values().all(|failed| !failed) && out.status.success(), "upstream's {selection} e2e tests failed on {target}:\n{context}");
     println!("{context}");
 }
 
 #[test]
 fn upstream_s_gc_e2e_tests_pass_on_the_fake() {
-    e2e("fake");
+    e2e("gc", "fake", 11);
 }
 
 #[test]
 fn upstream_s_gc_e2e_tests_pass_on_the_upstream_control_plane() {
-    e2e("upstream");
+    e2e("gc", "upstream", 11);
+}
+
+#[test]
+fn upstream_s_deletion_e2e_tests_pass_on_the_fake() {
+    e2e("deletion", "fake", 40);
 }
