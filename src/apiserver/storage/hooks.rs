@@ -84,10 +84,10 @@ pub fn objects_along(value: &Value, path: &[&str]) -> bool {
     true
 }
 
-/// Puts the stored `metadata.<field>` back into `new` (of an update whose metadata the write has
-/// made an object), or removes it where none is stored.
+/// Puts the stored `metadata.<field>` back into `new`, or removes it where none is stored (a
+/// `metadata` that is not an object is left for validation to refuse).
 pub fn keep_stored(new: &mut Value, existing: &Value, field: &str) {
-    let meta = new["metadata"].as_object_mut().expect("metadata is an object");
+    let Some(meta) = new["metadata"].as_object_mut() else { return };
     match existing["metadata"].get(field) {
         Some(value) => {
             meta.insert(field.into(), value.clone());
