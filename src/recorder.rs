@@ -31,7 +31,7 @@ impl Record<'_> {
         let event = json!({
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": format!("{name}.{:x}", now.timestamp_nanos_opt().unwrap_or_default()), "namespace": namespace},
+            "metadata": {"name": unique_name(name), "namespace": namespace},
             "involvedObject": self.involved,
             "reason": self.reason,
             "message": self.message,
@@ -45,4 +45,10 @@ impl Record<'_> {
         let event: Event = serde_json::from_value(event).map_err(kube::Error::SerdeError)?;
         Api::namespaced(client.clone(), namespace).create(&PostParams::default(), &event).await.map(|_| ())
     }
+}
+
+/// `<object>.<nanoseconds in hex>` from the wall clock, not the cluster's (which a virtual clock
+/// may hold still), so that two events about one object at one instant do not collide.
+fn unique_name(object: &str) -> String {
+    format!("{object}.{:x}", Utc::now().timestamp_nanos_opt().unwrap_or_default())
 }
