@@ -14,9 +14,11 @@
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults;
 //!   a CronJob's defaults.
+//! - [`budgets`]: ResourceQuotas and PodDisruptionBudgets, whose status starts at zero.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
+pub mod budgets;
 pub mod certificates;
 pub mod definitions;
 pub mod jobs;
@@ -35,6 +37,8 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "persistentvolumeclaims") => &volumes::CLAIMS,
         ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CoreEvents,
+        ("", "resourcequotas") => &budgets::RESOURCE_QUOTAS,
+        ("policy", "poddisruptionbudgets") => &budgets::DISRUPTION_BUDGETS,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &jobs::CronJobs,
