@@ -2,7 +2,8 @@
 //! StorageObjectInUseProtection plugin (on by default) gives every new claim and volume a
 //! protection finalizer, which the pvc-protection and pv-protection controllers remove; the
 //! ServiceAccount plugin refuses a pod whose service account does not exist (the store looks
-//! it up, see [`Admission::service_account`]).
+//! it up, see [`Admission::service_account`]); the RuntimeClass plugin, after it, refuses a pod
+//! naming a RuntimeClass that does not exist ([`Admission::runtime_class`]).
 
 use serde_json::{Value, json};
 
@@ -22,6 +23,10 @@ pub struct Admission {
     /// refused with 403 (`error looking up service account`). The fake has no service account
     /// controller, so the `default` account counts as present in every namespace.
     pub service_account: bool,
+    /// Whether the object is a pod whose `spec.runtimeClassName` must exist: a missing one is
+    /// refused with 403 (`pod rejected: RuntimeClass "x" not found`, upstream
+    /// `plugin/pkg/admission/runtimeclass`). Only create is admitted, as upstream's plugin.
+    pub runtime_class: bool,
 }
 
 impl Admission {
@@ -29,6 +34,12 @@ impl Admission {
     pub fn service_account_of(self, object: &Value) -> Option<&str> {
         let name = object["spec"]["serviceAccountName"].as_str().filter(|n| !n.is_empty() && *n != "default");
         if self.service_account { name } else { None }
+    }
+
+    /// The RuntimeClass a new pod names, if admission must find it.
+    pub fn runtime_class_of(self, object: &Value) -> Option<&str> {
+        let name = object["spec"]["runtimeClassName"].as_str().filter(|n| !n.is_empty());
+        if self.runtime_class { name } else { None }
     }
 }
 

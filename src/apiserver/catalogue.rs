@@ -85,7 +85,8 @@ pub struct ResourceInfo {
     pub name_rule: NameRule,
     /// Whether a CustomResourceDefinition defines it (no strategic merge patch, no strict schema).
     pub custom: bool,
-    /// Whether `metadata.generation` is maintained (workloads, CRDs, custom resources).
+    /// Whether `metadata.generation` is maintained (workloads, pod templates, disruption budgets,
+    /// CRDs, custom resources).
     pub tracks_generation: bool,
     /// Where its objects are stored: `(group, plural)`. Differs from `(group, plural)` only for
     /// resources served in two groups (events).
@@ -150,6 +151,9 @@ const BUILTINS: &[Builtin] = &[
     Builtin("", "v1", "persistentvolumes", "PersistentVolume", false, &["pv"], true),
     Builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, &["pvc"], true),
     Builtin("", "v1", "events", "Event", true, &["ev"], false),
+    Builtin("", "v1", "podtemplates", "PodTemplate", true, &[], false),
+    Builtin("", "v1", "resourcequotas", "ResourceQuota", true, &["quota"], true),
+    Builtin("", "v1", "limitranges", "LimitRange", true, &["limits"], false),
     Builtin("apps", "v1", "deployments", "Deployment", true, &["deploy"], true),
     Builtin("apps", "v1", "replicasets", "ReplicaSet", true, &["rs"], true),
     Builtin("apps", "v1", "statefulsets", "StatefulSet", true, &["sts"], true),
@@ -158,6 +162,8 @@ const BUILTINS: &[Builtin] = &[
     Builtin("batch", "v1", "jobs", "Job", true, &[], true),
     Builtin("batch", "v1", "cronjobs", "CronJob", true, &["cj"], true),
     Builtin("coordination.k8s.io", "v1", "leases", "Lease", true, &[], false),
+    Builtin("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, &["pdb"], true),
+    Builtin("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", false, &[], false),
     Builtin("events.k8s.io", "v1", "events", "Event", true, &["ev"], false),
     Builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, &[], false),
     Builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, &[], false),
@@ -205,8 +211,8 @@ impl Builtin {
                 _ => NameRule::Subdomain,
             },
             custom: false,
-            tracks_generation: matches!(group, "apps" | "batch" | "apiextensions.k8s.io")
-                || (group.is_empty() && matches!(plural, "replicationcontrollers" | "pods")),
+            tracks_generation: matches!(group, "apps" | "batch" | "apiextensions.k8s.io" | "policy")
+                || (group.is_empty() && matches!(plural, "replicationcontrollers" | "pods" | "podtemplates")),
             storage: if core_event_storage { (String::new(), "events".into()) } else { (group.into(), plural.into()) },
             conversion: if group == "events.k8s.io" { Conversion::EventsV1 } else { Conversion::None },
         }
@@ -312,5 +318,25 @@ mod tests {
         assert_eq!(ev2.default_gc_policy("v1"), DefaultGcPolicy::Unsupported);
         let rs = r.lookup("apps", "v1", "replicasets").unwrap();
         assert_eq!(rs.default_gc_policy("v1"), DefaultGcPolicy::DeleteDependents);
+    }
+
+    #[test]
+    fn quotas_limits_templates_budgets_and_runtime_classes_are_served_as_upstream() {
+        let c = Catalogue::new();
+        let quota = c.lookup("", "v1", "resourcequotas").unwrap();
+        assert!(quota.namespaced && quota.status_subresource && !quota.tracks_generation);
+        assert_eq!(quota.short_names, ["quota"]);
+        assert_eq!(c.lookup("", "v1", "limitranges").unwrap().short_names, ["limits"]);
+        assert!(c.lookup("", "v1", "podtemplates").unwrap().tracks_generation);
+        let pdb = c.lookup("policy", "v1", "poddisruptionbudgets").unwrap();
+        assert!(pdb.namespaced && pdb.status_subresource && pdb.tracks_generation);
+        assert_eq!(pdb.short_names, ["pdb"]);
+        let runtime = c.lookup("node.k8s.io", "v1", "runtimeclasses").unwrap();
+        assert!(!runtime.namespaced && !runtime.status_subresource);
+        let namespaced = c.namespaced();
+        let emptied: Vec<&str> = namespaced.0.iter().map(|r| r.plural.as_str()).collect();
+        for plural in ["resourcequotas", "limitranges", "podtemplates", "poddisruptionbudgets"] {
+            assert!(emptied.contains(&plural), "the namespace controller deletes {plural}");
+        }
     }
 }

@@ -51,6 +51,7 @@ fn round_trip<T: DeserializeOwned + Serialize>(object: &Value) -> Option<Value> 
 /// The typed round trip for a built-in kind, if kubegc knows its type.
 fn typed_round_trip(group: &str, kind: &str, object: &Value) -> Option<Value> {
     use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core, rbac::v1 as rbac};
+    use k8s_openapi::api::{node::v1 as node, policy::v1 as policy};
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
     match (group, kind) {
         ("", "Namespace") => round_trip::<core::Namespace>(object),
@@ -65,6 +66,11 @@ fn typed_round_trip(group: &str, kind: &str, object: &Value) -> Option<Value> {
         ("", "PersistentVolume") => round_trip::<core::PersistentVolume>(object),
         ("", "PersistentVolumeClaim") => round_trip::<core::PersistentVolumeClaim>(object),
         ("", "Event") => round_trip::<core::Event>(object),
+        ("", "PodTemplate") => round_trip::<core::PodTemplate>(object),
+        ("", "ResourceQuota") => round_trip::<core::ResourceQuota>(object),
+        ("", "LimitRange") => round_trip::<core::LimitRange>(object),
+        ("policy", "PodDisruptionBudget") => round_trip::<policy::PodDisruptionBudget>(object),
+        ("node.k8s.io", "RuntimeClass") => round_trip::<node::RuntimeClass>(object),
         ("events.k8s.io", "Event") => round_trip::<k8s_openapi::api::events::v1::Event>(object),
         ("apps", "Deployment") => round_trip::<apps::Deployment>(object),
         ("apps", "ReplicaSet") => round_trip::<apps::ReplicaSet>(object),
@@ -178,5 +184,21 @@ mod tests {
         assert!(pruned["metadata"].get("bogus").is_none());
         assert!(pruned["spec"]["containers"][0].get("imagePolicy").is_none());
         assert_eq!(pruned["spec"]["containers"][0]["image"], "i");
+    }
+
+    #[test]
+    fn the_served_policy_quota_and_node_kinds_are_typed() {
+        let reg = Catalogue::new();
+        for (group, plural, object) in [
+            ("policy", "poddisruptionbudgets", json!({"metadata": {"name": "p"}, "spec": {"minAvailable": "1%", "bogus": 1}})),
+            ("node.k8s.io", "runtimeclasses", json!({"metadata": {"name": "r"}, "handler": "runc", "bogus": 1})),
+            ("", "resourcequotas", json!({"metadata": {"name": "q"}, "spec": {"hard": {"cpu": "1"}}, "bogus": 1})),
+            ("", "limitranges", json!({"metadata": {"name": "l"}, "spec": {"limits": [{"type": "Container", "bogus": 1}]}})),
+            ("", "podtemplates", json!({"metadata": {"name": "t"}, "template": {"spec": {"containers": [], "bogus": 1}}})),
+        ] {
+            let resource = reg.lookup(group, "v1", plural).unwrap();
+            let err = check_fields(&resource, object, FieldValidation::Strict).unwrap_err();
+            assert!(err.message.contains("unknown field"), "{plural}: {}", err.message);
+        }
     }
 }

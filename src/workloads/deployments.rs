@@ -180,8 +180,9 @@ pub fn rolling_step(replicas: i32, surge: i32, unavailable: i32, new: Option<Siz
     if sizes.iter().zip(old).all(|(n, s)| *n == s.replicas) { RollingStep::Nothing } else { RollingStep::ScaleOld(sizes) }
 }
 
-/// A count or a percentage of `total`, rounded up or down.
-fn scaled(value: &IntOrString, total: i32, round_up: bool) -> i32 {
+/// A count or a percentage of `total`, rounded up or down (upstream
+/// `GetScaledValueFromIntOrPercent`).
+pub fn scaled(value: &IntOrString, total: i32, round_up: bool) -> i32 {
     match value {
         IntOrString::Int(n) => *n,
         IntOrString::String(s) => {

@@ -1,6 +1,6 @@
 //! Workload controllers for the fake API server: what kube-controller-manager's deployment,
 //! replicaset, replicationcontroller, job and cronjob controllers do that garbage collection
-//! rests on.
+//! rests on, and the disruption controller's PodDisruptionBudget status.
 //! They create children with a controller owner reference (`controller` and
 //! `blockOwnerDeletion` set), adopt orphans their selector matches and release children it no
 //! longer matches, never adopting while the owner is being deleted, and scale. With them,
@@ -22,11 +22,13 @@
 //! - [`deployments`]: Deployments, rolling and recreating.
 //! - [`jobs`]: Jobs and their tracking finalizer.
 //! - [`cronjobs`]: CronJobs: Jobs on a schedule, and their history limits.
+//! - [`disruption`]: PodDisruptionBudgets: the healthy and expected pods they count.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
 
 pub mod claims;
 pub mod cronjobs;
 pub mod deployments;
+pub mod disruption;
 pub mod jobs;
 pub mod pods;
 pub mod replicas;
@@ -44,6 +46,7 @@ use futures::stream::BoxStream;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{Pod, ReplicationController};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
 use kube::api::{Api, WatchParams};
 use serde::de::DeserializeOwned;
@@ -185,6 +188,11 @@ async fn pass(client: &kube::Client, clock: &Clock) -> kube::Result<Pass> {
             jobs::sync(&mut writes, job, &snapshot.pods, clock.now()).await;
         }
         jobs::release_orphans(&mut writes, &snapshot.pods, &snapshot.jobs).await;
+        for pdb in &snapshot.disruption_budgets {
+            if let Some(at) = disruption::sync(&mut writes, pdb, &snapshot, clock.now()).await {
+                due = Some(due.map_or(at, |d| d.min(at)));
+            }
+        }
     }
     Ok(Pass { revision: snapshot.revision, writes, due })
 }
@@ -198,6 +206,7 @@ async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, du
         watch::<ReplicationController>(client, revision).await,
         watch::<CronJob>(client, revision).await,
         watch::<Job>(client, revision).await,
+        watch::<PodDisruptionBudget>(client, revision).await,
         watch::<Pod>(client, revision).await,
     ];
     let Some(watches) = watches.into_iter().collect::<Option<Vec<_>>>() else {

@@ -1,22 +1,24 @@
 //! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController, CronJob,
-//! Job and Pod, each listed afresh (a list is a consistent read, so a pass sees every write
+//! Job, PodDisruptionBudget and Pod, each listed afresh (a list is a consistent read, so a pass sees every write
 //! before it), and the oldest revision among the lists.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{Pod, ReplicationController};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
 use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
 /// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
 /// has seen every write to them up to `r`.
-pub const LISTED: [(&str, &str); 6] = [
+pub const LISTED: [(&str, &str); 7] = [
     ("apps", "deployments"),
     ("apps", "replicasets"),
     ("", "replicationcontrollers"),
     ("batch", "cronjobs"),
     ("batch", "jobs"),
+    ("policy", "poddisruptionbudgets"),
     ("", "pods"),
 ];
 
@@ -33,6 +35,8 @@ pub struct Snapshot {
     pub cron_jobs: Vec<CronJob>,
     /// batch/v1 Jobs.
     pub jobs: Vec<Job>,
+    /// policy/v1 PodDisruptionBudgets.
+    pub disruption_budgets: Vec<PodDisruptionBudget>,
     /// core/v1 Pods.
     pub pods: Vec<Pod>,
     /// The oldest resourceVersion among the lists.
@@ -48,10 +52,11 @@ impl Snapshot {
         let replication_controllers = list::<ReplicationController>(client, &mut revision).await?;
         let cron_jobs = list::<CronJob>(client, &mut revision).await?;
         let jobs = list::<Job>(client, &mut revision).await?;
+        let disruption_budgets = list::<PodDisruptionBudget>(client, &mut revision).await?;
         // Pods are listed even when nothing controls them: a pod left with the Job tracking
         // finalizer by a Job that is gone must be let go.
         let pods = list::<Pod>(client, &mut revision).await?;
-        Ok(Self { deployments, replica_sets, replication_controllers, cron_jobs, jobs, pods, revision })
+        Ok(Self { deployments, replica_sets, replication_controllers, cron_jobs, jobs, disruption_budgets, pods, revision })
     }
 }
 

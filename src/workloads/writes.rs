@@ -96,6 +96,16 @@ impl Writes {
         self.outcome(what, result).is_some()
     }
 
+    /// Replaces `object`'s status subresource with its status, at its resourceVersion (a
+    /// conflict is retried); whether it landed.
+    pub async fn replace_status<K: Workload>(&mut self, object: &K) -> bool {
+        let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
+        let what = format!("replacing the status of {} {namespace}/{name}", K::kind(&()));
+        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let result = self.api::<K>(&namespace).replace_status(&name, &params, object).await;
+        self.outcome(what, result).is_some()
+    }
+
     /// Whether the controller `owner` may adopt now: a fresh read finds it with the same uid
     /// and not being deleted (upstream's `RecheckDeletionTimestamp`).
     pub async fn can_adopt<K: Workload>(&self, owner: &K) -> bool {

@@ -15,9 +15,11 @@
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults;
 //!   a CronJob's defaults.
 //! - [`deployments`]: the labels a Deployment's status subresource may not change.
+//! - [`budgets`]: ResourceQuotas and PodDisruptionBudgets, whose status starts at zero.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
+pub mod budgets;
 pub mod certificates;
 pub mod definitions;
 pub mod deployments;
@@ -37,6 +39,8 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "persistentvolumeclaims") => &volumes::CLAIMS,
         ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CoreEvents,
+        ("", "resourcequotas") => &budgets::RESOURCE_QUOTAS,
+        ("policy", "poddisruptionbudgets") => &budgets::DISRUPTION_BUDGETS,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("apps", "deployments") => &deployments::Deployments,
         ("batch", "jobs") => &jobs::Jobs,

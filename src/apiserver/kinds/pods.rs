@@ -17,7 +17,7 @@ pub struct Pods;
 
 impl Kind for Pods {
     fn admission(&self) -> Admission {
-        Admission { service_account: true, ..Admission::default() }
+        Admission { service_account: true, runtime_class: true, ..Admission::default() }
     }
 
     fn default_on_create(&self, pod: &mut Value, _now: &str) {

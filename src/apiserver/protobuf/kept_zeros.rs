@@ -5,7 +5,7 @@
 /// `omitempty`. Every other zero scalar is dropped, as Go decodes it and an absent field alike.
 ///
 /// Generated from the Go types (`k8s.io/api` core, apps, batch, coordination, events, rbac,
-/// policy, scheduling, networking and autoscaling v1; `k8s.io/apimachinery` meta v1;
+/// policy, node, scheduling, networking and autoscaling v1; `k8s.io/apimachinery` meta v1;
 /// `k8s.io/apiextensions-apiserver` v1), keeping the fields k8s-pb 0.9 has. Message names are
 /// k8s-pb's, which spell acronyms their own way (`GrpcAction`, `IpBlock`); a name shared by
 /// messages of different groups (`Event`, `ServiceReference`) applies to all of them.
@@ -226,6 +226,7 @@ pub(super) const KEPT_ZEROS: &[(&str, &[&str])] = &[
     ("RollingUpdateDaemonSet", &["maxUnavailable", "maxSurge"]),
     ("RollingUpdateDeployment", &["maxUnavailable", "maxSurge"]),
     ("RollingUpdateStatefulSetStrategy", &["partition", "maxUnavailable"]),
+    ("RuntimeClass", &["handler"]),
     ("ScaleIoPersistentVolumeSource", &["gateway", "system"]),
     ("ScaleIoVolumeSource", &["gateway", "system"]),
     ("ScaleStatus", &["replicas"]),

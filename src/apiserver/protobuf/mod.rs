@@ -38,7 +38,7 @@
 //! as `null`.
 
 use k8s_pb::api::{apps, autoscaling, batch, coordination, core, events, networking, policy};
-use k8s_pb::api::{rbac, scheduling};
+use k8s_pb::api::{node, rbac, scheduling};
 use k8s_pb::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
 use k8s_pb::apimachinery::pkg::runtime::Unknown;
@@ -174,6 +174,7 @@ supported_kinds! {
     "apiextensions.k8s.io/v1", "CustomResourceDefinition" => apiextensions::CustomResourceDefinition;
     "policy/v1", "Eviction" => policy::v1::Eviction;
     "policy/v1", "PodDisruptionBudget" => policy::v1::PodDisruptionBudget;
+    "node.k8s.io/v1", "RuntimeClass" => node::v1::RuntimeClass;
     "scheduling.k8s.io/v1", "PriorityClass" => scheduling::v1::PriorityClass;
     "networking.k8s.io/v1", "Ingress" => networking::v1::Ingress;
     "networking.k8s.io/v1", "IngressClass" => networking::v1::IngressClass;

@@ -125,6 +125,9 @@ impl Storage {
         if let (Some(account), Some(ns)) = (admission.service_account_of(&body), &scope.namespace) {
             self.check_service_account(scope, ns, &named, account)?;
         }
+        if let Some(class) = admission.runtime_class_of(&body) {
+            self.check_runtime_class(scope, &named, class)?;
+        }
         let mut errs = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(kind.validate(&body));
         if !errs.is_empty() {
@@ -165,5 +168,47 @@ impl Storage {
         }
         let why = format!("error looking up service account {namespace}/{account}: serviceaccount \"{account}\" not found");
         Err(ApiError::forbidden(scope.resource.qualified(), named, &why))
+    }
+
+    /// The RuntimeClass admission plugin's lookup: 403 if the RuntimeClass `class` does not
+    /// exist.
+    fn check_runtime_class(&self, scope: &Scope, named: &str, class: &str) -> ApiResult<()> {
+        let classes = self.scope("node.k8s.io", "v1", "runtimeclasses", None)?;
+        if self.store.get(&classes.key(class)).is_some() {
+            return Ok(());
+        }
+        let why = format!("pod rejected: RuntimeClass \"{class}\" not found");
+        Err(ApiError::forbidden(scope.resource.qualified(), named, &why))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::apiserver::ids::Ids;
+    use crate::apiserver::kinds;
+    use crate::apiserver::schema::WriteOptions;
+    use crate::apiserver::storage::{Scope, Storage};
+    use crate::clock::Clock;
+
+    fn storage() -> Storage {
+        let mut s = Storage::new(Clock::virtual_at(chrono::DateTime::UNIX_EPOCH), Ids::seeded(1), 100, kinds::of);
+        s.create(&Scope::namespaces(&s.catalogue), json!({"metadata": {"name": "ns"}}), WriteOptions::default()).unwrap();
+        s
+    }
+
+    #[test]
+    fn a_pod_naming_a_missing_runtime_class_is_forbidden() {
+        let mut s = storage();
+        let pods = s.scope("", "v1", "pods", Some("ns".into())).unwrap();
+        let pod = json!({"metadata": {"generateName": "rc-pod-"},
+            "spec": {"runtimeClassName": "gone", "containers": [{"name": "c", "image": "i"}]}});
+        let err = s.create(&pods, pod.clone(), WriteOptions::default()).unwrap_err();
+        assert_eq!((err.code, err.reason), (403, "Forbidden"));
+        assert_eq!(err.message, "pods \"rc-pod-\" is forbidden: pod rejected: RuntimeClass \"gone\" not found");
+        let classes = s.scope("node.k8s.io", "v1", "runtimeclasses", None).unwrap();
+        s.create(&classes, json!({"metadata": {"name": "gone"}, "handler": "runc"}), WriteOptions::default()).unwrap();
+        assert!(s.create(&pods, pod, WriteOptions::default()).is_ok(), "admitted once the RuntimeClass exists");
     }
 }
