@@ -158,6 +158,7 @@ const BUILTINS: &[Builtin] = &[
     Builtin("batch", "v1", "jobs", "Job", true, &[], true),
     Builtin("batch", "v1", "cronjobs", "CronJob", true, &["cj"], true),
     Builtin("coordination.k8s.io", "v1", "leases", "Lease", true, &[], false),
+    Builtin("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true, &[], false),
     Builtin("events.k8s.io", "v1", "events", "Event", true, &["ev"], false),
     Builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, &[], false),
     Builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, &[], false),

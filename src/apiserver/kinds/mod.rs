@@ -14,11 +14,13 @@
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults;
 //!   a CronJob's defaults.
+//! - [`endpoint_slices`]: EndpointSlices — the address type, required and immutable.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
 pub mod certificates;
 pub mod definitions;
+pub mod endpoint_slices;
 pub mod jobs;
 pub mod namespaces;
 pub mod pods;
@@ -38,6 +40,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &jobs::CronJobs,
+        ("discovery.k8s.io", "endpointslices") => &endpoint_slices::EndpointSlices,
         ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
         _ => &Generic,
