@@ -164,6 +164,7 @@ const BUILTINS: &[Builtin] = &[
     Builtin("coordination.k8s.io", "v1", "leases", "Lease", true, &[], false),
     Builtin("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, &["pdb"], true),
     Builtin("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", false, &[], false),
+    Builtin("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true, &[], false),
     Builtin("events.k8s.io", "v1", "events", "Event", true, &["ev"], false),
     Builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, &[], false),
     Builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, &[], false),

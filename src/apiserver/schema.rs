@@ -80,6 +80,7 @@ fn typed_round_trip(group: &str, kind: &str, object: &Value) -> Option<Value> {
         ("batch", "Job") => round_trip::<batch::Job>(object),
         ("batch", "CronJob") => round_trip::<batch::CronJob>(object),
         ("coordination.k8s.io", "Lease") => round_trip::<coordination::Lease>(object),
+        ("discovery.k8s.io", "EndpointSlice") => round_trip::<k8s_openapi::api::discovery::v1::EndpointSlice>(object),
         ("rbac.authorization.k8s.io", "Role") => round_trip::<rbac::Role>(object),
         ("rbac.authorization.k8s.io", "RoleBinding") => round_trip::<rbac::RoleBinding>(object),
         ("rbac.authorization.k8s.io", "ClusterRole") => round_trip::<rbac::ClusterRole>(object),

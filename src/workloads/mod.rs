@@ -1,6 +1,8 @@
 //! Workload controllers for the fake API server: what kube-controller-manager's deployment,
 //! replicaset, replicationcontroller, job and cronjob controllers do that garbage collection
-//! rests on, and the disruption controller's PodDisruptionBudget status.
+//! rests on, the disruption controller's PodDisruptionBudget status, and the endpoints,
+//! EndpointSlice, EndpointSlice mirroring and service account controllers, which give Services
+//! their endpoints and namespaces their `default` account.
 //! They create children with a controller owner reference (`controller` and
 //! `blockOwnerDeletion` set), adopt orphans their selector matches and release children it no
 //! longer matches, never adopting while the owner is being deleted, and scale. With them,
@@ -23,15 +25,27 @@
 //! - [`jobs`]: Jobs and their tracking finalizer.
 //! - [`cronjobs`]: CronJobs: Jobs on a schedule, and their history limits.
 //! - [`disruption`]: PodDisruptionBudgets: the healthy and expected pods they count.
+//! - [`endpoint_pods`]: pods as endpoints of a Service.
+//! - [`endpoints`]: the Endpoints of a Service with a selector.
+//! - [`slicing`]: endpoints packed into EndpointSlices.
+//! - [`endpoint_slices`]: the EndpointSlices of a Service with a selector.
+//! - [`mirroring`]: EndpointSlices mirroring the Endpoints of a Service without one.
+//! - [`service_accounts`]: the `default` ServiceAccount of every namespace.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
 
 pub mod claims;
 pub mod cronjobs;
 pub mod deployments;
 pub mod disruption;
+pub mod endpoint_pods;
+pub mod endpoint_slices;
+pub mod endpoints;
 pub mod jobs;
+pub mod mirroring;
 pub mod pods;
 pub mod replicas;
+pub mod service_accounts;
+pub mod slicing;
 pub mod snapshot;
 pub mod status;
 pub mod writes;
@@ -45,7 +59,8 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{Pod, ReplicationController};
+use k8s_openapi::api::core::v1::{Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
 use kube::api::{Api, WatchParams};
@@ -133,9 +148,10 @@ impl Workloads {
 
 /// The controllers' loop: passes until one writes nothing, then a wait for a change.
 async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
+    let mut known_services = endpoints::KnownServices::default();
     loop {
         progress.busy.store(true, Ordering::SeqCst);
-        let failure = match pass(&client, &clock).await {
+        let failure = match pass(&client, &clock, &mut known_services).await {
             Ok(p) if p.writes.landed > 0 => continue,
             Ok(p) if !p.writes.retry.is_empty() => Some(p.writes.retry.join("; ")),
             Ok(p) => {
@@ -164,8 +180,9 @@ struct Pass {
 }
 
 /// One pass: every controller syncs each of its objects; a kind's writes end the pass, so
-/// that the next controller reads them.
-async fn pass(client: &kube::Client, clock: &Clock) -> kube::Result<Pass> {
+/// that the next controller reads them. `known_services` are the Services the endpoints
+/// controller saw in the last pass.
+async fn pass(client: &kube::Client, clock: &Clock, known_services: &mut endpoints::KnownServices) -> kube::Result<Pass> {
     let snapshot = Snapshot::read(client).await?;
     let mut writes = Writes::new(client.clone());
     let mut due: Option<DateTime<Utc>> = None;
@@ -177,6 +194,10 @@ async fn pass(client: &kube::Client, clock: &Clock) -> kube::Result<Pass> {
             due = Some(due.map_or(at, |d| d.min(at)));
         }
     }
+    service_accounts::sync(&mut writes, &snapshot.namespaces, &snapshot.service_accounts).await;
+    endpoints::sync(&mut writes, known_services, &snapshot.services, &snapshot.pods, &snapshot.endpoints).await;
+    endpoint_slices::sync(&mut writes, &snapshot.services, &snapshot.pods, &snapshot.endpoint_slices).await;
+    mirroring::sync(&mut writes, &snapshot.services, &snapshot.endpoints, &snapshot.endpoint_slices).await;
     if writes.landed == 0 {
         for rs in &snapshot.replica_sets {
             replicas::sync(&mut writes, rs, &snapshot.pods).await;
@@ -208,6 +229,11 @@ async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, du
         watch::<Job>(client, revision).await,
         watch::<PodDisruptionBudget>(client, revision).await,
         watch::<Pod>(client, revision).await,
+        watch::<Service>(client, revision).await,
+        watch::<Endpoints>(client, revision).await,
+        watch::<EndpointSlice>(client, revision).await,
+        watch::<Namespace>(client, revision).await,
+        watch::<ServiceAccount>(client, revision).await,
     ];
     let Some(watches) = watches.into_iter().collect::<Option<Vec<_>>>() else {
         tokio::time::sleep(RETRY).await;

@@ -1,10 +1,12 @@
 //! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController, CronJob,
-//! Job, PodDisruptionBudget and Pod, each listed afresh (a list is a consistent read, so a pass sees every write
+//! Job, PodDisruptionBudget and Pod, Service, Endpoints, EndpointSlice, Namespace and
+//! ServiceAccount, each listed afresh (a list is a consistent read, so a pass sees every write
 //! before it), and the oldest revision among the lists.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{Pod, ReplicationController};
+use k8s_openapi::api::core::v1::{Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
 use kube::api::{Api, ListParams};
@@ -12,7 +14,7 @@ use serde::de::DeserializeOwned;
 
 /// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
 /// has seen every write to them up to `r`.
-pub const LISTED: [(&str, &str); 7] = [
+pub const LISTED: [(&str, &str); 12] = [
     ("apps", "deployments"),
     ("apps", "replicasets"),
     ("", "replicationcontrollers"),
@@ -20,6 +22,11 @@ pub const LISTED: [(&str, &str); 7] = [
     ("batch", "jobs"),
     ("policy", "poddisruptionbudgets"),
     ("", "pods"),
+    ("", "services"),
+    ("", "endpoints"),
+    ("discovery.k8s.io", "endpointslices"),
+    ("", "namespaces"),
+    ("", "serviceaccounts"),
 ];
 
 /// Every workload and pod, as listed at the start of a pass.
@@ -39,6 +46,16 @@ pub struct Snapshot {
     pub disruption_budgets: Vec<PodDisruptionBudget>,
     /// core/v1 Pods.
     pub pods: Vec<Pod>,
+    /// core/v1 Services.
+    pub services: Vec<Service>,
+    /// core/v1 Endpoints.
+    pub endpoints: Vec<Endpoints>,
+    /// discovery.k8s.io/v1 EndpointSlices.
+    pub endpoint_slices: Vec<EndpointSlice>,
+    /// core/v1 Namespaces.
+    pub namespaces: Vec<Namespace>,
+    /// core/v1 ServiceAccounts.
+    pub service_accounts: Vec<ServiceAccount>,
     /// The oldest resourceVersion among the lists.
     pub revision: u64,
 }
@@ -56,7 +73,26 @@ impl Snapshot {
         // Pods are listed even when nothing controls them: a pod left with the Job tracking
         // finalizer by a Job that is gone must be let go.
         let pods = list::<Pod>(client, &mut revision).await?;
-        Ok(Self { deployments, replica_sets, replication_controllers, cron_jobs, jobs, disruption_budgets, pods, revision })
+        let services = list::<Service>(client, &mut revision).await?;
+        let endpoints = list::<Endpoints>(client, &mut revision).await?;
+        let endpoint_slices = list::<EndpointSlice>(client, &mut revision).await?;
+        let namespaces = list::<Namespace>(client, &mut revision).await?;
+        let service_accounts = list::<ServiceAccount>(client, &mut revision).await?;
+        Ok(Self {
+            deployments,
+            replica_sets,
+            replication_controllers,
+            cron_jobs,
+            jobs,
+            disruption_budgets,
+            pods,
+            services,
+            endpoints,
+            endpoint_slices,
+            namespaces,
+            service_accounts,
+            revision,
+        })
     }
 }
 

@@ -77,6 +77,16 @@ impl Writes {
         self.outcome(what, result);
     }
 
+    /// Replaces `object` as it is written (an update: its resourceVersion makes a write that
+    /// read a stale object conflict).
+    pub async fn replace<K: Workload>(&mut self, object: &K) {
+        let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
+        let what = format!("updating {} {namespace}/{name}", K::kind(&()));
+        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let result = self.api::<K>(&namespace).replace(&name, &params, object).await;
+        self.outcome(what, result);
+    }
+
     /// Patches `object` with a strategic merge `patch`.
     pub async fn patch<K: Workload>(&mut self, object: &K, patch: Value) {
         let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());

@@ -16,6 +16,7 @@
 //!   a CronJob's defaults.
 //! - [`deployments`]: the labels a Deployment's status subresource may not change.
 //! - [`budgets`]: ResourceQuotas and PodDisruptionBudgets, whose status starts at zero.
+//! - [`endpoint_slices`]: EndpointSlices — the address type, required and immutable.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
@@ -23,6 +24,7 @@ pub mod budgets;
 pub mod certificates;
 pub mod definitions;
 pub mod deployments;
+pub mod endpoint_slices;
 pub mod jobs;
 pub mod namespaces;
 pub mod pods;
@@ -45,6 +47,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("apps", "deployments") => &deployments::Deployments,
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &jobs::CronJobs,
+        ("discovery.k8s.io", "endpointslices") => &endpoint_slices::EndpointSlices,
         ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
         _ => &Generic,
