@@ -30,7 +30,8 @@
 //!   events), behind the store's hook trait; [`admission`]: what the default admission
 //!   plugins add to a new object.
 //! - Rules, as pure functions: [`deletion`] (what a DELETE does, catalogue B.1-B.3),
-//!   [`validation`] and [`schema`] (metadata, unknown fields), [`patch`], [`apply`]
+//!   [`validation`] and [`schema`] (metadata, unknown fields, custom resources pruned by their
+//!   schema), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
 //!   (server-side apply and managedFields), [`selectors`], [`convert`] (served and stored
 //!   versions).
 //! - [`controllers`]: the simulated namespace controller, CRD finalizer and node agent, and the
@@ -38,7 +39,8 @@
 //! - [`faults`]: ready-made interceptors for fault injection.
 //! - [`discovery`], [`openapi`]: what kubectl reads before it does anything; [`protobuf`]: the
 //!   protobuf bodies typed clients send; [`kubeconfig`]: the file written for clients of a
-//!   served instance; [`status`]: `Status` errors.
+//!   served instance; [`status`]: `Status` errors; [`warning`]: the `Warning` headers a request's
+//!   handling gives its client.
 //! - [`mutant`]: deliberately broken rules, for judging specifications.
 
 pub mod admission;
@@ -62,7 +64,9 @@ pub mod schema;
 pub mod selectors;
 pub mod status;
 pub mod storage;
+pub mod strict;
 pub mod validation;
+pub mod warning;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -110,8 +110,10 @@ pub enum Node<'a> {
     CustomRoot(Option<&'a Value>),
     /// What a field of a built-in type holds.
     Builtin(&'static Holds),
-    /// A node of a CRD's schema.
-    Json(&'a Value),
+    /// A node of a CRD's schema, and whether it or an ancestor preserves unknown fields
+    /// (structured-merge-diff's conversion of the schema passes
+    /// `x-kubernetes-preserve-unknown-fields` down to every descendant).
+    Json(&'a Value, bool),
     /// An object no schema describes (a custom resource's preserved unknown fields): granular,
     /// its keys undeclared; its lists atomic.
     Deduced,
@@ -119,6 +121,28 @@ pub enum Node<'a> {
 
 /// A struct of the table with nothing special: granular, its lists atomic.
 const PLAIN: Holds = Holds::Type("");
+
+/// The fields of every kind's root that its schema need not declare.
+const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// The fields of `metav1.ObjectMeta`.
+const OBJECT_META_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
 
 impl<'a> Node<'a> {
     /// The root node of an object of `kind` in `group`; `crd_schema` for a custom resource.
@@ -138,7 +162,8 @@ impl<'a> Node<'a> {
             Self::Root(_) | Self::CustomRoot(_) if name == "metadata" => Self::Builtin(&OBJECT_META),
             Self::Root(kind) => row(kind, name),
             Self::CustomRoot(None) => Self::Deduced,
-            Self::CustomRoot(Some(schema)) | Self::Json(schema) => json_field(schema, name),
+            Self::CustomRoot(Some(schema)) => json_field(schema, false, name),
+            Self::Json(schema, preserving) => json_field(schema, preserving, name),
             Self::Builtin(Holds::Type(owner)) => row(owner, name),
             Self::Builtin(_) => Self::Builtin(&PLAIN),
             Self::Deduced => Self::Deduced,
@@ -149,7 +174,7 @@ impl<'a> Node<'a> {
     pub fn atomic(self) -> bool {
         match self {
             Self::Builtin(Holds::Atomic) => true,
-            Self::Json(schema) => schema["x-kubernetes-map-type"] == "atomic",
+            Self::Json(schema, _) => schema["x-kubernetes-map-type"] == "atomic",
             _ => false,
         }
     }
@@ -159,9 +184,35 @@ impl<'a> Node<'a> {
     pub fn declares(self, name: &str) -> bool {
         match self {
             Self::Root(_) | Self::Builtin(_) => true,
-            Self::CustomRoot(schema) => matches!(name, "apiVersion" | "kind" | "metadata") || schema.is_some_and(|s| declared(s, name)),
-            Self::Json(schema) => declared(schema, name),
+            Self::CustomRoot(schema) => META_FIELDS.contains(&name) || schema.is_some_and(|s| declared(s, name)),
+            Self::Json(schema, _) => (embedded(schema) && META_FIELDS.contains(&name)) || declared(schema, name),
             Self::Deduced => false,
+        }
+    }
+
+    /// Whether an object at this node may hold field `name` (structured-merge-diff refuses an
+    /// applied `field not declared in schema`): any key of a map or of an object no schema
+    /// describes; of `ObjectMeta`, its fields; of a CRD's schema node, a declared property or
+    /// an additional one, or any where unknown fields are preserved or no property is declared.
+    pub fn allows(self, name: &str) -> bool {
+        match self {
+            Self::Builtin(Holds::Type("ObjectMeta")) => OBJECT_META_FIELDS.contains(&name),
+            Self::CustomRoot(Some(schema)) => {
+                META_FIELDS.contains(&name)
+                    || declared(schema, name)
+                    || schema.get("additionalProperties").is_some_and(|a| a != false)
+                    || preserves(schema)
+            }
+            Self::Json(schema, preserving) => {
+                if self.declares(name) {
+                    return true;
+                }
+                match schema.get("additionalProperties") {
+                    Some(additional) => additional != false,
+                    None => preserving || preserves(schema) || schema["properties"].as_object().is_none_or(|p| p.is_empty()),
+                }
+            }
+            _ => true,
         }
     }
 
@@ -173,8 +224,8 @@ impl<'a> Node<'a> {
                 let keys = keys.iter().map(|(k, default)| (k.to_string(), default.map(Value::from))).collect();
                 (ListType::Map(sorted(keys)), Self::Builtin(item))
             }
-            Self::Json(schema) => {
-                let items = Self::Json(&schema["items"]);
+            Self::Json(schema, preserving) => {
+                let items = Self::Json(&schema["items"], preserving || preserves(schema));
                 match schema["x-kubernetes-list-type"].as_str() {
                     Some("set") => (ListType::Set, items),
                     Some("map") => {
@@ -208,12 +259,26 @@ fn declared(schema: &Value, name: &str) -> bool {
     schema["properties"].get(name).is_some()
 }
 
-fn json_field<'a>(schema: &'a Value, name: &str) -> Node<'a> {
+fn preserves(schema: &Value) -> bool {
+    schema["x-kubernetes-preserve-unknown-fields"] == true
+}
+
+fn embedded(schema: &Value) -> bool {
+    schema["x-kubernetes-embedded-resource"] == true
+}
+
+/// The node of field `name` of CRD schema node `schema` (`preserving`: an ancestor preserves
+/// unknown fields). An embedded resource's metadata is `ObjectMeta`, as its schema is published.
+fn json_field<'a>(schema: &'a Value, preserving: bool, name: &str) -> Node<'a> {
+    let preserving = preserving || preserves(schema);
+    if name == "metadata" && embedded(schema) {
+        return Node::Builtin(&OBJECT_META);
+    }
     if let Some(property) = schema["properties"].get(name) {
-        return Node::Json(property);
+        return Node::Json(property, preserving);
     }
     match schema.get("additionalProperties") {
-        Some(additional) if additional.is_object() => Node::Json(additional),
+        Some(additional) if additional.is_object() => Node::Json(additional, preserving),
         _ => Node::Deduced,
     }
 }

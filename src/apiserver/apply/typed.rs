@@ -53,20 +53,33 @@ fn is_empty_collection(v: Option<&Value>) -> bool {
 }
 
 /// The fields `value` sets (structured-merge-diff's `ToFieldSet`): every scalar, every atomic
-/// node, every list item, and map keys that are not declared fields.
+/// node, every list item, and map keys that are not declared fields. Fails as
+/// structured-merge-diff's validation of a typed value does, on a list item without its keys
+/// or on fields the schema does not declare (`.spec.x: field not declared in schema`, several
+/// listed under `errors:`).
 pub fn field_set(value: &Value, node: Node<'_>) -> Result<FieldSet, String> {
     let mut set = FieldSet::default();
-    walk_set(value, node, &mut Vec::new(), &mut set)?;
-    Ok(set)
+    let mut undeclared = Vec::new();
+    walk_set(value, node, &mut Vec::new(), &mut set, &mut undeclared)?;
+    match undeclared.as_slice() {
+        [] => Ok(set),
+        [one] => Err(one.clone()),
+        many => Err(format!("errors:\n  {}", many.join("\n  "))),
+    }
 }
 
-fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet) -> Result<(), String> {
+fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, undeclared: &mut Vec<String>) -> Result<(), String> {
     match value {
         Value::Object(_) if node.atomic() => set.insert(path),
         Value::Object(map) => {
             for (key, child) in map {
                 path.push(Element::Field(key.clone()));
-                walk_set(child, node.field(key), path, set)?;
+                if !node.allows(key) {
+                    undeclared.push(format!("{}: field not declared in schema", path_string(path)));
+                    path.pop();
+                    continue;
+                }
+                walk_set(child, node.field(key), path, set, undeclared)?;
                 if child.is_null() || child.as_object().is_some_and(Map::is_empty) || !node.declares(key) {
                     set.insert(path);
                 }
@@ -81,7 +94,7 @@ fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet) 
             }
             for (element, item) in items(list, &list_type, path)? {
                 path.push(element);
-                walk_set(item, item_node, path, set)?;
+                walk_set(item, item_node, path, set, undeclared)?;
                 set.insert(path);
                 path.pop();
             }
@@ -383,6 +396,31 @@ mod tests {
         assert!(
             err.contains(".spec.containers: element 0: associative list with keys has an element that omits key field \"name\""),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn fields_a_custom_resource_schema_does_not_declare_are_errors() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+            "properties": {"template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                "properties": {"metadata": {"type": "object", "properties": {"name": {"type": "string"}}}}}}}}});
+        let root = Node::root("example.com", "Thing", true, Some(&schema));
+        let cr = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t", "unknownMeta": 1},
+            "spec": {"free": 1, "template": {"apiversion": "x", "metadata": {"name": "s", "unknownSubMeta": 1}}}});
+        assert_eq!(
+            field_set(&cr, root).unwrap_err(),
+            "errors:\n  .metadata.unknownMeta: field not declared in schema\n  .spec.template.metadata.unknownSubMeta: field not declared in schema"
+        );
+        let strict = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {"foo": {"type": "string"}}}}});
+        let extra =
+            json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "unknownField": 1, "spec": {"foo": "f"}});
+        let root = Node::root("example.com", "Thing", true, Some(&strict));
+        assert_eq!(field_set(&extra, root).unwrap_err(), ".unknownField: field not declared in schema");
+        let free = json!({"type": "object", "properties": {"spec": {"type": "object"}}});
+        let any = json!({"metadata": {"name": "t"}, "spec": {"anything": {"deep": 1}}});
+        assert!(
+            field_set(&any, Node::root("example.com", "Thing", true, Some(&free))).is_ok(),
+            "an object without properties is free-form"
         );
     }
 }

@@ -14,6 +14,7 @@ use crate::apiserver::selectors::{FieldSelector, LabelSelector};
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::read::Page;
+use crate::apiserver::strict::{self, Document, Keys};
 
 /// A header's value, if present and text.
 pub fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
@@ -21,30 +22,31 @@ pub fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str>
 }
 
 /// Decodes a create or update body (JSON, YAML as kubectl may send, or protobuf as typed
-/// clients send).
-pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+/// clients send), with the keys strict decoding reads.
+pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Document> {
     let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("application/json");
     let essence = content_type.split(';').next().unwrap_or("").trim();
     if protobuf::is_protobuf(content_type) {
-        return protobuf::decode(body).map_err(ApiError::bad_request);
+        let value = protobuf::decode(body).map_err(ApiError::bad_request)?;
+        return Ok(Document { value, keys: Keys::default() });
     }
-    let value: Value = match essence {
-        "application/json" | "" | "*/*" => serde_json::from_slice(body)
+    let document = match essence {
+        "application/json" | "" | "*/*" => strict::json(body)
             .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
         "application/yaml" => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
         _ => {
             return Err(ApiError::unsupported_media_type(&["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]));
         }
     };
-    if !value.is_object() {
+    if !document.value.is_object() {
         return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
     }
-    Ok(value)
+    Ok(document)
 }
 
-/// A YAML (or JSON) document as a JSON value; the error without the parser's source excerpt.
-fn yaml(body: &[u8]) -> Result<Value, String> {
-    serde_saphyr::from_slice(body).map_err(|e| e.without_snippet().to_string())
+/// A YAML (or JSON) document; the error without the parser's source excerpt.
+fn yaml(body: &[u8]) -> Result<Document, String> {
+    strict::yaml(body).map_err(|e| e.without_snippet().to_string())
 }
 
 /// Whether a PATCH's `Content-Type` is server-side apply's.
@@ -52,11 +54,11 @@ pub fn is_apply(content_type: &str) -> bool {
     content_type.split(';').next().unwrap_or("").trim() == "application/apply-patch+yaml"
 }
 
-/// The configuration a server-side apply sends: a YAML (or JSON) object.
-pub fn apply_configuration(body: &[u8]) -> ApiResult<Value> {
+/// The configuration a server-side apply sends: a YAML (or JSON) object, with its keys.
+pub fn apply_configuration(body: &[u8]) -> ApiResult<Document> {
     match yaml(body) {
-        Ok(value) if value.is_object() => Ok(value),
-        Ok(value) => Err(ApiError::bad_request(format!("error decoding patch: expected an object, got {value}"))),
+        Ok(document) if document.value.is_object() => Ok(document),
+        Ok(document) => Err(ApiError::bad_request(format!("error decoding patch: expected an object, got {}", document.value))),
         Err(e) => Err(ApiError::bad_request(format!("error decoding patch: {e}"))),
     }
 }
@@ -166,7 +168,7 @@ pub fn write_options(query: &Query, headers: &HeaderMap) -> ApiResult<WriteOptio
             )));
         }
     };
-    Ok(WriteOptions { dry_run, field_validation, field_manager: field_manager(query, headers) })
+    Ok(WriteOptions { dry_run, field_validation, field_manager: field_manager(query, headers), body_keys: Keys::default() })
 }
 
 #[cfg(test)]
@@ -178,7 +180,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::CONTENT_TYPE, "application/yaml".parse().unwrap());
         let body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  n: \"1\"\n";
-        let value = object(&headers, body).unwrap();
+        let value = object(&headers, body).unwrap().value;
         assert_eq!(value["metadata"]["name"], "a");
         assert_eq!(value["data"]["n"], "1");
         let err = object(&headers, b"metadata: [unclosed").unwrap_err();

@@ -17,7 +17,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use bytes::Bytes;
-use http::{Method, header};
+use http::{HeaderValue, Method, header};
 use serde_json::Value;
 
 use crate::apiserver::Server;
@@ -30,8 +30,11 @@ use crate::apiserver::http::request::{Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::openapi;
+use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
 use crate::apiserver::storage::write::Target;
+use crate::apiserver::strict::Document;
+use crate::apiserver::warning;
 
 /// The largest request body accepted, as kube-apiserver's 3 MiB limit.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -134,12 +137,21 @@ async fn openapi_group_version(State(server): State<Arc<Server>>, Path(path): Pa
     json_or_404(openapi::v3_group_version(&server.lock().catalogue, &path))
 }
 
-/// Serves every resource URL.
+/// Serves every resource URL, with the warnings its handling gave as `Warning` headers.
 pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Response {
-    match dispatch(&server, request).await {
-        Ok(r) => r,
-        Err(e) => e.into_response(),
+    let (result, warnings) = warning::recording(dispatch(&server, request)).await;
+    let mut response = result.unwrap_or_else(IntoResponse::into_response);
+    for text in warnings {
+        if let Ok(value) = HeaderValue::from_bytes(text.as_bytes()) {
+            response.headers_mut().append(header::WARNING, value);
+        }
     }
+    response
+}
+
+/// A decoded body's value, and the write's options with the body's keys.
+fn with_body_keys(document: Document, opts: WriteOptions) -> (Value, WriteOptions) {
+    (document.value, WriteOptions { body_keys: document.keys, ..opts })
 }
 
 /// Resolves the URL to a resource and the method to a verb, decodes what the verb needs, calls
@@ -191,13 +203,14 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(list_as(repr, &scope, listed, now))
         }
         (Method::POST, None) => {
-            let created = server.lock().create(&scope, object(&parts.headers, &body)?, write_options(&query, &parts.headers)?)?;
+            let (value, opts) = with_body_keys(object(&parts.headers, &body)?, write_options(&query, &parts.headers)?);
+            let created = server.lock().create(&scope, value, opts)?;
             Ok(object_response(201, repr, &scope, &created, now))
         }
         (Method::PUT, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
-            let opts = write_options(&query, &parts.headers)?;
-            let updated = server.lock().update(&scope, name, object(&parts.headers, &body)?, target, opts)?;
+            let (value, opts) = with_body_keys(object(&parts.headers, &body)?, write_options(&query, &parts.headers)?);
+            let updated = server.lock().update(&scope, name, value, target, opts)?;
             Ok(object_response(200, repr, &scope, &updated, now))
         }
         (Method::PATCH, Some(name)) => {
@@ -206,7 +219,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             let opts = write_options(&query, &parts.headers)?;
             if is_apply(content_type) {
                 let force = patch_force(&query, true)?;
-                let config = apply_configuration(&body)?;
+                let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
                 let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
                 return Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now));
             }

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::apiserver::apply;
-use crate::apiserver::schema::WriteOptions;
+use crate::apiserver::schema::{WriteOptions, report_strict_errors};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
+use crate::apiserver::strict::Keys;
 
 impl Storage {
     /// Applies configuration `config` for `manager` to object `name` (PATCH with
@@ -34,6 +35,12 @@ impl Storage {
             None => return Err(ApiError::not_found(scope.resource.qualified(), name)),
         };
         let merged = apply::apply(live.as_ref().unwrap_or(&json!({})), &config, &manager, force, &context.write())?;
+        // Repeated keys of the configuration, once it applied (upstream's applyPatcher); the
+        // merged object has none to report again.
+        report_strict_errors(&opts.body_keys.duplicates(), opts.field_validation, |list| {
+            ApiError::bad_request(format!("error strict decoding patch: {list}"))
+        })?;
+        let opts = WriteOptions { body_keys: Keys::default(), ..opts };
         let merged_name = merged["metadata"]["name"].as_str().unwrap_or("");
         if merged_name != name {
             return Err(ApiError::bad_request(format!(

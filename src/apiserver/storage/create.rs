@@ -100,7 +100,7 @@ impl Storage {
             body["metadata"] = json!({});
         }
         check_namespace(scope, &mut body)?;
-        let mut body = check_fields(&scope.resource, body, opts.field_validation)?;
+        let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
         let meta = &mut body["metadata"];
         // Admission errors name what the request named: the generateName prefix, if that.
         let mut named = meta["name"].as_str().unwrap_or("").to_string();

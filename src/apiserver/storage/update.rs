@@ -50,7 +50,7 @@ impl Storage {
             body["metadata"] = json!({});
         }
         check_namespace(scope, &mut body)?;
-        let mut body = check_fields(&scope.resource, body, opts.field_validation)?;
+        let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
         match body["metadata"]["name"].as_str() {
             Some(n) if n == name => {}
             None | Some("") => body["metadata"]["name"] = json!(name),

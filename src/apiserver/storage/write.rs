@@ -107,7 +107,7 @@ impl Storage {
     }
 
     /// The `openAPIV3Schema` of a custom resource at the scope's version, from its definition.
-    fn custom_schema(&self, scope: &Scope) -> Option<Value> {
+    pub(super) fn custom_schema(&self, scope: &Scope) -> Option<Value> {
         let resource = &scope.resource;
         if !resource.custom {
             return None;
