@@ -10,15 +10,32 @@ pub type Verdicts = BTreeMap<String, bool>;
 
 /// The testcases of a JUnit report and whether each failed.
 pub fn verdicts(xml: &str) -> Verdicts {
-    xml.split("<testcase name=\"")
-        .skip(1)
-        .filter_map(|chunk| {
-            let (name, rest) = chunk.split_once('"')?;
-            let body = rest.split("</testcase>").next().unwrap_or(rest);
-            let name = name.replace("&apos;", "'").replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
-            Some((normalize(&name), body.contains("<failure") || body.contains("<error")))
+    testcases(xml).map(|(name, body)| (name, body.contains("<failure") || body.contains("<error"))).collect()
+}
+
+/// The failed testcases of a JUnit report, each with its failure's message.
+pub fn failures(xml: &str) -> BTreeMap<String, String> {
+    testcases(xml)
+        .filter_map(|(name, body)| {
+            let (_, failure) = body.split_once("<failure").or_else(|| body.split_once("<error"))?;
+            let message = failure.split_once("message=\"").and_then(|(_, m)| m.split_once('"')).map_or("", |(m, _)| m);
+            Some((name, unescape(message)))
         })
         .collect()
+}
+
+/// Each testcase's normalised name and the XML inside it.
+fn testcases(xml: &str) -> impl Iterator<Item = (String, &str)> {
+    xml.split("<testcase name=\"").skip(1).filter_map(|chunk| {
+        let (name, rest) = chunk.split_once('"')?;
+        let body = rest.split("</testcase>").next().unwrap_or(rest);
+        Some((normalize(&unescape(name)), body))
+    })
+}
+
+/// Text of an XML attribute with its entities replaced.
+fn unescape(text: &str) -> String {
+    text.replace("&apos;", "'").replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 }
 
 /// A testcase name with its location reduced to `file.feature:line:column` (the runner may
@@ -48,6 +65,7 @@ mod tests {
         let v = verdicts(xml);
         assert_eq!(v.get("Scenario: a: f:1:1"), Some(&false));
         assert_eq!(v.get("Rule: r: Scenario: it's b: f:2:1"), Some(&true));
+        assert_eq!(failures(xml).into_iter().collect::<Vec<_>>(), [("Rule: r: Scenario: it's b: f:2:1".to_string(), "m".to_string())]);
         assert_eq!(short("Rule: r: Scenario: it's b: f:2:1"), "it's b: f:2:1");
         assert_eq!(
             normalize("Scenario: a: b: tmp/.tmpX/0003-kubelet_eviction.feature:35:3"),

@@ -14,6 +14,7 @@ use kubegc::apiserver::{ApiServer, Config as ServerConfig, mutant::Mutant as Ser
 use kubegc::cleanup::mutant::Mutant as CleanupMutant;
 use kubegc::gc::{Config as GcConfig, mutant::Mutant as GcMutant};
 
+use crate::backend::Backend;
 use crate::backend::fake::{FakeBackend, Recipe};
 use crate::junit::{self, Verdicts};
 use crate::runner::{RunOptions, run_to};
@@ -56,6 +57,11 @@ const EVENTUALLY: Duration = Duration::from_secs(5);
 /// Runs the scenarios of `options` on a fresh fake backend broken by `mutant` (none: the
 /// reference) and returns each scenario's verdict. Console output is discarded.
 pub async fn verdicts(mutant: Option<Mutant>, options: &RunOptions) -> std::io::Result<Verdicts> {
+    Ok(junit::verdicts(&report(mutant, options).await?))
+}
+
+/// Runs the scenarios as [`verdicts`] does and returns the run's JUnit report.
+pub async fn report(mutant: Option<Mutant>, options: &RunOptions) -> std::io::Result<String> {
     let server_mutant = match mutant {
         Some(Mutant::ApiServer(m)) => Some(m),
         _ => None,
@@ -72,10 +78,14 @@ pub async fn verdicts(mutant: Option<Mutant>, options: &RunOptions) -> std::io::
     let cleanup = kubegc::cleanup::Config { mutant: cleanup_mutant, ..Default::default() };
     let recipe = Recipe { server_mutant, collector: Some(GcConfig { mutant: gc_mutant, ..GcConfig::default() }), cleanup };
     let backend = FakeBackend::from_recipe(server, recipe).with_eventually_timeout(EVENTUALLY);
+    // The collector's and the controllers' start (discovery, first lists) is not charged to
+    // the first scenarios' short "eventually": they start on a settled cluster. A mutant that
+    // never settles is judged by its scenarios all the same.
+    let _ = backend.settle().await;
     let report = tempfile::NamedTempFile::new()?;
     let options = RunOptions { junit: Some(report.path().to_path_buf()), color: false, ..options.clone() };
     run_to(Arc::new(backend), options, Box::new(std::io::sink())).await?;
-    Ok(junit::verdicts(&std::fs::read_to_string(report.path())?))
+    std::fs::read_to_string(report.path())
 }
 
 /// Which scenarios each mutant made fail, against a reference run.

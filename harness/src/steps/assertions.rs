@@ -146,6 +146,9 @@ async fn terminating_gracefully(world: &mut KubeWorld, kind: String, name: Strin
 }
 
 async fn terminating_gracefully_check(world: &mut KubeWorld, kind: String, name: String, grace: i64) -> StepResult {
+    // Time is read before settling, which may take a while on a busy machine and is not part
+    // of how far ahead the deletion was set.
+    let now = k8s_openapi::jiff::Timestamp::now();
     settled(world).await?;
     let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
     let ts = o.metadata.deletion_timestamp.ok_or(format!("{kind} {name:?} has no deletionTimestamp"))?;
@@ -153,7 +156,7 @@ async fn terminating_gracefully_check(world: &mut KubeWorld, kind: String, name:
     if have != Some(grace) {
         return Err(format!("{kind} {name:?} has deletionGracePeriodSeconds {have:?}, expected {grace}"));
     }
-    let ahead = (ts.0.as_millisecond() - k8s_openapi::jiff::Timestamp::now().as_millisecond()) as f64 / 1000.0;
+    let ahead = (ts.0.as_millisecond() - now.as_millisecond()) as f64 / 1000.0;
     if !(grace as f64 - 5.0..=grace as f64 + 1.0).contains(&ahead) {
         return Err(format!("{kind} {name:?} has deletionTimestamp {}, {ahead:.1}s from now, expected about {grace}s", ts.0));
     }
@@ -169,10 +172,12 @@ async fn marked_ago(world: &mut KubeWorld, kind: String, name: String, seconds: 
 }
 
 async fn marked_ago_check(world: &mut KubeWorld, kind: String, name: String, seconds: i64) -> StepResult {
+    // As above: the age is the deletion's at the step, not after settling.
+    let now = k8s_openapi::jiff::Timestamp::now();
     settled(world).await?;
     let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
     let ts = o.metadata.deletion_timestamp.ok_or(format!("{kind} {name:?} has no deletionTimestamp"))?;
-    let age = (k8s_openapi::jiff::Timestamp::now().as_millisecond() - ts.0.as_millisecond()) as f64 / 1000.0;
+    let age = (now.as_millisecond() - ts.0.as_millisecond()) as f64 / 1000.0;
     if !(-1.0..seconds as f64).contains(&age) {
         return Err(format!("{kind} {name:?} was marked for deletion at {} ({age:.1}s ago), expected less than {seconds}s ago", ts.0));
     }
