@@ -20,8 +20,9 @@ pub struct Admission {
     /// The storage-protection finalizer.
     pub protection_finalizer: Option<&'static str>,
     /// Whether the object is a pod whose `spec.serviceAccountName` must exist: a missing one is
-    /// refused with 403 (`error looking up service account`). The fake has no service account
-    /// controller, so the `default` account counts as present in every namespace.
+    /// refused with 403 (`error looking up service account`). The `default` account counts as
+    /// present in every namespace, even in the moment before the service account controller
+    /// makes it (upstream refuses a pod then, which is why clients wait for the account).
     pub service_account: bool,
     /// Whether the object is a pod whose `spec.runtimeClassName` must exist: a missing one is
     /// refused with 403 (`pod rejected: RuntimeClass "x" not found`, upstream
