@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::{Pod, Service, ServicePort};
+use k8s_openapi::api::core::v1::{ObjectReference, Pod, Service, ServicePort};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::ResourceExt;
 
@@ -39,6 +39,17 @@ pub fn should_be_in_endpoints(pod: &Pod, include_terminating: bool) -> bool {
     let has_ip = status
         .is_some_and(|s| s.pod_ip.as_deref().is_some_and(|ip| !ip.is_empty()) || s.pod_ips.as_ref().is_some_and(|ips| !ips.is_empty()));
     !is_terminal(pod) && has_ip && (include_terminating || pod.metadata.deletion_timestamp.is_none())
+}
+
+/// The reference to `pod` an endpoint's `targetRef` holds.
+pub fn reference(pod: &Pod) -> ObjectReference {
+    ObjectReference {
+        kind: Some("Pod".into()),
+        namespace: pod.namespace(),
+        name: pod.metadata.name.clone(),
+        uid: pod.metadata.uid.clone(),
+        ..Default::default()
+    }
 }
 
 /// The pod's hostname where the Service is its subdomain (`ShouldSetHostname`).

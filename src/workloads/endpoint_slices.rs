@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::{ObjectReference, Pod, Service};
+use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
@@ -166,13 +166,7 @@ fn endpoint(pod: &Pod, service: &Service, address_type: &str) -> Endpoint {
             serving: Some(serving),
             terminating: Some(terminating),
         }),
-        target_ref: Some(ObjectReference {
-            kind: Some("Pod".into()),
-            namespace: pod.namespace(),
-            name: pod.metadata.name.clone(),
-            uid: pod.metadata.uid.clone(),
-            ..Default::default()
-        }),
+        target_ref: Some(endpoint_pods::reference(pod)),
         node_name: node,
         hostname: endpoint_pods::hostname(pod, service).cloned(),
         ..Default::default()

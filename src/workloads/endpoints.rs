@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints, ObjectReference, Pod, Service};
+use k8s_openapi::api::core::v1::{EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
 
@@ -172,13 +172,7 @@ fn address(service: &Service, pod: &Pod) -> Option<EndpointAddress> {
         ip,
         hostname: endpoint_pods::hostname(pod, service).cloned(),
         node_name: Some(pod.spec.as_ref().and_then(|s| s.node_name.clone()).unwrap_or_default()),
-        target_ref: Some(ObjectReference {
-            kind: Some("Pod".into()),
-            namespace: pod.namespace(),
-            name: pod.metadata.name.clone(),
-            uid: pod.metadata.uid.clone(),
-            ..Default::default()
-        }),
+        target_ref: Some(endpoint_pods::reference(pod)),
     })
 }
 
