@@ -34,6 +34,10 @@ impl Storage {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
         let opts = &opts.clone().mutated_by(self.mutant);
+        // Admission comes before the object is read: a refused name is refused even when absent.
+        if let Some(why) = self.kind(scope).forbid_delete(name) {
+            return Err(ApiError::forbidden(scope.resource.qualified(), name, why));
+        }
         let key = scope.key(name);
         let existing = self.store.get(&key).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.serve(existing)?;
