@@ -1,8 +1,9 @@
 //! The generic store of the API server (upstream's `registry/generic/registry.Store`): what
 //! lives behind the server's one lock — the [`store`] of objects, the [`Catalogue`] of served
 //! resources, the clock — and the verbs every resource is served with, one file each:
-//! [`create`], [`read`] (get, list), [`update`] (update, patch), [`apply`] (server-side apply)
-//! and [`delete`] (delete, delete collection), all methods of [`Storage`]; [`write`] holds what
+//! [`create`], [`read`] (get, list), [`update`] (update, patch), [`apply`] (server-side apply),
+//! [`delete`] (delete, delete collection) and [`scale`] (the `scale` subresource), all methods
+//! of [`Storage`]; [`write`] holds what
 //! they share about a write: the part of the object it changes and who manages its fields. Every write goes through
 //! [`Storage::commit`] or [`Storage::remove`], which do the bookkeeping a write needs (CRD
 //! registration, objects awaiting the simulated controllers, Events' expiry). No HTTP here: requests arrive
@@ -14,6 +15,7 @@ pub mod delete;
 pub mod expiry;
 pub mod hooks;
 pub mod read;
+pub mod scale;
 pub mod store;
 pub mod update;
 pub mod write;
