@@ -54,13 +54,8 @@ impl Storage {
             DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
             DeletePlan::LostResourceVersion => {
                 let stored = existing["metadata"]["resourceVersion"].as_str().unwrap_or("");
-                let r = &scope.resource;
-                let path = if r.group.is_empty() || !r.custom { r.plural.clone() } else { format!("{}/{}", r.group, r.plural) };
-                let namespace = scope.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
-                let detail = format!(
-                    "StorageError: invalid object, Code: 4, Key: /registry/{path}/{namespace}{name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: {stored}"
-                );
-                Err(ApiError::conflict(r.qualified(), name, &detail))
+                let failed = format!("ResourceVersion in precondition: , ResourceVersion in object meta: {stored}");
+                Err(scope.precondition_failed(name, &failed))
             }
             DeletePlan::Keep(obj) => {
                 let body = if opts.dry_run || obj == *existing {

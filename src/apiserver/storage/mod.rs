@@ -74,6 +74,18 @@ impl Scope {
         convert::to_storage(&self.resource, &self.version, served)
     }
 
+    /// The 409 of a storage precondition on object `name` that failed as `failed` says, as
+    /// etcd3's store words it (with the object's key under `/registry`).
+    pub fn precondition_failed(&self, name: &str, failed: &str) -> ApiError {
+        let r = &self.resource;
+        let path = if r.group.is_empty() || !r.custom { r.plural.clone() } else { format!("{}/{}", r.group, r.plural) };
+        let namespace = self.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
+        let detail = format!(
+            "StorageError: invalid object, Code: 4, Key: /registry/{path}/{namespace}{name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {failed}"
+        );
+        ApiError::conflict(r.qualified(), name, &detail)
+    }
+
     /// A scope for the core `namespaces` resource.
     pub fn namespaces(catalogue: &Catalogue) -> Self {
         Self { resource: catalogue.lookup("", "v1", "namespaces").expect("built-in"), version: "v1".into(), namespace: None }

@@ -9,18 +9,13 @@ use crate::apiserver::catalogue::ScalePaths;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::scale::{ScaleWrite, has_replicas, scale_of, set_at};
 use crate::apiserver::schema::WriteOptions;
-use crate::apiserver::status::{ApiError, ApiResult, FieldError, QualifiedResource};
+use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 
 /// The scale paths of the resource in `scope`; 404 for a resource without the subresource.
 fn paths(scope: &Scope) -> ApiResult<&ScalePaths> {
     scope.resource.scale.as_ref().ok_or_else(ApiError::not_found_path)
-}
-
-/// `<plural>/scale`, as upstream's scale storage names the resource in its own errors.
-fn subresource(scope: &Scope) -> String {
-    format!("{}/scale", scope.resource.plural)
 }
 
 /// Refuses negative replicas: in the Scale's own validation for a built-in kind, in the
@@ -97,11 +92,9 @@ impl Storage {
         Ok(scale_of(&paths, &applied))
     }
 
-    /// The parent of a Scale written, as served; 404 naming the scale subresource if missing.
+    /// The parent of a Scale written, as served; 404 if it is missing.
     fn scale_parent(&self, scope: &Scope, name: &str) -> ApiResult<Value> {
-        let plural = subresource(scope);
-        let missing = || ApiError::not_found(QualifiedResource { group: &scope.resource.group, resource: &plural }, name);
-        let stored = self.store.get(&scope.key(name)).ok_or_else(missing)?;
+        let stored = self.store.get(&scope.key(name)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         scope.present(stored)
     }
 
@@ -128,9 +121,7 @@ impl Storage {
         }
         let parent_uid = parent["metadata"]["uid"].as_str().unwrap_or_default();
         if let Some(uid) = write.uid.as_deref().filter(|uid| *uid != parent_uid) {
-            let plural = subresource(scope);
-            let why = format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {parent_uid}");
-            return Err(ApiError::conflict(QualifiedResource { group: &resource.group, resource: &plural }, name, &why));
+            return Err(scope.precondition_failed(name, &format!("UID in precondition: {uid}, UID in object meta: {parent_uid}")));
         }
         let stored_version = parent["metadata"]["resourceVersion"].as_str().unwrap_or_default();
         if write.resource_version.as_deref().is_some_and(|rv| rv != stored_version) {
