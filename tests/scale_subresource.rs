@@ -205,7 +205,11 @@ async fn the_scale_of_a_missing_object_is_not_found(server: Server) {
     // Upstream's scale storage reads the parent first: its own resource is what is missing.
     let cases = [
         (DEPLOYMENTS, "deployments.apps", json!({"name": "missing", "group": "apps", "kind": "deployments"})),
-        ("/api/v1/namespaces/default/replicationcontrollers", "replicationcontrollers", json!({"name": "missing", "kind": "replicationcontrollers"})),
+        (
+            "/api/v1/namespaces/default/replicationcontrollers",
+            "replicationcontrollers",
+            json!({"name": "missing", "kind": "replicationcontrollers"}),
+        ),
     ];
     for (collection, read, details) in cases {
         let written = read;
