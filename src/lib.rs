@@ -41,6 +41,8 @@
 //!   server and the collector share.
 //! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
 //! - [`recorder`]: Events as client-go's event recorder writes them, for every controller.
+//! - [`unreadable`]: typed lists that set apart the objects they cannot read, and the one
+//!   warning and Warning Event a controller gives about each.
 //! - `mutants` (private): the one shape every family of mutants is defined with.
 
 pub mod activity;
@@ -54,6 +56,7 @@ pub mod metadata;
 mod mutants;
 pub mod rate_limit;
 pub mod recorder;
+pub mod unreadable;
 pub mod workloads;
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -23,7 +23,8 @@ on_both_servers!(
     events_by_reason_across_namespaces,
     delete_namespace_deletes_its_contents_then_itself,
     a_deployment_makes_a_replica_set_and_pods_and_foreground_deletion_removes_them,
-    a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it
+    a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it,
+    kubectl_scale_scales_through_the_scale_subresource
 );
 
 const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
@@ -278,4 +279,18 @@ fn a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it(on: On) {
     });
     s.ok(&["delete", "job", "pi", "--cascade=foreground", "--timeout=60s"]);
     assert!(owners(&s, "pods").is_empty(), "the Job's pod outlived it");
+}
+
+fn kubectl_scale_scales_through_the_scale_subresource(on: On) {
+    let s = on.start();
+    s.ok(&["create", "namespace", "scaled"]);
+    s.ok(&["-n", "scaled", "create", "deployment", "web", "--image=registry.k8s.io/pause:3.10", "--replicas=2"]);
+    let out = s.ok(&["-n", "scaled", "scale", "deployment", "web", "--replicas=5"]);
+    assert!(out.contains("deployment.apps/web scaled"), "{out}");
+    assert_eq!(s.json(&["-n", "scaled", "get", "deployment", "web"])["spec"]["replicas"], 5);
+    let out = s.ok(&["-n", "scaled", "scale", "deployment", "web", "--current-replicas=5", "--replicas=1"]);
+    assert!(out.contains("scaled"), "{out}");
+    let refused = s.kubectl(&["-n", "scaled", "scale", "deployment", "web", "--current-replicas=4", "--replicas=3"]);
+    assert!(!refused.status.success(), "the current replicas are 1, not 4");
+    assert_eq!(s.json(&["-n", "scaled", "get", "deployment", "web"])["spec"]["replicas"], 1);
 }

@@ -45,6 +45,36 @@ pub enum Conversion {
     Webhook(std::sync::Arc<str>),
 }
 
+/// Where a label selector for the pods a scalable resource counts is found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScaleSelector {
+    /// `spec.selector` as a `metav1.LabelSelector` (Deployments, ReplicaSets, StatefulSets).
+    LabelSelector,
+    /// `spec.selector` as a map of labels (ReplicationControllers).
+    LabelMap,
+    /// A string already written at this path (a CRD's `labelSelectorPath`), if any.
+    Path(Option<String>),
+}
+
+/// The `scale` subresource of a resource: where its desired and current replicas are and where
+/// its selector comes from. Paths are JSON paths such as `.spec.replicas`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalePaths {
+    /// The desired replicas (`specReplicasPath`).
+    pub spec_replicas: String,
+    /// The current replicas (`statusReplicasPath`).
+    pub status_replicas: String,
+    /// The selector.
+    pub selector: ScaleSelector,
+}
+
+impl ScalePaths {
+    /// The paths of the built-in scalable kinds: `.spec.replicas` and `.status.replicas`.
+    pub fn builtin(selector: ScaleSelector) -> Self {
+        Self { spec_replicas: ".spec.replicas".into(), status_replicas: ".status.replicas".into(), selector }
+    }
+}
+
 /// One served resource.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceInfo {
@@ -70,6 +100,8 @@ pub struct ResourceInfo {
     pub finalize_subresource: bool,
     /// Whether the kind has the `approval` subresource (certificate signing requests).
     pub approval_subresource: bool,
+    /// The `scale` subresource, for the kinds that have one.
+    pub scale: Option<ScalePaths>,
     /// Whether DELETE on the whole collection is served (not for namespaces: the namespace
     /// registry has no DeleteCollection, so one request may not end every namespace).
     pub collection_delete: bool,
@@ -198,6 +230,11 @@ impl Builtin {
             status_subresource: status,
             finalize_subresource: group.is_empty() && plural == "namespaces",
             approval_subresource: plural == "certificatesigningrequests",
+            scale: match (group, plural) {
+                ("apps", "deployments" | "replicasets" | "statefulsets") => Some(ScalePaths::builtin(ScaleSelector::LabelSelector)),
+                ("", "replicationcontrollers") => Some(ScalePaths::builtin(ScaleSelector::LabelMap)),
+                _ => None,
+            },
             collection_delete: !(group.is_empty() && plural == "namespaces"),
             orphan_by_default_in: match (group, plural) {
                 ("", "replicationcontrollers") | ("batch", "jobs") => vec!["v1".into()],

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::catalogue::{Conversion, NameRule, ResourceInfo};
+use crate::apiserver::catalogue::{Conversion, NameRule, ResourceInfo, ScalePaths, ScaleSelector};
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::validation::is_dns_subdomain;
@@ -122,6 +122,9 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         return None;
     }
     let status_subresource = all_versions.iter().any(|v| v["subresources"]["status"].is_object());
+    // Versions declare their subresources apart, but the fake serves one resource for all of
+    // them: the first version's scale stands for each.
+    let scale = all_versions.iter().find_map(|v| scale_paths(&v["subresources"]["scale"]));
     Some(ResourceInfo {
         storage: (group.clone(), plural.clone()),
         group,
@@ -135,6 +138,7 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         status_subresource,
         finalize_subresource: false,
         approval_subresource: false,
+        scale,
         collection_delete: true,
         orphan_by_default_in: vec![],
         gc_unsupported: false,
@@ -144,6 +148,17 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         custom: true,
         tracks_generation: true,
         conversion: conversion(spec),
+    })
+}
+
+/// The scale subresource a version declares (`subresources.scale`), if it declares one
+/// (apiextensions-apiserver `CustomResourceSubresourceScale`).
+fn scale_paths(scale: &Value) -> Option<ScalePaths> {
+    let path = |field: &str| scale[field].as_str().map(str::to_string);
+    Some(ScalePaths {
+        spec_replicas: path("specReplicasPath")?,
+        status_replicas: path("statusReplicasPath")?,
+        selector: ScaleSelector::Path(path("labelSelectorPath")),
     })
 }
 

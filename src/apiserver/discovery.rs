@@ -6,20 +6,32 @@ use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
 
-/// The Kubernetes version the fake apiserver reports.
-pub const KUBERNETES_VERSION: (&str, &str) = ("1", "33");
+/// The Kubernetes release the fake apiserver answers as: the one `upstream/go.mod` pins.
+pub const KUBERNETES_RELEASE: &str = "v1.37.2";
 
-/// `/version`.
+/// The major and minor version of [`KUBERNETES_RELEASE`].
+pub const KUBERNETES_VERSION: (&str, &str) = ("1", "37");
+
+/// `/version`, as kube-apiserver of [`KUBERNETES_RELEASE`] built with its release's version
+/// answers it: its binary version as major and minor, the same emulation version, the minor
+/// before as the lowest it stays compatible with (`k8s.io/component-base/compatibility`
+/// `effectiveVersion.Info`), the release as `gitVersion`, and upstream's defaults for what a
+/// build stamps (`k8s.io/component-base/version/base.go`); the build it describes is the fake's.
 pub fn version() -> Value {
     let (major, minor) = KUBERNETES_VERSION;
+    let previous = minor.parse::<u32>().map_or_else(|_| minor.to_string(), |m| m.saturating_sub(1).to_string());
     json!({
         "major": major,
         "minor": minor,
-        "gitVersion": format!("v{major}.{minor}.0-kubegc.{}", env!("CARGO_PKG_VERSION")),
+        "emulationMajor": major,
+        "emulationMinor": minor,
+        "minCompatibilityMajor": major,
+        "minCompatibilityMinor": previous,
+        "gitVersion": KUBERNETES_RELEASE,
         "gitCommit": "",
         "gitTreeState": "clean",
         "buildDate": "1970-01-01T00:00:00Z",
-        "goVersion": "none (kubegc, Rust)",
+        "goVersion": concat!("none (kubegc ", env!("CARGO_PKG_VERSION"), ", Rust)"),
         "compiler": "rustc",
         "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
     })
@@ -68,6 +80,11 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
         main["categories"] = json!(r.categories);
     }
     let mut out = vec![main];
+    if r.scale.is_some() {
+        // The Scale of every scalable resource is autoscaling/v1's (upstream's discovery names
+        // its group and version apart from the parent's).
+        out.push(json!({"name": format!("{}/scale", r.plural), "singularName": "", "namespaced": r.namespaced, "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}));
+    }
     if r.status_subresource {
         out.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
     }
@@ -88,4 +105,18 @@ pub fn resources(catalogue: &Catalogue, group: &str, version: &str) -> Option<Va
     }
     let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
     Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_release_is_the_one_upstream_pins() {
+        let go_mod = include_str!("../../upstream/go.mod");
+        let pinned = go_mod.lines().find_map(|l| l.trim().strip_prefix("k8s.io/kubernetes ")).map(str::trim);
+        assert_eq!(pinned, Some(KUBERNETES_RELEASE));
+        let (major, minor) = KUBERNETES_VERSION;
+        assert!(KUBERNETES_RELEASE.starts_with(&format!("v{major}.{minor}.")));
+    }
 }

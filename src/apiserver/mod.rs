@@ -33,7 +33,7 @@
 //!   [`validation`] and [`schema`] (metadata, unknown fields, custom resources pruned by their
 //!   schema), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
 //!   (server-side apply and managedFields), [`selectors`], [`convert`] (served and stored
-//!   versions).
+//!   versions), [`scale`] (the `Scale` of a scalable object).
 //! - [`controllers`]: the simulated namespace controller, CRD finalizer and node agent, and the
 //!   expiry of Events (`--event-ttl`).
 //! - [`faults`]: ready-made interceptors for fault injection.
@@ -60,6 +60,7 @@ pub mod mutant;
 pub mod openapi;
 pub mod patch;
 pub mod protobuf;
+pub mod scale;
 pub mod schema;
 pub mod selectors;
 pub mod status;

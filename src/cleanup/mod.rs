@@ -46,6 +46,7 @@ use pass::{Context, Controller};
 
 use crate::activity::Activity;
 use crate::clock::Clock;
+use crate::unreadable::Reporter;
 
 /// How long a quiet round waits for a change or a due moment before it looks again anyway.
 const RESYNC: Duration = Duration::from_secs(30);
@@ -158,6 +159,7 @@ async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: 
     let mut seen: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut watches: Option<Watches> = None;
     let mut everyone = true;
+    let mut reporter = Reporter::new("kube-controller-manager");
     loop {
         progress.busy.store(true, Ordering::SeqCst);
         context.start_round();
@@ -178,8 +180,10 @@ async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: 
         }
         // Only a round of every controller says what the watched resources are seen up to: a
         // change a due controller's list saw may not have reached the controllers that watch it.
+        // It also says which objects the lists could not read (and reports the new ones).
         if everyone {
             seen.extend(context.seen());
+            reporter.report(&context.client, now, &context.unreadable()).await;
         }
         everyone = true;
         if let Some(why) = failure {

@@ -7,11 +7,12 @@ use std::sync::Mutex;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use kube::Resource;
-use kube::api::{Api, ApiResource, ListParams};
+use kube::api::ApiResource;
 use serde::de::DeserializeOwned;
 
 use crate::cleanup::mutant::Mutant;
 use crate::clock::Clock;
+use crate::unreadable::{self, Unreadable};
 
 /// One cleanup controller, run pass by pass by the loop in [`crate::cleanup`].
 pub trait Controller: Send {
@@ -36,8 +37,8 @@ pub struct Outcome {
     pub again_at: Option<DateTime<Utc>>,
 }
 
-/// What every pass reads through: the client, the clock, the mutant, and the revisions the
-/// round's lists saw.
+/// What every pass reads through: the client, the clock, the mutant, and what the round's lists
+/// saw besides their items: their revisions and the objects they could not read.
 pub struct Context {
     /// The controllers' client.
     pub client: kube::Client,
@@ -47,6 +48,8 @@ pub struct Context {
     pub mutant: Option<Mutant>,
     /// Each listed `(group, plural)` with the oldest revision a list of it saw this round.
     seen: Mutex<BTreeMap<(String, String), u64>>,
+    /// The objects this round's lists could not read (left out of what they gave).
+    unreadable: Mutex<Vec<Unreadable>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -58,7 +61,7 @@ impl std::fmt::Debug for Context {
 impl Context {
     /// A context for controllers acting through `client`.
     pub fn new(client: kube::Client, clock: Clock, mutant: Option<Mutant>) -> Self {
-        Self { client, clock, mutant, seen: Mutex::default() }
+        Self { client, clock, mutant, seen: Mutex::default(), unreadable: Mutex::default() }
     }
 
     /// Whether `mutant` is the one set.
@@ -66,9 +69,28 @@ impl Context {
         self.mutant == Some(mutant)
     }
 
-    /// Forgets the revisions of the last round.
+    /// Forgets what the last round's lists saw.
     pub(crate) fn start_round(&self) {
         self.seen.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.unreadable.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// The objects this round's lists could not read.
+    pub(crate) fn unreadable(&self) -> Vec<Unreadable> {
+        self.unreadable.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether this round's lists found a `K` in `namespace` (named `name`, if given) that they
+    /// could not read: a controller whose decision rests on there being no such object waits.
+    pub fn cannot_read<K: Resource<DynamicType = ()>>(&self, namespace: &str, name: Option<&str>) -> bool {
+        let unreadable = self.unreadable.lock().unwrap_or_else(|e| e.into_inner());
+        unreadable.iter().any(|u| {
+            let r = &u.reference;
+            r["kind"] == K::kind(&()).as_ref()
+                && r["apiVersion"] == K::api_version(&()).as_ref()
+                && r["namespace"].as_str().unwrap_or("") == namespace
+                && name.is_none_or(|n| r["name"] == n)
+        })
     }
 
     /// The revisions this round's lists saw.
@@ -76,19 +98,20 @@ impl Context {
         self.seen.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Every `K` in the cluster, listed afresh (a consistent read: the pass sees every write
-    /// before it); the round remembers the list's revision.
+    /// Every `K` in the cluster that can be read, listed afresh (a consistent read: the pass
+    /// sees every write before it); the round remembers the list's revision and the objects
+    /// it could not read, which the pass never sees.
     pub async fn list<K>(&self) -> kube::Result<Vec<K>>
     where
-        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+        K: Resource<DynamicType = ()> + DeserializeOwned,
     {
-        let list = Api::<K>::all(self.client.clone()).list(&ListParams::default()).await?;
-        let revision: u64 = list.metadata.resource_version.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0);
+        let listed = unreadable::list::<K>(&self.client, "").await?;
         let key = (K::group(&()).into_owned(), K::plural(&()).into_owned());
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = seen.entry(key).or_insert(revision);
-        *entry = (*entry).min(revision);
-        Ok(list.items)
+        let entry = seen.entry(key).or_insert(listed.revision);
+        *entry = (*entry).min(listed.revision);
+        self.unreadable.lock().unwrap_or_else(|e| e.into_inner()).extend(listed.unreadable);
+        Ok(listed.items)
     }
 }
 

@@ -88,7 +88,7 @@ enum Claim {
     Unclaimed,
     /// The claim is gone (or another of the same name is there).
     Missing,
-    /// The claim, not yet bound to any volume.
+    /// The claim, not yet bound to any volume (or a claim of its name that cannot be read).
     Binding,
     /// The claim, bound to this volume.
     Bound,
@@ -112,6 +112,8 @@ async fn sync(context: &Context, volume: &PersistentVolume, claims: &BTreeMap<(&
                         _ => Claim::BoundElsewhere,
                     }
                 }
+                // A claim of that name that cannot be read may be the one: nothing is done.
+                None if context.cannot_read::<PersistentVolumeClaim>(key.0, Some(key.1)) => Claim::Binding,
                 _ => Claim::Missing,
             }
         }

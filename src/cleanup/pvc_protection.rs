@@ -43,7 +43,10 @@ impl Controller for PvcProtection {
                     Api::namespaced(context.client.clone(), claim.metadata.namespace.as_deref().unwrap_or(""));
                 if needs_finalizer(claim, PVC_PROTECTION) {
                     wrote |= set_finalizer(&api, claim, PVC_PROTECTION, true).await;
-                } else if is_deletion_candidate(claim, PVC_PROTECTION) && !pods.iter().any(|pod| uses(context, pod, claim)) {
+                } else if is_deletion_candidate(claim, PVC_PROTECTION)
+                    && !pods.iter().any(|pod| uses(context, pod, claim))
+                    && !context.cannot_read::<Pod>(claim.metadata.namespace.as_deref().unwrap_or(""), None)
+                {
                     wrote |= set_finalizer(&api, claim, PVC_PROTECTION, false).await;
                 }
             }

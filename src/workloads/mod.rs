@@ -31,6 +31,7 @@
 //! - [`endpoint_slices`]: the EndpointSlices of a Service with a selector.
 //! - [`mirroring`]: EndpointSlices mirroring the Endpoints of a Service without one.
 //! - [`service_accounts`]: the `default` ServiceAccount of every namespace.
+//! - [`root_ca`]: the `kube-root-ca.crt` ConfigMap of every namespace.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
 
 pub mod claims;
@@ -44,6 +45,7 @@ pub mod jobs;
 pub mod mirroring;
 pub mod pods;
 pub mod replicas;
+pub mod root_ca;
 pub mod service_accounts;
 pub mod slicing;
 pub mod snapshot;
@@ -59,7 +61,7 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
@@ -68,6 +70,7 @@ use serde::de::DeserializeOwned;
 
 use crate::activity::Activity;
 use crate::clock::Clock;
+use crate::unreadable::Reporter;
 use crate::workloads::snapshot::{LISTED, Snapshot};
 use crate::workloads::writes::Writes;
 
@@ -149,9 +152,10 @@ impl Workloads {
 /// The controllers' loop: passes until one writes nothing, then a wait for a change.
 async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
     let mut known_services = endpoints::KnownServices::default();
+    let mut reporter = Reporter::new(writes::FIELD_MANAGER);
     loop {
         progress.busy.store(true, Ordering::SeqCst);
-        let failure = match pass(&client, &clock, &mut known_services).await {
+        let failure = match pass(&client, &clock, &mut known_services, &mut reporter).await {
             Ok(p) if p.writes.landed > 0 => continue,
             Ok(p) if !p.writes.retry.is_empty() => Some(p.writes.retry.join("; ")),
             Ok(p) => {
@@ -181,9 +185,16 @@ struct Pass {
 
 /// One pass: every controller syncs each of its objects; a kind's writes end the pass, so
 /// that the next controller reads them. `known_services` are the Services the endpoints
-/// controller saw in the last pass.
-async fn pass(client: &kube::Client, clock: &Clock, known_services: &mut endpoints::KnownServices) -> kube::Result<Pass> {
+/// controller saw in the last pass. An object that cannot be read is left out, and `reporter`
+/// says so once.
+async fn pass(
+    client: &kube::Client,
+    clock: &Clock,
+    known_services: &mut endpoints::KnownServices,
+    reporter: &mut Reporter,
+) -> kube::Result<Pass> {
     let snapshot = Snapshot::read(client).await?;
+    reporter.report(client, clock.now(), &snapshot.unreadable).await;
     let mut writes = Writes::new(client.clone());
     let mut due: Option<DateTime<Utc>> = None;
     for d in &snapshot.deployments {
@@ -195,6 +206,7 @@ async fn pass(client: &kube::Client, clock: &Clock, known_services: &mut endpoin
         }
     }
     service_accounts::sync(&mut writes, &snapshot.namespaces, &snapshot.service_accounts).await;
+    root_ca::sync(&mut writes, &snapshot.namespaces, &snapshot.root_ca_configmaps).await;
     endpoints::sync(&mut writes, known_services, &snapshot.services, &snapshot.pods, &snapshot.endpoints).await;
     endpoint_slices::sync(&mut writes, &snapshot.services, &snapshot.pods, &snapshot.endpoint_slices).await;
     mirroring::sync(&mut writes, &snapshot.services, &snapshot.endpoints, &snapshot.endpoint_slices).await;
@@ -222,18 +234,19 @@ async fn pass(client: &kube::Client, clock: &Clock, known_services: &mut endpoin
 /// reaches `due`, or [`RESYNC`] passes.
 async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, due: Option<DateTime<Utc>>) {
     let watches = [
-        watch::<Deployment>(client, revision).await,
-        watch::<ReplicaSet>(client, revision).await,
-        watch::<ReplicationController>(client, revision).await,
-        watch::<CronJob>(client, revision).await,
-        watch::<Job>(client, revision).await,
-        watch::<PodDisruptionBudget>(client, revision).await,
-        watch::<Pod>(client, revision).await,
-        watch::<Service>(client, revision).await,
-        watch::<Endpoints>(client, revision).await,
-        watch::<EndpointSlice>(client, revision).await,
-        watch::<Namespace>(client, revision).await,
-        watch::<ServiceAccount>(client, revision).await,
+        watch::<Deployment>(client, revision, "").await,
+        watch::<ReplicaSet>(client, revision, "").await,
+        watch::<ReplicationController>(client, revision, "").await,
+        watch::<CronJob>(client, revision, "").await,
+        watch::<Job>(client, revision, "").await,
+        watch::<PodDisruptionBudget>(client, revision, "").await,
+        watch::<Pod>(client, revision, "").await,
+        watch::<Service>(client, revision, "").await,
+        watch::<Endpoints>(client, revision, "").await,
+        watch::<EndpointSlice>(client, revision, "").await,
+        watch::<Namespace>(client, revision, "").await,
+        watch::<ServiceAccount>(client, revision, "").await,
+        watch::<ConfigMap>(client, revision, &snapshot::root_ca_selection()).await,
     ];
     let Some(watches) = watches.into_iter().collect::<Option<Vec<_>>>() else {
         tokio::time::sleep(RETRY).await;
@@ -248,12 +261,16 @@ async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, du
     let _ = tokio::time::timeout(RESYNC, futures::future::select(Box::pin(due), futures::stream::select_all(watches).next())).await;
 }
 
-/// Any event of `K` after `revision`, as a stream of nothing; none if the watch cannot start.
-async fn watch<K>(client: &kube::Client, revision: u64) -> Option<BoxStream<'static, ()>>
+/// Any event of a `K` whose fields match `fields` after `revision`, as a stream of nothing;
+/// none if the watch cannot start.
+async fn watch<K>(client: &kube::Client, revision: u64, fields: &str) -> Option<BoxStream<'static, ()>>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
 {
-    let params = WatchParams::default().timeout(290);
+    let mut params = WatchParams::default().timeout(290);
+    if !fields.is_empty() {
+        params = params.fields(fields);
+    }
     let stream = Api::<K>::all(client.clone()).watch(&params, &revision.to_string()).await.ok()?;
     Some(stream.map(|_| ()).boxed())
 }

@@ -1,16 +1,18 @@
 //! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController, CronJob,
 //! Job, PodDisruptionBudget and Pod, Service, Endpoints, EndpointSlice, Namespace and
-//! ServiceAccount, each listed afresh (a list is a consistent read, so a pass sees every write
+//! ServiceAccount, and every namespace's `kube-root-ca.crt` ConfigMap, each listed afresh (a list is a consistent read, so a pass sees every write
 //! before it), and the oldest revision among the lists.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
-use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
+
+use crate::unreadable::{self, Unreadable};
+use crate::workloads::root_ca;
 
 /// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
 /// has seen every write to them up to `r`.
@@ -29,7 +31,7 @@ pub const LISTED: [(&str, &str); 12] = [
     ("", "serviceaccounts"),
 ];
 
-/// Every workload and pod, as listed at the start of a pass.
+/// Every workload and pod, as listed at the start of a pass (but those that cannot be read).
 #[derive(Debug, Default)]
 pub struct Snapshot {
     /// apps/v1 Deployments.
@@ -56,28 +58,33 @@ pub struct Snapshot {
     pub namespaces: Vec<Namespace>,
     /// core/v1 ServiceAccounts.
     pub service_accounts: Vec<ServiceAccount>,
+    /// The core/v1 ConfigMaps named [`root_ca::NAME`], in every namespace.
+    pub root_ca_configmaps: Vec<ConfigMap>,
     /// The oldest resourceVersion among the lists.
     pub revision: u64,
+    /// The objects the lists held that could not be read as their kind: left out of the rest.
+    pub unreadable: Vec<Unreadable>,
 }
 
 impl Snapshot {
     /// Lists everything through `client`.
     pub async fn read(client: &kube::Client) -> kube::Result<Self> {
-        let mut revision = u64::MAX;
-        let deployments = list::<Deployment>(client, &mut revision).await?;
-        let replica_sets = list::<ReplicaSet>(client, &mut revision).await?;
-        let replication_controllers = list::<ReplicationController>(client, &mut revision).await?;
-        let cron_jobs = list::<CronJob>(client, &mut revision).await?;
-        let jobs = list::<Job>(client, &mut revision).await?;
-        let disruption_budgets = list::<PodDisruptionBudget>(client, &mut revision).await?;
+        let seen = &mut Seen { revision: u64::MAX, unreadable: Vec::new() };
+        let deployments = list::<Deployment>(client, seen).await?;
+        let replica_sets = list::<ReplicaSet>(client, seen).await?;
+        let replication_controllers = list::<ReplicationController>(client, seen).await?;
+        let cron_jobs = list::<CronJob>(client, seen).await?;
+        let jobs = list::<Job>(client, seen).await?;
+        let disruption_budgets = list::<PodDisruptionBudget>(client, seen).await?;
         // Pods are listed even when nothing controls them: a pod left with the Job tracking
         // finalizer by a Job that is gone must be let go.
-        let pods = list::<Pod>(client, &mut revision).await?;
-        let services = list::<Service>(client, &mut revision).await?;
-        let endpoints = list::<Endpoints>(client, &mut revision).await?;
-        let endpoint_slices = list::<EndpointSlice>(client, &mut revision).await?;
-        let namespaces = list::<Namespace>(client, &mut revision).await?;
-        let service_accounts = list::<ServiceAccount>(client, &mut revision).await?;
+        let pods = list::<Pod>(client, seen).await?;
+        let services = list::<Service>(client, seen).await?;
+        let endpoints = list::<Endpoints>(client, seen).await?;
+        let endpoint_slices = list::<EndpointSlice>(client, seen).await?;
+        let namespaces = list::<Namespace>(client, seen).await?;
+        let service_accounts = list::<ServiceAccount>(client, seen).await?;
+        let root_ca_configmaps = list_with::<ConfigMap>(client, &root_ca_selection(), seen).await?;
         Ok(Self {
             deployments,
             replica_sets,
@@ -91,18 +98,43 @@ impl Snapshot {
             endpoint_slices,
             namespaces,
             service_accounts,
-            revision,
+            root_ca_configmaps,
+            revision: seen.revision,
+            unreadable: std::mem::take(&mut seen.unreadable),
         })
     }
 }
 
-/// Every `K` in the cluster; `revision` becomes the list's resourceVersion if that is older.
-async fn list<K>(client: &kube::Client, revision: &mut u64) -> kube::Result<Vec<K>>
+/// The ConfigMaps a snapshot lists (only the root CA publisher's: a pass need not read every
+/// ConfigMap); their writes are not in [`LISTED`], so that other ConfigMaps' writes do not keep
+/// the controllers from being settled.
+pub fn root_ca_selection() -> String {
+    format!("metadata.name={}", root_ca::NAME)
+}
+
+/// What the lists of a snapshot saw besides their items: the oldest revision, and what they could
+/// not read.
+struct Seen {
+    revision: u64,
+    unreadable: Vec<Unreadable>,
+}
+
+/// Every `K` in the cluster that can be read, as [`list_with`].
+async fn list<K>(client: &kube::Client, seen: &mut Seen) -> kube::Result<Vec<K>>
 where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+    K: Resource<DynamicType = ()> + DeserializeOwned,
 {
-    let list = Api::<K>::all(client.clone()).list(&ListParams::default()).await?;
-    let listed: u64 = list.metadata.resource_version.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0);
-    *revision = (*revision).min(listed);
-    Ok(list.items)
+    list_with(client, "", seen).await
+}
+
+/// Every `K` in the cluster whose fields match `fields` and that can be read; `seen` takes the
+/// list's revision if that is older, and the items that cannot be read.
+async fn list_with<K>(client: &kube::Client, fields: &str, seen: &mut Seen) -> kube::Result<Vec<K>>
+where
+    K: Resource<DynamicType = ()> + DeserializeOwned,
+{
+    let listed = unreadable::list::<K>(client, fields).await?;
+    seen.revision = seen.revision.min(listed.revision);
+    seen.unreadable.extend(listed.unreadable);
+    Ok(listed.items)
 }

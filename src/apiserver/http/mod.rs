@@ -193,6 +193,24 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
             Ok(render::watch_stream(lines))
         }
+        (Method::GET, Some(name)) if path.subresource.as_deref() == Some("scale") => {
+            Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
+        }
+        (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
+            let (value, opts) = (object(&parts.headers, &body)?.value, write_options(&query, &parts.headers)?);
+            Ok(json_response(200, &server.lock().update_scale(&scope, name, value, opts)?))
+        }
+        (Method::PATCH, Some(name)) if path.subresource.as_deref() == Some("scale") => {
+            let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
+            let opts = write_options(&query, &parts.headers)?;
+            if is_apply(content_type) {
+                let force = patch_force(&query, true)?;
+                let config = apply_configuration(&body)?.value;
+                return Ok(json_response(200, &server.lock().apply_scale(&scope, name, config, force, opts)?));
+            }
+            patch_force(&query, false)?;
+            Ok(json_response(200, &server.lock().patch_scale(&scope, name, content_type, &body, opts)?))
+        }
         (Method::GET, Some(name)) => {
             Target::from_subresource(&scope, path.subresource.as_deref())?;
             let object = server.lock().get(&scope, name)?;

@@ -50,7 +50,7 @@ impl Kind for CertificateSigningRequests {
                 fill_times(new, existing, now);
             }
             Target::Approval => fill_times(new, existing, now),
-            Target::Finalize => {}
+            Target::Finalize | Target::Scale => {}
         }
         refused
     }

@@ -1,4 +1,5 @@
-//! Namespaces: their defaults, the namespace registry's own delete (termination first), removal
+//! Namespaces: their defaults (the `kubernetes.io/metadata.name` label), the namespaces admission
+//! never lets be deleted, the namespace registry's own delete (termination first), removal
 //! only once `spec.finalizers` (written through the `finalize` subresource) is empty, and the
 //! namespace controller that empties a terminating namespace and then finalizes it.
 
@@ -7,9 +8,11 @@ use serde_json::{Value, json};
 use crate::apiserver::catalogue::{DefaultGcPolicy, NamespacedResources};
 use crate::apiserver::deletion::{DeleteOptions, DeletePlan, Propagation};
 use crate::apiserver::mutant::Mutable;
+use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::delete::DeletePlanner;
 use crate::apiserver::storage::hooks::{Kind, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::write::Target;
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::string_list;
 use crate::clock::format_time;
@@ -17,8 +20,26 @@ use crate::clock::format_time;
 /// The namespace finalizer the namespace controller removes once the namespace is empty.
 const NAMESPACE_FINALIZER: &str = "kubernetes";
 
+/// The label every namespace carries with its own name as the value.
+pub const NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
+/// The namespaces the NamespaceLifecycle admission plugin never lets go
+/// (`k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle`, its `Register`).
+pub const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
+
 /// core/v1 Namespaces.
 pub struct Namespaces;
+
+/// Sets [`NAME_LABEL`] to the namespace's name, as upstream's defaulting does on create and its
+/// strategy's `Canonicalize` on every write (`pkg/apis/core/v1/defaults.go`
+/// `SetDefaults_Namespace`, `pkg/registry/core/namespace/strategy.go`). Labels of the wrong
+/// type are left for validation to refuse.
+fn label_with_name(namespace: &mut Value) {
+    let Some(name) = namespace["metadata"]["name"].as_str().filter(|n| !n.is_empty()).map(str::to_string) else { return };
+    if objects_along(namespace, &["metadata", "labels"]) {
+        namespace["metadata"]["labels"][NAME_LABEL] = json!(name);
+    }
+}
 
 impl Kind for Namespaces {
     fn default_on_create(&self, namespace: &mut Value, _now: &str) {
@@ -26,6 +47,17 @@ impl Kind for Namespaces {
             namespace["spec"]["finalizers"] = json!([NAMESPACE_FINALIZER]);
         }
         namespace["status"] = json!({"phase": "Active"});
+        label_with_name(namespace);
+    }
+
+    fn prepare_update(&self, _target: Target, new: &mut Value, _existing: &Value, _now: &str) -> Vec<FieldError> {
+        label_with_name(new);
+        Vec::new()
+    }
+
+    /// The NamespaceLifecycle admission plugin refuses to delete [`IMMORTAL`] namespaces.
+    fn forbid_delete(&self, name: &str) -> Option<&'static str> {
+        IMMORTAL.contains(&name).then_some("this namespace may not be deleted")
     }
 
     /// The namespace registry's own Delete: the first request only starts termination (phase

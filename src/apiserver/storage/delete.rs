@@ -34,6 +34,10 @@ impl Storage {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
         let opts = &opts.clone().mutated_by(self.mutant);
+        // Admission comes before the object is read: a refused name is refused even when absent.
+        if let Some(why) = self.kind(scope).forbid_delete(name) {
+            return Err(ApiError::forbidden(scope.resource.qualified(), name, why));
+        }
         let key = scope.key(name);
         let existing = self.store.get(&key).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.serve(existing)?;
@@ -50,13 +54,8 @@ impl Storage {
             DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
             DeletePlan::LostResourceVersion => {
                 let stored = existing["metadata"]["resourceVersion"].as_str().unwrap_or("");
-                let r = &scope.resource;
-                let path = if r.group.is_empty() || !r.custom { r.plural.clone() } else { format!("{}/{}", r.group, r.plural) };
-                let namespace = scope.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
-                let detail = format!(
-                    "StorageError: invalid object, Code: 4, Key: /registry/{path}/{namespace}{name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: {stored}"
-                );
-                Err(ApiError::conflict(r.qualified(), name, &detail))
+                let failed = format!("ResourceVersion in precondition: , ResourceVersion in object meta: {stored}");
+                Err(scope.precondition_failed(name, &failed))
             }
             DeletePlan::Keep(obj) => {
                 let body = if opts.dry_run || obj == *existing {

@@ -36,6 +36,11 @@ pub trait Kind: Sync {
         Vec::new()
     }
 
+    /// Why admission refuses any DELETE of object `name` (403 Forbidden), if it does.
+    fn forbid_delete(&self, _name: &str) -> Option<&'static str> {
+        None
+    }
+
     /// What a DELETE of `existing` does, planned from the generic store's steps.
     fn plan_delete(&self, existing: &Value, planner: &DeletePlanner<'_>) -> DeletePlan {
         planner.generic(existing)

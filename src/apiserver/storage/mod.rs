@@ -1,8 +1,9 @@
 //! The generic store of the API server (upstream's `registry/generic/registry.Store`): what
 //! lives behind the server's one lock — the [`store`] of objects, the [`Catalogue`] of served
 //! resources, the clock — and the verbs every resource is served with, one file each:
-//! [`create`], [`read`] (get, list), [`update`] (update, patch), [`apply`] (server-side apply)
-//! and [`delete`] (delete, delete collection), all methods of [`Storage`]; [`write`] holds what
+//! [`create`], [`read`] (get, list), [`update`] (update, patch), [`apply`] (server-side apply),
+//! [`delete`] (delete, delete collection) and [`scale`] (the `scale` subresource), all methods
+//! of [`Storage`]; [`write`] holds what
 //! they share about a write: the part of the object it changes and who manages its fields. Every write goes through
 //! [`Storage::commit`] or [`Storage::remove`], which do the bookkeeping a write needs (CRD
 //! registration, objects awaiting the simulated controllers, Events' expiry). No HTTP here: requests arrive
@@ -14,6 +15,7 @@ pub mod delete;
 pub mod expiry;
 pub mod hooks;
 pub mod read;
+pub mod scale;
 pub mod store;
 pub mod update;
 pub mod write;
@@ -70,6 +72,18 @@ impl Scope {
     /// An object served at this scope's version in its stored form.
     pub fn to_storage(&self, served: Value) -> ApiResult<Value> {
         convert::to_storage(&self.resource, &self.version, served)
+    }
+
+    /// The 409 of a storage precondition on object `name` that failed as `failed` says, as
+    /// etcd3's store words it (with the object's key under `/registry`).
+    pub fn precondition_failed(&self, name: &str, failed: &str) -> ApiError {
+        let r = &self.resource;
+        let path = if r.group.is_empty() || !r.custom { r.plural.clone() } else { format!("{}/{}", r.group, r.plural) };
+        let namespace = self.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
+        let detail = format!(
+            "StorageError: invalid object, Code: 4, Key: /registry/{path}/{namespace}{name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {failed}"
+        );
+        ApiError::conflict(r.qualified(), name, &detail)
     }
 
     /// A scope for the core `namespaces` resource.

@@ -112,10 +112,12 @@ impl Storage {
                 new["status"]["conditions"] = body["status"]["conditions"].clone();
                 new
             }
+            // The scale verbs hand the stored object with nothing but its replicas changed.
+            Target::Scale => body,
         };
         let mut refused = self.kind(scope).prepare_update(target, &mut new, &existing, &format_time(self.clock.now()));
         carry_over_metadata(&mut new, &existing);
-        if scope.resource.tracks_generation && target == Target::Main && spec_part(&new) != spec_part(&existing) {
+        if scope.resource.tracks_generation && matches!(target, Target::Main | Target::Scale) && spec_part(&new) != spec_part(&existing) {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }

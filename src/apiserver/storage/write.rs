@@ -24,6 +24,9 @@ pub enum Target {
     Finalize,
     /// The certificate signing request `approval` subresource: only `status.conditions`.
     Approval,
+    /// The `scale` subresource, written as its parent with the desired replicas changed (only
+    /// through [`Storage::update_scale`] and [`Storage::patch_scale`]).
+    Scale,
 }
 
 impl Target {
@@ -93,6 +96,7 @@ impl Storage {
             Target::Status => ("status", Owns::AllBut("spec")),
             Target::Finalize => ("finalize", Owns::Only("spec")),
             Target::Approval => ("approval", Owns::Only("status")),
+            Target::Scale => ("scale", Owns::Only("spec")),
         };
         FieldContext {
             schema: self.custom_schema(scope),
