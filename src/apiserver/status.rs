@@ -119,6 +119,12 @@ impl FieldError {
         Self::new(FieldErrorKind::Invalid, field, Some(value), detail)
     }
 
+    /// `Unsupported value`, listing the `supported` values as upstream's `field.NotSupported`.
+    pub fn not_supported(field: impl Into<String>, value: Value, supported: &[&str]) -> Self {
+        let listed = supported.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", ");
+        Self::new(FieldErrorKind::NotSupported, field, Some(value), format!("supported values: {listed}"))
+    }
+
     /// `Forbidden`.
     pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(FieldErrorKind::Forbidden, field, None, detail)
@@ -137,8 +143,9 @@ impl FieldError {
 }
 
 /// Fields of the Go structs whose values field errors show, in declaration order: Go's JSON
-/// encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`).
-const GO_FIELD_ORDER: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+/// encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`, and
+/// the internal `apps.DeploymentStrategy`, whose fields have no JSON names).
+const GO_FIELD_ORDER: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion", "Type", "RollingUpdate"];
 
 /// JSON as Go writes the value of a field error: known struct fields in declaration order,
 /// any others after them, sorted.
