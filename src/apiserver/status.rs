@@ -131,7 +131,12 @@ impl FieldError {
     }
 
     fn message(&self) -> String {
-        let mut m = format!("{}: {}", self.field, self.kind.text());
+        format!("{}: {}", self.field, self.body())
+    }
+
+    /// The message without the field, as a `Status` cause gives it (apimachinery's `ErrorBody`).
+    fn body(&self) -> String {
+        let mut m = self.kind.text().to_string();
         if let Some(v) = &self.value {
             m.push_str(&format!(": {}", go_json(v)));
         }
@@ -218,7 +223,7 @@ impl ApiError {
             format!("[{}]", errors.iter().map(FieldError::message).collect::<Vec<_>>().join(", "))
         };
         let causes: Vec<Value> =
-            errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.message(), "field": e.field })).collect();
+            errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.body(), "field": e.field })).collect();
         let mut details = json!({ "kind": kind, "causes": causes });
         if !name.is_empty() {
             details["name"] = json!(name);

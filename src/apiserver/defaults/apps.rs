@@ -53,7 +53,8 @@ fn deployment(spec: &mut Value) {
 }
 
 /// `SetDefaults_StatefulSet`: ordered pods, a rolling update from partition 0, claims retained,
-/// one replica, ten revisions kept. (`MaxUnavailableStatefulSet` is off by default.)
+/// one replica, ten revisions kept, one pod unavailable at a time (`MaxUnavailableStatefulSet`,
+/// on in the upstream control plane).
 fn stateful_set(spec: &mut Value) {
     or_zero(spec, "podManagementPolicy", json!("OrderedReady"));
     if let Some(strategy) = object_at(spec, "updateStrategy") {
@@ -65,6 +66,7 @@ fn stateful_set(spec: &mut Value) {
             && let Some(rolling) = present(strategy, "rollingUpdate")
         {
             or_nil(rolling, "partition", json!(0));
+            or_nil(rolling, "maxUnavailable", json!(1));
         }
     }
     if let Some(retention) = object_at(spec, "persistentVolumeClaimRetentionPolicy") {

@@ -31,6 +31,12 @@ pub fn apply(kind: &str, object: &mut Value) {
             }
         }
         "Namespace" => namespace(object),
+        "Event" => {
+            // Fields Go always writes: not `omitempty`, or a struct.
+            or_nil(object, "reportingComponent", json!(""));
+            or_nil(object, "reportingInstance", json!(""));
+            object_at(object, "source");
+        }
         "LimitRange" => {
             if let Some(spec) = object_at(object, "spec") {
                 items(spec, "limits").for_each(limit_range_item);

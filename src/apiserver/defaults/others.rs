@@ -1,5 +1,5 @@
 //! Defaults of the smaller groups: discovery.k8s.io/v1 (`pkg/apis/discovery/v1/defaults.go`:
-//! an EndpointSlice port is unnamed TCP) and rbac.authorization.k8s.io/v1
+//! an EndpointSlice port is unnamed TCP; each endpoint's conditions are always written) and rbac.authorization.k8s.io/v1
 //! (`pkg/apis/rbac/v1/defaults.go`: role references and user or group subjects name the RBAC
 //! group).
 
@@ -14,6 +14,9 @@ const RBAC: &str = "rbac.authorization.k8s.io";
 pub fn apply(group: &str, kind: &str, object: &mut Value) {
     match (group, kind) {
         ("discovery.k8s.io", "EndpointSlice") => {
+            for endpoint in items(object, "endpoints") {
+                object_at(endpoint, "conditions");
+            }
             for port in items(object, "ports") {
                 or_nil(port, "name", json!(""));
                 or_nil(port, "protocol", json!("TCP"));

@@ -118,6 +118,11 @@ impl Storage {
         self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
         let admission = kind.admission().mutated_by(self.mutant);
         admission.admit(&mut body, &self.ids);
+        // Upstream's storage decodes, and so defaults, what it stored: defaults that read what the
+        // strategy or admission set (a generated name, a Job's generated labels) are filled now.
+        if !scope.resource.custom {
+            defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
+        }
         if let (Some(account), Some(ns)) = (admission.service_account_of(&body), &scope.namespace) {
             self.check_service_account(scope, ns, &named, account)?;
         }
