@@ -249,7 +249,7 @@ impl Builtin {
                 _ => NameRule::Subdomain,
             },
             custom: false,
-            tracks_generation: matches!(group, "apps" | "batch" | "apiextensions.k8s.io" | "policy")
+            tracks_generation: matches!(group, "apps" | "batch" | "apiextensions.k8s.io" | "policy" | "discovery.k8s.io")
                 || (group.is_empty() && matches!(plural, "replicationcontrollers" | "pods" | "podtemplates")),
             storage: if core_event_storage { (String::new(), "events".into()) } else { (group.into(), plural.into()) },
             conversion: if group == "events.k8s.io" { Conversion::EventsV1 } else { Conversion::None },

@@ -33,6 +33,13 @@ impl Ids {
         bytes
     }
 
+    /// A suffix of five characters for a generated name, in the alphabet upstream's name
+    /// generator uses (no vowels, no confusable digits).
+    pub fn name_suffix(&self) -> String {
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        self.bytes()[..5].iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect()
+    }
+
     /// A new uid: a version-4 UUID, as the API server gives.
     pub fn uid(&self) -> String {
         uuid::Builder::from_random_bytes(self.bytes()).into_uuid().to_string()

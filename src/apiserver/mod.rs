@@ -28,10 +28,12 @@
 //!   resources from CustomResourceDefinitions.
 //! - [`kinds`]: what is special about one kind (pods, namespaces, CRDs, claims and volumes,
 //!   events), behind the store's hook trait; [`admission`]: what the default admission
-//!   plugins add to a new object.
+//!   plugins add to a new object; [`defaults`]: what the defaulting functions of each built-in
+//!   kind's API group fill on every write.
 //! - Rules, as pure functions: [`deletion`] (what a DELETE does, catalogue B.1-B.3),
-//!   [`validation`] and [`schema`] (metadata, unknown fields, custom resources pruned by their
-//!   schema), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
+//!   [`validation`] and [`schema`] (metadata, unknown fields and values of the wrong type,
+//!   custom resources pruned by their schema), [`enums`] (the enumerated fields controllers
+//!   write), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
 //!   (server-side apply and managedFields), [`selectors`], [`convert`] (served and stored
 //!   versions), [`scale`] (the `Scale` of a scalable object).
 //! - [`controllers`]: the simulated namespace controller, CRD finalizer and node agent, and the
@@ -49,8 +51,10 @@ pub mod catalogue;
 pub mod controllers;
 pub mod convert;
 pub mod crd;
+pub mod defaults;
 pub mod deletion;
 pub mod discovery;
+pub mod enums;
 pub mod faults;
 pub mod http;
 pub mod ids;

@@ -119,13 +119,24 @@ impl FieldError {
         Self::new(FieldErrorKind::Invalid, field, Some(value), detail)
     }
 
+    /// `Unsupported value`, listing the `supported` values as upstream's `field.NotSupported`.
+    pub fn not_supported(field: impl Into<String>, value: Value, supported: &[&str]) -> Self {
+        let listed = supported.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", ");
+        Self::new(FieldErrorKind::NotSupported, field, Some(value), format!("supported values: {listed}"))
+    }
+
     /// `Forbidden`.
     pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(FieldErrorKind::Forbidden, field, None, detail)
     }
 
     fn message(&self) -> String {
-        let mut m = format!("{}: {}", self.field, self.kind.text());
+        format!("{}: {}", self.field, self.body())
+    }
+
+    /// The message without the field, as a `Status` cause gives it (apimachinery's `ErrorBody`).
+    fn body(&self) -> String {
+        let mut m = self.kind.text().to_string();
         if let Some(v) = &self.value {
             m.push_str(&format!(": {}", go_json(v)));
         }
@@ -137,8 +148,9 @@ impl FieldError {
 }
 
 /// Fields of the Go structs whose values field errors show, in declaration order: Go's JSON
-/// encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`).
-const GO_FIELD_ORDER: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+/// encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`, and
+/// the internal `apps.DeploymentStrategy`, whose fields have no JSON names).
+const GO_FIELD_ORDER: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion", "Type", "RollingUpdate"];
 
 /// JSON as Go writes the value of a field error: known struct fields in declaration order,
 /// any others after them, sorted.
@@ -211,7 +223,7 @@ impl ApiError {
             format!("[{}]", errors.iter().map(FieldError::message).collect::<Vec<_>>().join(", "))
         };
         let causes: Vec<Value> =
-            errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.message(), "field": e.field })).collect();
+            errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.body(), "field": e.field })).collect();
         let mut details = json!({ "kind": kind, "causes": causes });
         if !name.is_empty() {
             details["name"] = json!(name);

@@ -2,13 +2,9 @@
 //! manual selector, the API server labels its pod template with the Job's name and uid
 //! (`batch.kubernetes.io/job-name`, `batch.kubernetes.io/controller-uid` and their legacy
 //! forms, keeping labels the user set) and selects on the uid label, so that a Job's pods match
-//! only that Job (upstream `generateSelector` in the Job registry's strategy). The defaulting
-//! functions fill `parallelism`, `completions` (both 1 when neither is set), `backoffLimit` (6),
-//! `completionMode`, `suspend` and `manualSelector`; the status starts empty.
-//!
-//! CronJobs get the defaults the CronJob controller reads (`SetDefaults_CronJob` in
-//! `pkg/apis/batch/v1/defaults.go`): `concurrencyPolicy: Allow`, `suspend: false`, and history
-//! limits of 3 successful and 1 failed Job.
+//! only that Job (upstream `generateSelector` in the Job registry's strategy); the status starts
+//! empty. A new CronJob's status starts empty too. Their defaulting functions are in
+//! [`crate::apiserver::defaults::batch`].
 
 use serde_json::{Value, json};
 
@@ -30,27 +26,7 @@ impl Kind for Jobs {
         job["status"] = json!({});
         // Fields of the wrong type are left for validation to refuse.
         let paths: [&[&str]; 3] = [&["spec"], &["spec", "template", "metadata", "labels"], &["spec", "selector", "matchLabels"]];
-        if !paths.iter().all(|path| objects_along(job, path)) {
-            return;
-        }
-        let spec = &mut job["spec"];
-        if spec["parallelism"].is_null() && spec["completions"].is_null() {
-            spec["parallelism"] = json!(1);
-            spec["completions"] = json!(1);
-        } else if spec["parallelism"].is_null() {
-            spec["parallelism"] = json!(1);
-        }
-        for (field, default) in [
-            ("backoffLimit", json!(6)),
-            ("completionMode", json!("NonIndexed")),
-            ("suspend", json!(false)),
-            ("manualSelector", json!(false)),
-        ] {
-            if spec[field].is_null() {
-                spec[field] = default;
-            }
-        }
-        if spec["manualSelector"] == json!(true) {
+        if !paths.iter().all(|path| objects_along(job, path)) || job["spec"]["manualSelector"] == json!(true) {
             return;
         }
         let meta = job["metadata"].clone();
@@ -73,20 +49,6 @@ pub struct CronJobs;
 impl Kind for CronJobs {
     fn default_on_create(&self, cron_job: &mut Value, _now: &str) {
         cron_job["status"] = json!({});
-        if !objects_along(cron_job, &["spec"]) {
-            return;
-        }
-        let spec = &mut cron_job["spec"];
-        for (field, default) in [
-            ("concurrencyPolicy", json!("Allow")),
-            ("suspend", json!(false)),
-            ("successfulJobsHistoryLimit", json!(3)),
-            ("failedJobsHistoryLimit", json!(1)),
-        ] {
-            if spec[field].is_null() {
-                spec[field] = default;
-            }
-        }
     }
 }
 
@@ -104,16 +66,5 @@ mod tests {
         assert_eq!(labels["batch.kubernetes.io/job-name"], "pi");
         assert_eq!(labels["batch.kubernetes.io/controller-uid"], "u-1");
         assert_eq!(job["spec"]["selector"], json!({"matchLabels": {"batch.kubernetes.io/controller-uid": "u-1"}}));
-        assert_eq!((job["spec"]["parallelism"].clone(), job["spec"]["completions"].clone()), (json!(1), json!(1)));
-    }
-
-    #[test]
-    fn a_cron_job_keeps_three_successful_jobs_and_one_failed_by_default() {
-        let mut cron_job = json!({"metadata": {"name": "c"}, "spec": {"schedule": "* * * * *", "failedJobsHistoryLimit": 0}});
-        CronJobs.default_on_create(&mut cron_job, "");
-        let spec = &cron_job["spec"];
-        assert_eq!(spec["successfulJobsHistoryLimit"], 3);
-        assert_eq!(spec["failedJobsHistoryLimit"], 0, "a limit the user set is kept");
-        assert_eq!((spec["concurrencyPolicy"].clone(), spec["suspend"].clone()), (json!("Allow"), json!(false)));
     }
 }

@@ -5,15 +5,18 @@
 //! kinds have hooks of their own; the server hands it to the storage, whose verbs never
 //! compare names.
 //!
-//! - [`pods`]: defaults, container validation, the node agent finishing graceful deletions.
+//! - [`pods`]: the status of a new pod, container validation, the node agent finishing
+//!   graceful deletions.
 //! - [`namespaces`]: defaults, the namespace registry's own delete, removal only once
 //!   `spec.finalizers` is empty, the namespace controller.
 //! - [`definitions`]: CustomResourceDefinitions — status, validation, the cleanup finalizer
 //!   and its controller, serving the resources they define.
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
-//! - [`jobs`]: the selector and pod-template labels a Job gets at create, and its defaults;
-//!   a CronJob's defaults.
+//! - [`jobs`]: the selector and pod-template labels a Job gets at create; the empty status of
+//!   a new Job and CronJob.
+//! - [`services`]: a Service's cluster IP, IP families and node ports, allocated at create and
+//!   kept by updates.
 //! - [`deployments`]: the labels a Deployment's status subresource may not change.
 //! - [`budgets`]: ResourceQuotas and PodDisruptionBudgets, whose status starts at zero.
 //! - [`endpoint_slices`]: EndpointSlices — the address type, required and immutable.
@@ -29,6 +32,7 @@ pub mod jobs;
 pub mod namespaces;
 pub mod pods;
 pub mod records;
+pub mod services;
 pub mod volumes;
 
 use crate::apiserver::storage::hooks::{Generic, Kind};
@@ -38,6 +42,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
     match (group, plural) {
         ("", "pods") => &pods::Pods,
         ("", "namespaces") => &namespaces::Namespaces,
+        ("", "services") => &services::Services,
         ("", "persistentvolumeclaims") => &volumes::CLAIMS,
         ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CoreEvents,

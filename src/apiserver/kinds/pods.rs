@@ -17,15 +17,19 @@ pub struct Pods;
 
 impl Kind for Pods {
     fn admission(&self) -> Admission {
-        Admission { service_account: true, runtime_class: true, ..Admission::default() }
+        Admission { service_account: true, runtime_class: true, pod_defaults: true, ..Admission::default() }
     }
 
+    /// A new pod is pending, in the quality-of-service class its containers' resources give
+    /// (upstream pkg/registry/core/pod/strategy.go, `PrepareForCreate`).
     fn default_on_create(&self, pod: &mut Value, _now: &str) {
-        if pod["spec"].is_object() && pod["spec"]["terminationGracePeriodSeconds"].is_null() {
-            pod["spec"]["terminationGracePeriodSeconds"] = json!(30);
-        }
-        if objects_along(pod, &["status"]) && pod["status"]["phase"].is_null() {
-            pod["status"]["phase"] = json!("Pending");
+        if objects_along(pod, &["status"]) {
+            if pod["status"]["phase"].is_null() {
+                pod["status"]["phase"] = json!("Pending");
+            }
+            if pod["status"]["qosClass"].is_null() {
+                pod["status"]["qosClass"] = json!(qos_class(&pod["spec"]));
+            }
         }
     }
 
@@ -83,5 +87,41 @@ impl Kind for Pods {
         if let Err(e) = storage.delete(&scope, &key.name, &opts) {
             tracing::debug!(pod = key.name, error = %e, "node agent delete failed");
         }
+    }
+}
+
+/// The quality-of-service class of a pod spec (upstream pkg/apis/core/helper/qos): best effort
+/// when no container requests or limits CPU or memory, guaranteed when every container limits
+/// both and requests what it limits, burstable otherwise.
+fn qos_class(spec: &Value) -> &'static str {
+    let containers: Vec<&Value> =
+        ["initContainers", "containers"].iter().flat_map(|list| spec[*list].as_array().into_iter().flatten()).collect();
+    let compute = ["cpu", "memory"];
+    let named = |c: &Value, kind: &str| compute.iter().filter(|r| !c["resources"][kind][**r].is_null()).count();
+    if containers.iter().all(|c| named(c, "requests") == 0 && named(c, "limits") == 0) {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        compute.iter().all(|r| {
+            let limit = &c["resources"]["limits"][*r];
+            let request = &c["resources"]["requests"][*r];
+            !limit.is_null() && (request.is_null() || request == limit)
+        })
+    });
+    if guaranteed { "Guaranteed" } else { "Burstable" }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_pod_s_quality_of_service_follows_its_containers_resources() {
+        let spec = |resources: Value| json!({"containers": [{"name": "c", "image": "i", "resources": resources}]});
+        assert_eq!(qos_class(&spec(json!({}))), "BestEffort");
+        assert_eq!(qos_class(&spec(json!({"limits": {"cpu": "1", "memory": "1Gi"}}))), "Guaranteed");
+        assert_eq!(qos_class(&spec(json!({"requests": {"cpu": "1"}}))), "Burstable");
     }
 }

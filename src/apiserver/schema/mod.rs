@@ -3,9 +3,9 @@
 //! under `fieldValidation=Strict` (which kubectl sends), given as `Warning` headers under `Warn`
 //! (the default), ignored under `Ignore`; unknown fields are dropped in every case.
 //!
-//! Built-in kinds are read through their Go types ([`typed`]); an object that does not decode
-//! into its type at all (a missing required field, a wrong type) is passed through unchanged, so
-//! that validation reports it as a 422 with field paths. Custom resources are pruned against
+//! Built-in kinds are read through their Go types ([`typed`]): a value of the wrong JSON type is
+//! a 400 with the decoder's words, as upstream; an object missing a field its type requires is
+//! passed through unchanged, so that validation reports it as a 422 with field paths. Custom resources are pruned against
 //! their CRD's structural schema ([`pruning`]).
 
 pub mod pruning;
@@ -76,25 +76,30 @@ pub fn check_fields(resource: &ResourceInfo, object: Value, opts: &WriteOptions,
         errors.extend(unknown.iter().map(|f| format!("unknown field {f:?}")));
         errors
     } else {
+        typed::quantities_as_strings(&resource.kind, &mut object);
         match typed::unknown_fields_of(&resource.group, &resource.kind, &object) {
-            Some(unknown) => {
+            Ok(Some(unknown)) => {
                 for path in &unknown {
                     typed::remove_path(&mut object, path);
                 }
                 opts.body_keys.with_unknown(&unknown)
             }
-            None => opts.body_keys.duplicates(),
+            Ok(None) => opts.body_keys.duplicates(),
+            Err(wrong_type) => return Err(undecodable(resource, &object, &wrong_type)),
         }
     };
-    report_strict_errors(&errors, opts.field_validation, |list| {
-        let version = object["apiVersion"].as_str().unwrap_or("");
-        let kind = &resource.kind;
-        ApiError::bad_request(format!(
-            "{kind} in version \"{}\" cannot be handled as a {kind}: strict decoding error: {list}",
-            version.rsplit('/').next().unwrap_or(version),
-        ))
-    })?;
+    report_strict_errors(&errors, opts.field_validation, |list| undecodable(resource, &object, &format!("strict decoding error: {list}")))?;
     Ok(object)
+}
+
+/// The 400 of a body the decoder cannot read into the resource's kind, for `why`.
+fn undecodable(resource: &ResourceInfo, object: &Value, why: &str) -> ApiError {
+    let version = object["apiVersion"].as_str().unwrap_or("");
+    let kind = &resource.kind;
+    ApiError::bad_request(format!(
+        "{kind} in version \"{}\" cannot be handled as a {kind}: {why}",
+        version.rsplit('/').next().unwrap_or(version)
+    ))
 }
 
 #[cfg(test)]

@@ -1,57 +1,210 @@
 //! Built-in kinds read through their Go types, the way the real apiserver's decoder reads them:
 //! the object goes through the matching `k8s-openapi` type, and the fields the round trip loses
-//! are the ones the type does not know.
+//! are the ones the type does not know. A value of the wrong JSON type for its field is refused
+//! in the words of upstream's JSON decoder (`sigs.k8s.io/json`, Go's `UnmarshalTypeError`).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_path_to_error::Segment;
 
-fn round_trip<T: DeserializeOwned + Serialize>(object: &Value) -> Option<Value> {
-    let typed: T = serde_json::from_value(object.clone()).ok()?;
-    serde_json::to_value(typed).ok()
+/// How an object reads through its type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decoded {
+    /// It decodes: the typed round trip, with every field the type knows.
+    Typed(Value),
+    /// A field is missing that the type requires, which validation reports.
+    Incomplete,
+    /// A field holds a value of the wrong JSON type: what Go's decoder says of the first one
+    /// (`json: cannot unmarshal string into Go struct field ...`).
+    WrongType(String),
 }
 
-/// The typed round trip for a built-in kind, if kubegc knows its type.
-fn kind_round_trip(group: &str, kind: &str, object: &Value) -> Option<Value> {
+fn round_trip<T: DeserializeOwned + Serialize>(object: &Value) -> Option<Value> {
+    decode::<T>("", object).typed()
+}
+
+impl Decoded {
+    fn typed(self) -> Option<Value> {
+        match self {
+            Self::Typed(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// The first error decoding `object` into `T`: where, and what serde says.
+fn first_error<T: DeserializeOwned>(object: &Value) -> Option<(Vec<Segment>, String)> {
+    serde_path_to_error::deserialize::<_, T>(object).err().map(|e| (e.path().iter().cloned().collect(), e.inner().to_string()))
+}
+
+/// Decodes `object` (of `kind`) into `T`; only a failure is decoded again, to find where.
+fn decode<T: DeserializeOwned + Serialize>(kind: &str, object: &Value) -> Decoded {
+    if let Ok(typed) = T::deserialize(object) {
+        return serde_json::to_value(typed).map_or(Decoded::Incomplete, Decoded::Typed);
+    }
+    let Some((path, message)) = first_error::<T>(object) else { return Decoded::Incomplete };
+    match wrong_type(&message) {
+        Some((found, expected)) => Decoded::WrongType(unmarshal_error::<T>(kind, object, &path, found, expected)),
+        None => Decoded::Incomplete,
+    }
+}
+
+/// What serde found and expected in an `invalid type` or `invalid value` error.
+fn wrong_type(message: &str) -> Option<(&str, &str)> {
+    let rest = message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))?;
+    let (found, expected) = rest.rsplit_once(", expected ")?;
+    (!found.starts_with("null")).then_some((found, expected))
+}
+
+/// Go's `UnmarshalTypeError` for the value `found` at `path` where serde `expected` another:
+/// the Go struct holding the field, the field's path of JSON names (no indexes, no map keys),
+/// and the Go type of the field.
+fn unmarshal_error<T: DeserializeOwned>(kind: &str, object: &Value, path: &[Segment], found: &str, expected: &str) -> String {
+    let mut owner = kind.to_string();
+    let mut fields = Vec::new();
+    for (i, segment) in path.iter().enumerate() {
+        let Segment::Map { key } = segment else { continue };
+        let container = if i == 0 { Some(kind.to_string()) } else { expected_at::<T>(object, &path[..i], Value::Bool(true)) };
+        if container.as_deref() != Some("a map") {
+            owner = container.unwrap_or_default();
+            fields.push(key.as_str());
+        }
+    }
+    let go_type = match expected {
+        "a sequence" => {
+            let item = expected_at::<T>(object, path, Value::Array(vec![Value::Bool(true)])).unwrap_or_default();
+            format!("[]{}", go_type(&item))
+        }
+        other => go_type(other),
+    };
+    let integer = go_type.starts_with("int") || go_type.starts_with("uint");
+    let value = match found.split_once(' ').map_or(found, |(kind, _)| kind) {
+        "string" => "string".to_string(),
+        "boolean" => "bool".to_string(),
+        "sequence" => "array".to_string(),
+        "map" => "object".to_string(),
+        _ if integer => format!("number {}", found.rsplit(' ').next().unwrap_or("").trim_matches('`')),
+        _ => "number".to_string(),
+    };
+    format!("json: cannot unmarshal {value} into Go struct field {owner}.{} of type {go_type}", fields.join("."))
+}
+
+/// What `T` expects at `path` when the value there is `probe` instead.
+fn expected_at<T: DeserializeOwned>(object: &Value, path: &[Segment], probe: Value) -> Option<String> {
+    let mut probed = object.clone();
+    let mut at = &mut probed;
+    for segment in path {
+        at = match segment {
+            Segment::Map { key } => at.get_mut(key.as_str())?,
+            Segment::Seq { index } => at.get_mut(*index)?,
+            _ => return None,
+        };
+    }
+    *at = probe;
+    first_error::<T>(&probed).and_then(|(_, message)| wrong_type(&message).map(|(_, expected)| expected.to_string()))
+}
+
+/// The Go name of the type serde describes as `expected`: a struct of `k8s.io/api` or
+/// `k8s.io/apimachinery` is `v1.Name`.
+fn go_type(expected: &str) -> String {
+    match expected {
+        "i32" => "int32".into(),
+        "i64" => "int64".into(),
+        "u8" | "u16" | "u32" | "u64" => format!("uint{}", &expected[1..]),
+        "f64" => "float64".into(),
+        "a string" | "string" => "string".into(),
+        "a boolean" => "bool".into(),
+        "a map" => "map[string]string".into(),
+        "Quantity" => "resource.Quantity".into(),
+        "IntOrString" => "intstr.IntOrString".into(),
+        name => format!("v1.{name}"),
+    }
+}
+
+/// The maps of resource names to quantities (`ResourceList`s) in built-in kinds.
+const RESOURCE_LISTS: &[&str] = &[
+    "limits",
+    "requests",
+    "capacity",
+    "allocatable",
+    "hard",
+    "used",
+    "overhead",
+    "allocatedResources",
+    "max",
+    "min",
+    "default",
+    "defaultRequest",
+    "maxLimitRequestRatio",
+];
+
+/// Writes each quantity given as a JSON number as a string, as Go's `resource.Quantity` reads a
+/// number (its own decoder, not the generic one that refuses a number for a string): the values
+/// of resource lists, and `sizeLimit`. Not for CustomResourceDefinitions, whose schemas use
+/// `default` for anything.
+pub fn quantities_as_strings(kind: &str, object: &mut Value) {
+    fn walk(value: &mut Value, in_list: bool) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    if (in_list || key == "sizeLimit") && child.is_number() {
+                        *child = Value::String(child.to_string());
+                    } else {
+                        walk(child, RESOURCE_LISTS.contains(&key.as_str()));
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| walk(item, false)),
+            _ => {}
+        }
+    }
+    if kind != "CustomResourceDefinition" {
+        walk(object, false);
+    }
+}
+
+/// How an object of a built-in kind decodes, if kubegc knows its type.
+fn kind_round_trip(group: &str, kind: &str, object: &Value) -> Option<Decoded> {
     use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core, rbac::v1 as rbac};
     use k8s_openapi::api::{node::v1 as node, policy::v1 as policy};
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
-    match (group, kind) {
-        ("", "Namespace") => round_trip::<core::Namespace>(object),
-        ("", "Node") => round_trip::<core::Node>(object),
-        ("", "Pod") => round_trip::<core::Pod>(object),
-        ("", "ConfigMap") => round_trip::<core::ConfigMap>(object),
-        ("", "Secret") => round_trip::<core::Secret>(object),
-        ("", "Service") => round_trip::<core::Service>(object),
-        ("", "ServiceAccount") => round_trip::<core::ServiceAccount>(object),
-        ("", "Endpoints") => round_trip::<core::Endpoints>(object),
-        ("", "ReplicationController") => round_trip::<core::ReplicationController>(object),
-        ("", "PersistentVolume") => round_trip::<core::PersistentVolume>(object),
-        ("", "PersistentVolumeClaim") => round_trip::<core::PersistentVolumeClaim>(object),
-        ("", "Event") => round_trip::<core::Event>(object),
-        ("", "PodTemplate") => round_trip::<core::PodTemplate>(object),
-        ("", "ResourceQuota") => round_trip::<core::ResourceQuota>(object),
-        ("", "LimitRange") => round_trip::<core::LimitRange>(object),
-        ("policy", "PodDisruptionBudget") => round_trip::<policy::PodDisruptionBudget>(object),
-        ("node.k8s.io", "RuntimeClass") => round_trip::<node::RuntimeClass>(object),
-        ("events.k8s.io", "Event") => round_trip::<k8s_openapi::api::events::v1::Event>(object),
-        ("apps", "Deployment") => round_trip::<apps::Deployment>(object),
-        ("apps", "ReplicaSet") => round_trip::<apps::ReplicaSet>(object),
-        ("apps", "StatefulSet") => round_trip::<apps::StatefulSet>(object),
-        ("apps", "DaemonSet") => round_trip::<apps::DaemonSet>(object),
-        ("apps", "ControllerRevision") => round_trip::<apps::ControllerRevision>(object),
-        ("batch", "Job") => round_trip::<batch::Job>(object),
-        ("batch", "CronJob") => round_trip::<batch::CronJob>(object),
-        ("coordination.k8s.io", "Lease") => round_trip::<coordination::Lease>(object),
-        ("discovery.k8s.io", "EndpointSlice") => round_trip::<k8s_openapi::api::discovery::v1::EndpointSlice>(object),
-        ("rbac.authorization.k8s.io", "Role") => round_trip::<rbac::Role>(object),
-        ("rbac.authorization.k8s.io", "RoleBinding") => round_trip::<rbac::RoleBinding>(object),
-        ("rbac.authorization.k8s.io", "ClusterRole") => round_trip::<rbac::ClusterRole>(object),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => round_trip::<rbac::ClusterRoleBinding>(object),
-        ("apiextensions.k8s.io", "CustomResourceDefinition") => round_trip::<apiextensions::CustomResourceDefinition>(object),
-        _ => None,
-    }
+    Some(match (group, kind) {
+        ("", "Namespace") => decode::<core::Namespace>(kind, object),
+        ("", "Node") => decode::<core::Node>(kind, object),
+        ("", "Pod") => decode::<core::Pod>(kind, object),
+        ("", "ConfigMap") => decode::<core::ConfigMap>(kind, object),
+        ("", "Secret") => decode::<core::Secret>(kind, object),
+        ("", "Service") => decode::<core::Service>(kind, object),
+        ("", "ServiceAccount") => decode::<core::ServiceAccount>(kind, object),
+        ("", "Endpoints") => decode::<core::Endpoints>(kind, object),
+        ("", "ReplicationController") => decode::<core::ReplicationController>(kind, object),
+        ("", "PersistentVolume") => decode::<core::PersistentVolume>(kind, object),
+        ("", "PersistentVolumeClaim") => decode::<core::PersistentVolumeClaim>(kind, object),
+        ("", "Event") => decode::<core::Event>(kind, object),
+        ("", "PodTemplate") => decode::<core::PodTemplate>(kind, object),
+        ("", "ResourceQuota") => decode::<core::ResourceQuota>(kind, object),
+        ("", "LimitRange") => decode::<core::LimitRange>(kind, object),
+        ("policy", "PodDisruptionBudget") => decode::<policy::PodDisruptionBudget>(kind, object),
+        ("node.k8s.io", "RuntimeClass") => decode::<node::RuntimeClass>(kind, object),
+        ("events.k8s.io", "Event") => decode::<k8s_openapi::api::events::v1::Event>(kind, object),
+        ("apps", "Deployment") => decode::<apps::Deployment>(kind, object),
+        ("apps", "ReplicaSet") => decode::<apps::ReplicaSet>(kind, object),
+        ("apps", "StatefulSet") => decode::<apps::StatefulSet>(kind, object),
+        ("apps", "DaemonSet") => decode::<apps::DaemonSet>(kind, object),
+        ("apps", "ControllerRevision") => decode::<apps::ControllerRevision>(kind, object),
+        ("batch", "Job") => decode::<batch::Job>(kind, object),
+        ("batch", "CronJob") => decode::<batch::CronJob>(kind, object),
+        ("coordination.k8s.io", "Lease") => decode::<coordination::Lease>(kind, object),
+        ("discovery.k8s.io", "EndpointSlice") => decode::<k8s_openapi::api::discovery::v1::EndpointSlice>(kind, object),
+        ("rbac.authorization.k8s.io", "Role") => decode::<rbac::Role>(kind, object),
+        ("rbac.authorization.k8s.io", "RoleBinding") => decode::<rbac::RoleBinding>(kind, object),
+        ("rbac.authorization.k8s.io", "ClusterRole") => decode::<rbac::ClusterRole>(kind, object),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => decode::<rbac::ClusterRoleBinding>(kind, object),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => decode::<apiextensions::CustomResourceDefinition>(kind, object),
+        _ => return None,
+    })
 }
 
 /// Paths of fields present in `input` but not in its typed round trip.
@@ -108,15 +261,62 @@ fn unknown_fields(input: &Value, typed: &Value) -> Vec<String> {
     out
 }
 
-/// The fields of an object of built-in kind `kind` in `group` that its type does not know,
-/// sorted; `None` when kubegc knows no type for the kind or the object does not decode into it
-/// (validation then reports what is wrong).
-pub fn unknown_fields_of(group: &str, kind: &str, object: &Value) -> Option<Vec<String>> {
-    kind_round_trip(group, kind, object).map(|typed| unknown_fields(object, &typed))
+/// How an object of built-in kind `kind` in `group` reads through its type: the fields its type
+/// does not know, sorted; `Ok(None)` when kubegc knows no type for the kind or a required field
+/// is missing (validation then reports it); the decoder's error for a value of the wrong type.
+pub fn unknown_fields_of(group: &str, kind: &str, object: &Value) -> Result<Option<Vec<String>>, String> {
+    match kind_round_trip(group, kind, object) {
+        Some(Decoded::Typed(typed)) => Ok(Some(unknown_fields(object, &typed))),
+        Some(Decoded::WrongType(error)) => Err(error),
+        Some(Decoded::Incomplete) | None => Ok(None),
+    }
 }
 
 /// The fields of object metadata `meta` that `ObjectMeta` does not know, sorted (none when it
 /// does not decode).
 pub fn unknown_metadata_fields(meta: &Value) -> Vec<String> {
     round_trip::<ObjectMeta>(meta).map(|typed| unknown_fields(meta, &typed)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_refused_in_the_go_decoder_s_words() {
+        let deployment = |spec: Value| json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": spec});
+        let template = json!({"spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": "x"}]}]}});
+        let error = |object: &Value| unknown_fields_of("apps", "Deployment", object).unwrap_err();
+        assert_eq!(
+            error(&deployment(json!({"selector": {}, "template": template}))),
+            "json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32"
+        );
+        assert_eq!(
+            error(&deployment(json!({"replicas": "3", "selector": {}, "template": {}}))),
+            "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+        );
+        assert_eq!(
+            error(&deployment(json!({"replicas": 2.5, "selector": {}, "template": {}}))),
+            "json: cannot unmarshal number 2.5 into Go struct field DeploymentSpec.spec.replicas of type int32"
+        );
+        let labels = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {"a": 1}}});
+        assert_eq!(
+            unknown_fields_of("", "ConfigMap", &labels).unwrap_err(),
+            "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"
+        );
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": {}}});
+        assert_eq!(
+            unknown_fields_of("", "Pod", &pod).unwrap_err(),
+            "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container"
+        );
+        let mut limits = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"cpu": 1}}}]}});
+        quantities_as_strings("Pod", &mut limits);
+        assert_eq!(limits["spec"]["containers"][0]["resources"]["limits"]["cpu"], "1", "a quantity may be a number");
+        assert!(unknown_fields_of("", "Pod", &limits).is_ok());
+        let missing = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"image": "i"}]}});
+        assert!(unknown_fields_of("", "Pod", &missing).is_ok(), "a missing field is validation's");
+    }
 }

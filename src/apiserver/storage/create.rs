@@ -4,22 +4,14 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::apiserver::ids::Ids;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
+use crate::apiserver::{defaults, enums};
 use crate::clock::format_time;
-
-/// Characters upstream uses for `generateName` suffixes (no vowels, no confusable digits).
-const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-
-fn random_suffix(ids: &Ids) -> String {
-    let bytes = ids.bytes();
-    bytes[..5].iter().map(|b| NAME_ALPHABET[*b as usize % NAME_ALPHABET.len()] as char).collect()
-}
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
 /// (as the apiserver's decoder does with the endpoint's defaults).
@@ -101,6 +93,9 @@ impl Storage {
         }
         check_namespace(scope, &mut body)?;
         let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
+        if !scope.resource.custom {
+            defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
+        }
         let meta = &mut body["metadata"];
         // Admission errors name what the request named: the generateName prefix, if that.
         let mut named = meta["name"].as_str().unwrap_or("").to_string();
@@ -108,7 +103,7 @@ impl Storage {
             && let Some(prefix) = meta["generateName"].as_str().filter(|p| !p.is_empty())
         {
             named = prefix.to_string();
-            meta["name"] = json!(format!("{prefix}{}", random_suffix(&self.ids)));
+            meta["name"] = json!(format!("{prefix}{}", self.ids.name_suffix()));
         }
         let name = meta["name"].as_str().unwrap_or("").to_string();
         if let Some(ns) = &scope.namespace {
@@ -119,9 +114,15 @@ impl Storage {
         body["metadata"]["uid"] = json!(self.ids.uid());
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
+        kind.allocate(self, &mut body);
         self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
         let admission = kind.admission().mutated_by(self.mutant);
-        admission.admit(&mut body);
+        admission.admit(&mut body, &self.ids);
+        // Upstream's storage decodes, and so defaults, what it stored: defaults that read what the
+        // strategy or admission set (a generated name, a Job's generated labels) are filled now.
+        if !scope.resource.custom {
+            defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
+        }
         if let (Some(account), Some(ns)) = (admission.service_account_of(&body), &scope.namespace) {
             self.check_service_account(scope, ns, &named, account)?;
         }
@@ -130,6 +131,7 @@ impl Storage {
         }
         let mut errs = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(kind.validate(&body));
+        errs.extend(enums::validate(&scope.resource, &body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));
         }

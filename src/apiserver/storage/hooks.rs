@@ -20,6 +20,10 @@ pub trait Kind: Sync {
     /// Fills defaults on create, as the kind's defaulting functions do.
     fn default_on_create(&self, _object: &mut Value, _now: &str) {}
 
+    /// Gives a new object what the kind's registry allocates from a shared range (a Service's
+    /// cluster IP and node ports), seeing the stored objects so that it picks what is free.
+    fn allocate(&self, _storage: &Storage, _object: &mut Value) {}
+
     /// What the default admission plugins add to a new object.
     fn admission(&self) -> Admission {
         Admission::default()

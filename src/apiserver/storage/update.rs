@@ -13,6 +13,7 @@ use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
+use crate::apiserver::{defaults, enums};
 use crate::clock::format_time;
 
 /// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
@@ -51,6 +52,9 @@ impl Storage {
         }
         check_namespace(scope, &mut body)?;
         let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
+        if !scope.resource.custom {
+            defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
+        }
         match body["metadata"]["name"].as_str() {
             Some(n) if n == name => {}
             None | Some("") => body["metadata"]["name"] = json!(name),
@@ -126,6 +130,7 @@ impl Storage {
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.append(&mut refused);
         errs.extend(self.kind(scope).validate(&new));
+        errs.extend(enums::validate(&scope.resource, &new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
         }
