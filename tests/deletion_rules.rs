@@ -449,6 +449,26 @@ async fn b3_row21_with_garbage_collection_disabled_no_gc_finalizers_are_added() 
     assert_eq!(get(&s, &cm_path("y")).await.code, 404);
 }
 
+/// On a control plane with no controller manager nobody empties a deleted namespace: it stays
+/// `Terminating` (the fake with `Config::namespace_controller` off, as `kubegc fuzz
+/// --differential` runs it).
+#[tokio::test]
+async fn b3_row26_without_the_namespace_controller_a_deleted_namespace_stays_terminating() {
+    let s = ApiServer::with_config(Config {
+        namespace_controller: false,
+        controller_interval: std::time::Duration::from_millis(5),
+        ..Config::default()
+    });
+    assert_eq!(post(&s, "/api/v1/namespaces", json!({"metadata": {"name": "ns1"}})).await.code, 201);
+    assert_eq!(delete(&s, "/api/v1/namespaces/ns1", Value::Null).await.code, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    s.run_controllers();
+    let r = get(&s, "/api/v1/namespaces/ns1").await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(r.body["status"]["phase"], "Terminating");
+    assert_eq!(strings(&r.body["spec"]["finalizers"]), ["kubernetes"]);
+}
+
 async fn b3_row22_http_delete_without_options_is_not_a_nil_options_delete(s: Server) {
     assert_eq!(post(&s, PODS, pod("p", Some("n"), &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/p"), Value::Null).await;

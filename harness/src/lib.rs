@@ -13,7 +13,8 @@
 //!   own world, into one report.
 //! - [`chaos`]: random object graphs, deletions, faults and cold restarts thrown at a
 //!   collector, judged by an independent model.
-//! - [`fuzz`]: the fake API server fuzzed with seeded requests, judged by invariants.
+//! - [`fuzz`]: the fake API server fuzzed with seeded requests, judged by invariants, or
+//!   compared with the upstream API server's answers to the same requests.
 //! - [`kubelet_diff`]: seeded random nodes through the kubelet model and the kubelet's own
 //!   code, compared after every step.
 //! - [`e2e`]: Kubernetes' own e2e tests of the pinned release run against a target.

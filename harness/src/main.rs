@@ -49,7 +49,10 @@ enum Command {
     /// Fuzz the fake API server in-process with seeded requests (paths, verbs, queries, content
     /// types, bodies); exit 0 if no answer breaks an invariant (no panic, no unexpected 5xx,
     /// every error a Status, a refused request changes nothing, a write changes only what it
-    /// names), 1 at the first that does, printing its seed, index and request.
+    /// names), 1 at the first that does, printing its seed, index and request. With
+    /// `--differential`, send them to the fake and to the upstream kube-apiserver side by side and
+    /// compare the answers; exit 1 at an undocumented difference, printed shrunk with a replay
+    /// command (or, with `--keep-going`, every class of differences with a count and an example).
     Fuzz(cmd::fuzz::Args),
     /// Run seeded random nodes (images, containers, pods, disks, faults, configurations, eviction
     /// settings, and steps on them) through the kubelet model and through the kubelet's own code

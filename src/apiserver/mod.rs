@@ -108,6 +108,10 @@ pub struct Config {
     /// `--enable-garbage-collector`, catalogue B.3 row 21). When off, propagation options are
     /// ignored and only user finalizers keep objects.
     pub garbage_collection: bool,
+    /// Whether the namespace controller runs (as kube-controller-manager does): it empties a
+    /// terminating namespace and then removes it. Off, a deleted namespace stays `Terminating`,
+    /// as on a control plane with no controller manager.
+    pub namespace_controller: bool,
     /// How long an Event lives after its last write (kube-apiserver's `--event-ttl`, 1 h by
     /// default; catalogue E): every create and update restarts it, on [`Config::clock`].
     pub event_ttl: Duration,
@@ -127,6 +131,7 @@ impl Default for Config {
             node_agent: true,
             controller_interval: Duration::from_millis(50),
             garbage_collection: true,
+            namespace_controller: true,
             event_ttl: Duration::from_secs(3600),
             interceptor: None,
             mutant: None,
@@ -143,6 +148,7 @@ impl std::fmt::Debug for Config {
             .field("bookmark_interval", &self.bookmark_interval)
             .field("node_agent", &self.node_agent)
             .field("garbage_collection", &self.garbage_collection)
+            .field("namespace_controller", &self.namespace_controller)
             .field("event_ttl", &self.event_ttl)
             .field("mutant", &self.mutant)
             .field("interceptor", &self.interceptor.is_some())
@@ -200,6 +206,7 @@ impl ApiServer {
     pub fn with_config(config: Config) -> Self {
         let mut storage = Storage::new(config.clock.clone(), config.ids.clone(), config.history_limit, kinds::of);
         storage.garbage_collection = config.garbage_collection;
+        storage.namespace_controller = config.namespace_controller;
         storage.event_ttl = chrono::Duration::from_std(config.event_ttl).unwrap_or(chrono::Duration::MAX);
         storage.mutant = config.mutant;
         let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config, activity: Activity::default() });

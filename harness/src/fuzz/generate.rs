@@ -5,6 +5,11 @@
 //! patches and deletions meet the same objects and the state evolves; about half of the
 //! requests are valid ones, the others break one thing or many (path, verb, query, content type,
 //! body).
+//!
+//! A *salt* ([`Generator::salted`]) gives the fuzzer's namespaces, every object name and the
+//! custom resource's group a suffix of its own, so that requests replayed on a server that
+//! already served other attempts (the differential's shrinking) meet none of their objects; it
+//! changes no random choice, so a seed makes the same requests whatever the salt.
 
 use fastrand::Rng;
 use serde_json::{Value, json};
@@ -55,12 +60,17 @@ struct Kind {
 }
 
 impl Kind {
-    fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.to_string() } else { format!("{}/{}", self.group, self.version) }
+    /// The group, salted when it is the custom resource's.
+    fn group(&self, salt: &str) -> String {
+        if self.group == CUSTOM.group { custom_group(salt) } else { self.group.to_string() }
     }
 
-    fn prefix(&self) -> String {
-        if self.group.is_empty() { format!("/api/{}", self.version) } else { format!("/apis/{}/{}", self.group, self.version) }
+    fn api_version(&self, salt: &str) -> String {
+        if self.group.is_empty() { self.version.to_string() } else { format!("{}/{}", self.group(salt), self.version) }
+    }
+
+    fn prefix(&self, salt: &str) -> String {
+        if self.group.is_empty() { format!("/api/{}", self.version) } else { format!("/apis/{}/{}", self.group(salt), self.version) }
     }
 }
 
@@ -71,8 +81,15 @@ const fn kind(group: &'static str, version: &'static str, plural: &'static str, 
 /// The custom resource's group, kind and plural (its definition is one of the bodies).
 const CUSTOM: Kind = kind("fuzz.example.com", "v1", "widgets", "Widget", true);
 
-/// The name of the custom resource's definition.
-const CUSTOM_DEFINITION: &str = "widgets.fuzz.example.com";
+/// The custom resource's group under `salt`.
+fn custom_group(salt: &str) -> String {
+    if salt.is_empty() { CUSTOM.group.to_string() } else { format!("{salt}.{}", CUSTOM.group) }
+}
+
+/// The name of the custom resource's definition under `salt`.
+fn custom_definition(salt: &str) -> String {
+    format!("{}.{}", CUSTOM.plural, custom_group(salt))
+}
 
 /// Every resource the generator targets: core and group, namespaced and cluster-scoped, a
 /// custom resource, and resources nobody serves.
@@ -108,6 +125,9 @@ const KINDS: &[Kind] = &[
 
 /// Namespaces requests name: two the fuzzer creates, two that always exist, one never made.
 const NAMESPACES: &[&str] = &["fz-a", "fz-b", "default", "kube-system", "missing"];
+
+/// The namespaces of [`NAMESPACES`] that exist on every server, never salted.
+const SHARED_NAMESPACES: &[&str] = &["default", "kube-system"];
 
 /// Object names: a small pool so that requests meet the same objects.
 const NAMES: &[&str] = &["a", "b", "c", "fz-a", "fz-b"];
@@ -182,19 +202,30 @@ const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPT
 /// The generator: a seeded random source and the requests it makes.
 pub struct Generator {
     rng: Rng,
+    /// Suffix of the fuzzer's names ("" for none).
+    salt: String,
 }
 
 impl Generator {
     /// A generator whose requests are a function of `seed` only.
     pub fn new(seed: u64) -> Self {
-        Self { rng: Rng::with_seed(seed) }
+        Self::salted(seed, "")
+    }
+
+    /// As [`Generator::new`], every name the fuzzer owns suffixed with `salt` (a DNS label, or
+    /// "" for none): the namespaces it creates and the one it never makes become `fz-a-<salt>`,
+    /// ..., object names `a-<salt>`, ..., and the custom resource's group
+    /// `<salt>.fuzz.example.com`.
+    pub fn salted(seed: u64, salt: &str) -> Self {
+        Self { rng: Rng::with_seed(seed), salt: salt.to_string() }
     }
 
     /// Requests that set the scene: the fuzzer's namespaces and the custom resource's
     /// definition, so that valid requests into them can succeed from the start.
     pub fn setup(&self) -> Vec<FuzzRequest> {
-        let mut out: Vec<FuzzRequest> = ["fz-a", "fz-b"]
-            .iter()
+        let mut out: Vec<FuzzRequest> = self
+            .fuzz_namespaces()
+            .into_iter()
             .map(|ns| {
                 json_request(
                     "POST",
@@ -203,8 +234,27 @@ impl Generator {
                 )
             })
             .collect();
-        out.push(json_request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions".into(), custom_resource_definition()));
+        out.push(json_request(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions".into(),
+            custom_resource_definition(&self.salt),
+        ));
         out
+    }
+
+    /// The namespaces [`Generator::setup`] creates.
+    pub fn fuzz_namespaces(&self) -> Vec<String> {
+        ["fz-a", "fz-b"].iter().map(|ns| self.salt_name(ns)).collect()
+    }
+
+    /// The name of the custom resource's definition [`Generator::setup`] creates.
+    pub fn definition_name(&self) -> String {
+        custom_definition(&self.salt)
+    }
+
+    /// `base` with the salt.
+    fn salt_name(&self, base: &str) -> String {
+        if self.salt.is_empty() { base.to_string() } else { format!("{base}-{}", self.salt) }
     }
 
     /// The next request.
@@ -227,28 +277,30 @@ impl Generator {
         if self.rng.bool() { &KINDS[self.rng.usize(..3)] } else { &KINDS[self.rng.usize(..KINDS.len())] }
     }
 
-    fn namespace(&mut self) -> &'static str {
+    fn namespace(&mut self) -> String {
         let weights = self.rng.u8(..10);
-        match weights {
+        let base = match weights {
             0..=5 => "fz-a",
             6..=7 => "fz-b",
             _ => self.pick::<&str>(NAMESPACES),
-        }
+        };
+        if SHARED_NAMESPACES.contains(&base) { base.to_string() } else { self.salt_name(base) }
     }
 
-    fn name(&mut self) -> &'static str {
-        self.pick::<&str>(NAMES)
+    fn name(&mut self) -> String {
+        let base = self.pick::<&str>(NAMES);
+        self.salt_name(base)
     }
 
     /// A well-formed request of a common verb.
     fn valid(&mut self, kind: &'static Kind) -> FuzzRequest {
         let ns = self.namespace();
-        let name = if kind.plural == "customresourcedefinitions" && self.rng.bool() { CUSTOM_DEFINITION } else { self.name() };
-        let collection = collection_path(kind, ns);
+        let name = if kind.plural == "customresourcedefinitions" && self.rng.bool() { custom_definition(&self.salt) } else { self.name() };
+        let collection = collection_path(kind, &ns, &self.salt);
         let object_path = format!("{collection}/{name}");
         match self.rng.u8(..14) {
-            0..=3 => json_request("POST", collection, self.object(kind, ns, name)),
-            4 => json_request("PUT", object_path, self.object(kind, ns, name)),
+            0..=3 => json_request("POST", collection, self.object(kind, &ns, &name)),
+            4 => json_request("PUT", object_path, self.object(kind, &ns, &name)),
             5 => json_request("PATCH", object_path, self.finalizer_patch()).with_type("application/merge-patch+json"),
             6 => {
                 let patch = json!([{"op": "add", "path": "/metadata/labels", "value": {"app": "x"}}]);
@@ -256,7 +308,7 @@ impl Generator {
             }
             7 => json_request("PATCH", object_path, self.finalizer_patch()).with_type("application/strategic-merge-patch+json"),
             8 => {
-                let body = serde_json::to_string(&self.object(kind, ns, name)).unwrap_or_default();
+                let body = serde_json::to_string(&self.object(kind, &ns, &name)).unwrap_or_default();
                 let query = if self.rng.bool() { "?fieldManager=fuzz&force=true" } else { "?fieldManager=fuzz" };
                 FuzzRequest::new("PATCH", format!("{object_path}{query}"), Some("application/apply-patch+yaml"), body.into_bytes())
             }
@@ -290,7 +342,7 @@ impl Generator {
     fn odd_path(&mut self, kind: &'static Kind) -> String {
         let ns = self.namespace();
         let name = self.name();
-        let prefix = kind.prefix();
+        let prefix = kind.prefix(&self.salt);
         match self.rng.u8(..16) {
             0 => format!("{prefix}/{}", kind.plural),
             1 => format!("{prefix}/namespaces/{ns}/{}", kind.plural),
@@ -316,6 +368,7 @@ impl Generator {
     }
 
     fn odd_name(&mut self) -> String {
+        let valid = self.salt_name("a.b-c");
         match self.rng.u8(..10) {
             0 => "%20".into(),
             1 => "a%2Fb".into(),
@@ -326,7 +379,7 @@ impl Generator {
             6 => "UPPER".into(),
             7 => "%C3%A9t%C3%A9".into(),
             8 => "%FF%FE".into(),
-            _ => "a.b-c".into(),
+            _ => valid,
         }
     }
 
@@ -362,9 +415,9 @@ impl Generator {
             0 => return (0..self.rng.usize(..64)).map(|_| self.rng.u8(..)).collect(),
             1 => return Vec::new(),
             2 => return b"{\"metadata\": ".to_vec(),
-            3 => return b"kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: a\n".to_vec(),
+            3 => return format!("kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: {}\n", self.salt_name("a")).into_bytes(),
             // Around serde_json's recursion limit (128), within a test thread's stack.
-            4 => deep(100 + self.rng.usize(..60)),
+            4 => deep(100 + self.rng.usize(..60), &self.salt_name("a")),
             5 => json!([1, 2, 3]),
             6 => json!("a string"),
             7 => json!(null),
@@ -375,7 +428,7 @@ impl Generator {
                 patch
             }
             _ => {
-                let mut object = self.object(kind, ns, name);
+                let mut object = self.object(kind, &ns, &name);
                 self.break_object(&mut object);
                 object
             }
@@ -480,8 +533,8 @@ impl Generator {
                 "uid": "00000000-0000-0000-0000-000000000001", "blockOwnerDeletion": self.rng.bool()
             }]);
         }
-        let mut object = json!({"apiVersion": kind.api_version(), "kind": kind.kind, "metadata": metadata});
-        if let Some(body) = spec_of(kind.kind, kind.group) {
+        let mut object = json!({"apiVersion": kind.api_version(&self.salt), "kind": kind.kind, "metadata": metadata});
+        if let Some(body) = spec_of(kind.kind, kind.group, &self.salt) {
             for (k, v) in body.as_object().into_iter().flatten() {
                 object[k] = v.clone();
             }
@@ -505,21 +558,21 @@ fn json_request(method: &str, uri: String, body: Value) -> FuzzRequest {
     FuzzRequest::new(method, uri, Some("application/json"), serde_json::to_vec(&body).unwrap_or_default())
 }
 
-fn collection_path(kind: &Kind, ns: &str) -> String {
+fn collection_path(kind: &Kind, ns: &str, salt: &str) -> String {
     if kind.namespaced {
-        format!("{}/namespaces/{ns}/{}", kind.prefix(), kind.plural)
+        format!("{}/namespaces/{ns}/{}", kind.prefix(salt), kind.plural)
     } else {
-        format!("{}/{}", kind.prefix(), kind.plural)
+        format!("{}/{}", kind.prefix(salt), kind.plural)
     }
 }
 
-/// JSON nested `depth` levels deep inside a ConfigMap's labels.
-fn deep(depth: usize) -> Value {
+/// JSON nested `depth` levels deep inside the labels of a ConfigMap named `name`.
+fn deep(depth: usize, name: &str) -> Value {
     let mut v = json!(1);
     for _ in 0..depth {
         v = json!({ "a": v });
     }
-    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": v}})
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": v}})
 }
 
 /// Sets (or with `None` removes) the field at a JSON pointer, creating objects on the way.
@@ -544,8 +597,8 @@ fn set_pointer(object: &mut Value, pointer: &str, value: Option<Value>) {
     }
 }
 
-/// What a kind needs besides metadata to be valid.
-fn spec_of(kind: &str, group: &str) -> Option<Value> {
+/// What a kind needs besides metadata to be valid (a definition's group salted with `salt`).
+fn spec_of(kind: &str, group: &str, salt: &str) -> Option<Value> {
     let template = json!({"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
     let selector = json!({"matchLabels": {"app": "x"}});
     Some(match (group, kind) {
@@ -574,20 +627,21 @@ fn spec_of(kind: &str, group: &str) -> Option<Value> {
         ("events.k8s.io", _) => {
             json!({"eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "fuzz", "reportingInstance": "fuzz", "action": "Fuzz", "reason": "Fuzz", "type": "Normal"})
         }
-        ("apiextensions.k8s.io", _) => json!({"spec": custom_resource_definition()["spec"].clone()}),
+        ("apiextensions.k8s.io", _) => json!({"spec": custom_resource_definition(salt)["spec"].clone()}),
         ("fuzz.example.com", _) => json!({"spec": {"size": 1}}),
         _ => return None,
     })
 }
 
-/// The definition of the custom resource `widgets.fuzz.example.com`.
-fn custom_resource_definition() -> Value {
+/// The definition of the custom resource `widgets.fuzz.example.com` (its group salted with
+/// `salt`).
+fn custom_resource_definition(salt: &str) -> Value {
     json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": CUSTOM_DEFINITION},
+        "metadata": {"name": custom_definition(salt)},
         "spec": {
-            "group": CUSTOM.group,
+            "group": custom_group(salt),
             "names": {"plural": CUSTOM.plural, "singular": "widget", "kind": CUSTOM.kind, "listKind": "WidgetList"},
             "scope": "Namespaced",
             "versions": [{

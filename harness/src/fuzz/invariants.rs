@@ -47,6 +47,10 @@ pub struct Answer {
     pub body: Vec<u8>,
     /// Whether the answer is a stream of watch events: a watch, or a stream that did not end.
     pub streamed: bool,
+    /// The `Content-Type` header, if any.
+    pub content_type: Option<String>,
+    /// The `Warning` headers, in order.
+    pub warnings: Vec<String>,
 }
 
 /// Checks an answer's code and body; `Err` says what is wrong.

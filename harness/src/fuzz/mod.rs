@@ -8,7 +8,10 @@
 //!
 //! - [`generate`]: the seeded requests.
 //! - [`invariants`]: the checks on an answer and on what the request changed.
+//! - [`differential`]: the same requests sent to the fake and to the upstream API server,
+//!   their answers compared (`kubegc fuzz --differential`).
 
+pub mod differential;
 pub mod generate;
 pub mod invariants;
 
@@ -170,16 +173,24 @@ pub async fn send(server: &ApiServer, request: &FuzzRequest) -> Result<Answer, S
     let task = tokio::spawn(async move {
         let response = router.oneshot(http_request).await.expect("infallible");
         let code = response.status().as_u16();
+        let (content_type, warnings) = headers_of(response.headers());
         if response.body().size_hint().exact().is_some() {
             let body = response.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
-            return Answer { code, body, streamed: false };
+            return Answer { code, body, streamed: false, content_type, warnings };
         }
         // Lists are streamed too, and end: only a watch, or a stream that does not end, is
         // checked as a stream of events.
         let (body, ended) = stream_head(response.into_body()).await;
-        Answer { code, body, streamed: watch || !ended }
+        Answer { code, body, streamed: watch || !ended, content_type, warnings }
     });
     task.await.map_err(|e| if e.is_panic() { format!("the server panicked: {e}") } else { format!("the request's task failed: {e}") })
+}
+
+/// An answer's `Content-Type` and `Warning` headers.
+pub fn headers_of(headers: &http::HeaderMap) -> (Option<String>, Vec<String>) {
+    let text = |v: &http::HeaderValue| String::from_utf8_lossy(v.as_bytes()).into_owned();
+    let content_type = headers.get(http::header::CONTENT_TYPE).map(text);
+    (content_type, headers.get_all(http::header::WARNING).iter().map(text).collect())
 }
 
 /// The most frames of a stream read.
@@ -206,9 +217,9 @@ async fn stream_head(mut body: Body) -> (Vec<u8>, bool) {
     (head, false)
 }
 
-/// Whether the server serves `request` as a watch: a GET whose path has the `watch/` prefix or
+/// Whether a server serves `request` as a watch: a GET whose path has the `watch/` prefix or
 /// whose query says `watch`, as the server's own parsers read them.
-fn asks_for_watch(request: &FuzzRequest) -> bool {
+pub fn asks_for_watch(request: &FuzzRequest) -> bool {
     let Ok(uri) = request.uri.parse::<http::Uri>() else { return false };
     let prefixed = ResourcePath::parse(uri.path()).is_some_and(|p| p.watch_prefix);
     request.method == "GET" && (prefixed || Query::parse(uri.query()).flag("watch").ok().flatten() == Some(true))

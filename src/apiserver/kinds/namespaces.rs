@@ -99,8 +99,12 @@ impl Kind for Namespaces {
     }
 
     /// The namespace controller: delete everything in the namespace (background propagation),
-    /// and once nothing is left remove the `kubernetes` finalizer and delete the namespace.
+    /// and once nothing is left remove the `kubernetes` finalizer and delete the namespace; if
+    /// it does not run, nothing.
     fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, namespace: &Value, _node_agent: bool) {
+        if !storage.namespace_controller {
+            return;
+        }
         let name = key.name.as_str();
         let ns_scope = Scope::namespaces(&storage.catalogue);
         let spec_finalizers = string_list(&namespace["spec"], "finalizers");

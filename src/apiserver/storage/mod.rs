@@ -108,6 +108,9 @@ pub struct Storage {
     pub awaiting_controllers: BTreeSet<ObjectKey>,
     /// Whether DELETE manages GC finalizers (see [`crate::apiserver::Config::garbage_collection`]).
     pub garbage_collection: bool,
+    /// Whether terminating namespaces are emptied and removed (see
+    /// [`crate::apiserver::Config::namespace_controller`]).
+    pub namespace_controller: bool,
     /// The broken rule this server runs with (see [`crate::apiserver::Config::mutant`]).
     pub mutant: Option<Mutant>,
     /// The store revision at the end of the last controller pass that wrote nothing: when it
@@ -133,6 +136,7 @@ impl Storage {
             ids,
             awaiting_controllers: BTreeSet::new(),
             garbage_collection: true,
+            namespace_controller: true,
             mutant: None,
             controllers_quiescent_at: 0,
             event_ttl: chrono::Duration::hours(1),

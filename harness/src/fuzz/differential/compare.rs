@@ -1,0 +1,407 @@
+//! What of two answers to one request is compared, after masking what two servers
+//! legitimately differ in: uids, resourceVersions and continue tokens, timestamps, the random
+//! suffix of a generated name, allocated Service addresses and ports. Everything else counts:
+//! the code, the `Content-Type`, `reason`, `message`, `details.causes`, the rest of the body
+//! field by field, the `Warning` headers, and a watch's events one by one.
+//!
+//! Bodies that are neither JSON nor YAML (protobuf, CBOR) are compared only as "binary": their
+//! bytes hold the servers' own uids and resourceVersions, which cannot be masked in place.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::{Map, Value, json};
+
+use crate::fuzz::generate::FuzzRequest;
+use crate::fuzz::invariants::Answer;
+
+/// An answer as compared, masked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seen {
+    /// HTTP status code.
+    pub code: u16,
+    /// The media type of `Content-Type`, lower-cased, without parameters.
+    pub media: String,
+    /// The `Warning` headers, masked.
+    pub warnings: Vec<String>,
+    /// The body.
+    pub body: Shape,
+}
+
+/// An answer's body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// A JSON (or YAML) document, masked.
+    Json(Value),
+    /// A watch's events, each masked (a line that is not JSON as a string).
+    Events(Vec<Value>),
+    /// Text that is not JSON, masked.
+    Text(String),
+    /// Bytes that are not text, by length (never compared).
+    Binary(usize),
+}
+
+/// One thing two answers differ in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// What differs: `code`, `message`, `body /spec/x`, ... (array positions as `*`).
+    pub field: String,
+    /// The fake's side, on one line.
+    pub fake: String,
+    /// The upstream side, on one line.
+    pub upstream: String,
+}
+
+/// The most differences reported of one answer's body.
+const MOST_PER_BODY: usize = 12;
+
+/// The longest rendering of one side of a difference.
+const LONGEST: usize = 300;
+
+/// `answer` to `request` as compared; `watch` when the request asks for a watch.
+pub fn see(request: &FuzzRequest, answer: &Answer, watch: bool) -> Seen {
+    let context = format!("{} {}", request.uri, String::from_utf8_lossy(&request.body));
+    let media = answer.content_type.as_deref().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let warnings = answer.warnings.iter().map(|w| mask_text(w, &context)).collect();
+    let body = if request.method == "HEAD" {
+        Shape::Text(String::new())
+    } else if watch && answer.code == 200 {
+        let text = String::from_utf8_lossy(&answer.body);
+        Shape::Events(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| match serde_json::from_str::<Value>(l) {
+                    Ok(mut event) => {
+                        mask(&mut event, "", &context);
+                        event
+                    }
+                    Err(_) => json!(mask_text(l, &context)),
+                })
+                .collect(),
+        )
+    } else if let Ok(mut value) = serde_json::from_slice::<Value>(&answer.body) {
+        mask(&mut value, "", &context);
+        Shape::Json(value)
+    } else {
+        match std::str::from_utf8(&answer.body) {
+            Ok(text) if media.contains("yaml") => match serde_saphyr::from_str::<Value>(text) {
+                Ok(mut value) => {
+                    mask(&mut value, "", &context);
+                    Shape::Json(value)
+                }
+                Err(_) => Shape::Text(mask_text(text, &context)),
+            },
+            Ok(text) => Shape::Text(mask_text(text, &context)),
+            Err(_) => Shape::Binary(answer.body.len()),
+        }
+    };
+    Seen { code: answer.code, media, warnings, body }
+}
+
+/// What `fake` and `upstream` differ in. Answers of different codes differ in their code
+/// alone (their bodies cannot agree).
+pub fn differences(fake: &Seen, upstream: &Seen) -> Vec<Difference> {
+    let mut out = Vec::new();
+    if fake.code != upstream.code {
+        out.push(Difference {
+            field: format!("code {} (upstream {})", fake.code, upstream.code),
+            fake: summary(fake),
+            upstream: summary(upstream),
+        });
+        return out;
+    }
+    if fake.media != upstream.media {
+        out.push(Difference { field: "content-type".into(), fake: fake.media.clone(), upstream: upstream.media.clone() });
+    }
+    if fake.warnings != upstream.warnings {
+        out.push(Difference {
+            field: "warnings".into(),
+            fake: render_strings(&fake.warnings),
+            upstream: render_strings(&upstream.warnings),
+        });
+    }
+    match (&fake.body, &upstream.body) {
+        (Shape::Json(f), Shape::Json(u)) => json_differences(f, u, &mut out),
+        (Shape::Events(f), Shape::Events(u)) => event_differences(f, u, &mut out),
+        (Shape::Text(f), Shape::Text(u)) if f != u => {
+            out.push(Difference { field: "body text".into(), fake: clip(f), upstream: clip(u) });
+        }
+        (Shape::Text(_), Shape::Text(_)) | (Shape::Binary(_), Shape::Binary(_)) => {}
+        (f, u) => out.push(Difference { field: "body shape".into(), fake: shape_summary(f), upstream: shape_summary(u) }),
+    }
+    out
+}
+
+/// A Status's reason, message and causes, then every other field of the two bodies.
+fn json_differences(fake: &Value, upstream: &Value, out: &mut Vec<Difference>) {
+    let (mut fake, mut upstream) = (fake.clone(), upstream.clone());
+    if fake["kind"] == "Status" && upstream["kind"] == "Status" {
+        for (field, pointer) in [("reason", "/reason"), ("message", "/message"), ("details.causes", "/details/causes")] {
+            let (f, u) = (take(&mut fake, pointer), take(&mut upstream, pointer));
+            if f != u {
+                out.push(Difference { field: field.into(), fake: render(f.as_ref()), upstream: render(u.as_ref()) });
+            }
+        }
+    }
+    let mut found = Vec::new();
+    leaf_differences(Some(&fake), Some(&upstream), "", &mut found);
+    for (path, f, u) in found.into_iter().take(MOST_PER_BODY) {
+        out.push(Difference { field: format!("body {}", if path.is_empty() { "/" } else { &path }), fake: f, upstream: u });
+    }
+}
+
+/// A watch's events one by one: their number, then each one's type and object.
+fn event_differences(fake: &[Value], upstream: &[Value], out: &mut Vec<Difference>) {
+    if fake.len() != upstream.len() {
+        let types = |events: &[Value]| {
+            let list: Vec<String> = events
+                .iter()
+                .map(|e| format!("{} {}", e["type"].as_str().unwrap_or("?"), e["object"]["metadata"]["name"].as_str().unwrap_or("")))
+                .collect();
+            format!("{} events [{}]", events.len(), list.join(", "))
+        };
+        out.push(Difference { field: "watch events".into(), fake: clip(&types(fake)), upstream: clip(&types(upstream)) });
+        return;
+    }
+    let mut found = Vec::new();
+    for (f, u) in fake.iter().zip(upstream) {
+        leaf_differences(Some(f), Some(u), "", &mut found);
+    }
+    for (path, f, u) in found.into_iter().take(MOST_PER_BODY) {
+        out.push(Difference { field: format!("watch event {path}"), fake: f, upstream: u });
+    }
+}
+
+/// Removes and returns the field at `pointer`.
+fn take(value: &mut Value, pointer: &str) -> Option<Value> {
+    let (parent, last) = pointer.rsplit_once('/')?;
+    let parent = if parent.is_empty() { Some(value) } else { value.pointer_mut(parent) };
+    parent?.as_object_mut()?.remove(last)
+}
+
+/// Every leaf at which `fake` and `upstream` differ, by path (array positions as `*`); arrays
+/// of different lengths differ as a whole.
+fn leaf_differences(fake: Option<&Value>, upstream: Option<&Value>, path: &str, out: &mut Vec<(String, String, String)>) {
+    match (fake, upstream) {
+        (Some(Value::Object(f)), Some(Value::Object(u))) => {
+            let mut keys: Vec<&String> = f.keys().chain(u.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                leaf_differences(f.get(key), u.get(key), &format!("{path}/{key}"), out);
+            }
+        }
+        (Some(Value::Array(f)), Some(Value::Array(u))) if f.len() == u.len() => {
+            for (f, u) in f.iter().zip(u) {
+                leaf_differences(Some(f), Some(u), &format!("{path}/*"), out);
+            }
+        }
+        (f, u) if f != u => out.push((path.to_string(), render(f), render(u))),
+        _ => {}
+    }
+}
+
+/// One side of a difference on one line: compact JSON, arrays of objects by their names.
+fn render(value: Option<&Value>) -> String {
+    match value {
+        None => "(absent)".into(),
+        Some(Value::Array(items)) if !items.is_empty() && items.iter().all(|i| i["metadata"]["name"].is_string()) => {
+            let names: Vec<&str> = items.iter().filter_map(|i| i["metadata"]["name"].as_str()).collect();
+            clip(&format!("{} objects [{}]", names.len(), names.join(", ")))
+        }
+        Some(value) => clip(&value.to_string()),
+    }
+}
+
+fn render_strings(items: &[String]) -> String {
+    if items.is_empty() { "(none)".into() } else { clip(&items.join(" | ")) }
+}
+
+/// An answer on one line: its code and, of a Status, reason and message; of an object, its
+/// kind and name.
+pub fn summary(seen: &Seen) -> String {
+    let detail = match &seen.body {
+        Shape::Json(v) if v["kind"] == "Status" => {
+            format!("{} {}", v["reason"].as_str().unwrap_or(""), v["message"].as_str().unwrap_or(""))
+        }
+        Shape::Json(v) => format!("{} {}", v["kind"].as_str().unwrap_or(""), v["metadata"]["name"].as_str().unwrap_or("")),
+        other => shape_summary(other),
+    };
+    clip(&format!("{} {}", seen.code, detail.trim()))
+}
+
+fn shape_summary(shape: &Shape) -> String {
+    match shape {
+        Shape::Json(v) => clip(&v.to_string()),
+        Shape::Events(events) => format!("{} watch events", events.len()),
+        Shape::Text(text) => clip(&format!("text {text:?}")),
+        Shape::Binary(len) => format!("{len} bytes of binary"),
+    }
+}
+
+/// `text` on one line, at most [`LONGEST`] characters.
+pub fn clip(text: &str) -> String {
+    let line = text.replace('\n', "\\n");
+    if line.chars().count() <= LONGEST {
+        return line;
+    }
+    let cut: String = line.chars().take(LONGEST).collect();
+    format!("{cut}...")
+}
+
+/// Masks, in place, what two servers legitimately differ in; `key` is the field `value` is
+/// held in, `context` the request's text (a uid the request names is kept).
+fn mask(value: &mut Value, key: &str, context: &str) {
+    match value {
+        Value::Object(map) => {
+            mask_generated_name(map);
+            for (k, v) in map.iter_mut() {
+                mask(v, k, context);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| mask(v, key, context)),
+        Value::String(s) => {
+            let masked = match key {
+                "resourceVersion" if !s.is_empty() => "<rv>".to_string(),
+                "continue" if !s.is_empty() => "<continue>".to_string(),
+                "clusterIP" | "clusterIPs" if !s.is_empty() && s != "None" => "<ip>".to_string(),
+                k if is_time(k) && !s.is_empty() => "<time>".to_string(),
+                _ => mask_text(s, context),
+            };
+            *s = masked;
+        }
+        Value::Number(_) if matches!(key, "nodePort" | "healthCheckNodePort") => *value = json!("<port>"),
+        _ => {}
+    }
+}
+
+/// Whether a field holds a time the server chose: `creationTimestamp`, `deletionTimestamp`,
+/// managedFields' `time`, conditions' `lastTransitionTime`, Events' `firstTimestamp`, ...
+fn is_time(key: &str) -> bool {
+    key == "time" || key.ends_with("Time") || key.ends_with("Timestamp")
+}
+
+/// A name made from `generateName`: its random five characters masked.
+fn mask_generated_name(map: &mut Map<String, Value>) {
+    let Some(prefix) = map.get("generateName").and_then(Value::as_str).map(str::to_string) else { return };
+    if let Some(Value::String(name)) = map.get_mut("name")
+        && name.len() == prefix.len() + 5
+        && name.starts_with(&prefix)
+    {
+        *name = format!("{prefix}<suffix>");
+    }
+}
+
+/// A uid (a UUID) the request does not name.
+static UID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").expect("a valid expression"));
+
+/// A resourceVersion in a message: upstream's "current: 123", "object meta: 123", "(123)".
+static VERSION_IN_TEXT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(current: |object meta: |\()[0-9]+\b").expect("a valid expression"));
+
+/// The random suffix of a generated volume name (the ServiceAccount admission plugin's
+/// `kube-api-access-xxxxx`).
+static GENERATED_VOLUME: LazyLock<Regex> = LazyLock::new(|| Regex::new("kube-api-access-[a-z0-9]{5}").expect("a valid expression"));
+
+/// `text` with the uids the request does not name, resourceVersions and generated suffixes
+/// masked.
+fn mask_text(text: &str, context: &str) -> String {
+    let uids = UID.replace_all(text, |c: &regex::Captures| if context.contains(&c[0]) { c[0].to_string() } else { "<uid>".to_string() });
+    let versions = VERSION_IN_TEXT.replace_all(&uids, "$1<rv>");
+    GENERATED_VOLUME.replace_all(&versions, "kube-api-access-<suffix>").into_owned()
+}
+
+/// The shape of a request, its class's first half: the verb (`LIST`, `WATCH`, `GET`,
+/// `DELETECOLLECTION`, the method otherwise; a PATCH with its patch type) and the resource
+/// (`group/resource/subresource`, the salted custom group unsalted), or the path when it
+/// names no resource.
+pub fn request_shape(request: &FuzzRequest, watch: bool) -> String {
+    use kubegc::apiserver::http::request::ResourcePath;
+    let path = request.uri.split('?').next().unwrap_or("");
+    let Some(p) = ResourcePath::parse(path) else {
+        return format!("{} {}", request.method, clip(path));
+    };
+    let named = p.name.is_some();
+    let verb = match request.method.as_str() {
+        "GET" if watch => "WATCH".to_string(),
+        "GET" if !named => "LIST".to_string(),
+        "DELETE" if !named => "DELETECOLLECTION".to_string(),
+        "PATCH" => {
+            let kind = request.content_type.as_deref().unwrap_or("none").split(';').next().unwrap_or("").trim().to_string();
+            format!("PATCH({})", kind.trim_start_matches("application/"))
+        }
+        other => other.to_string(),
+    };
+    let group = match p.group.split_once(".fuzz.example.com") {
+        Some((_, rest)) if rest.is_empty() => "fuzz.example.com".to_string(),
+        _ => p.group.clone(),
+    };
+    let mut resource = if group.is_empty() { p.resource.clone() } else { format!("{group}/{}", p.resource) };
+    if let Some(sub) = &p.subresource {
+        resource = format!("{resource}/{sub}");
+    }
+    format!("{verb} {resource}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(code: u16, body: Value) -> Answer {
+        Answer {
+            code,
+            body: body.to_string().into_bytes(),
+            streamed: false,
+            content_type: Some("application/json".into()),
+            warnings: vec![],
+        }
+    }
+
+    fn get(uri: &str) -> FuzzRequest {
+        FuzzRequest { method: "GET".into(), uri: uri.into(), content_type: None, accept: None, body: vec![] }
+    }
+
+    #[test]
+    fn what_two_servers_choose_themselves_is_masked_and_nothing_else() {
+        let request = get("/api/v1/namespaces/fz-a/configmaps/a");
+        let object = |uid: &str, rv: &str, t: &str, data: &str| {
+            json!({"kind": "ConfigMap", "metadata": {"name": "a", "uid": uid, "resourceVersion": rv, "creationTimestamp": t,
+                "managedFields": [{"manager": "m", "time": t}],
+                "ownerReferences": [{"uid": "00000000-0000-0000-0000-000000000001"}]}, "data": {"k": data}})
+        };
+        let fake = see(&request, &answer(200, object("0b6c3f2e-8d1a-4c5e-9f7a-1e2d3c4b5a69", "12", "2024-01-01T00:00:00Z", "v")), false);
+        let upstream =
+            see(&request, &answer(200, object("7f0e1d2c-3b4a-4968-8776-a5b4c3d2e1f0", "4711", "2026-11-27T08:00:00Z", "v")), false);
+        assert_eq!(differences(&fake, &upstream), vec![]);
+        let other = see(&request, &answer(200, object("7f0e1d2c-3b4a-4968-8776-a5b4c3d2e1f0", "4711", "2026-11-27T08:00:00Z", "w")), false);
+        let found = differences(&fake, &other);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].field, "body /data/k");
+    }
+
+    #[test]
+    fn a_status_is_compared_by_reason_message_and_causes_and_different_codes_by_code_alone() {
+        let request = get("/api/v1/namespaces/fz-a/configmaps/a");
+        let status = |code: u16, reason: &str, message: &str| json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason, "message": message});
+        let fake = see(&request, &answer(404, status(404, "NotFound", "configmaps \"a\" not found")), false);
+        let upstream = see(&request, &answer(404, status(404, "NotFound", "configmaps \"a\" is missing")), false);
+        let found = differences(&fake, &upstream);
+        assert_eq!(found.iter().map(|d| d.field.as_str()).collect::<Vec<_>>(), ["message"]);
+        let refused = see(&request, &answer(403, status(403, "Forbidden", "no")), false);
+        let found = differences(&fake, &refused);
+        assert_eq!(found.iter().map(|d| d.field.as_str()).collect::<Vec<_>>(), ["code 404 (upstream 403)"]);
+    }
+
+    #[test]
+    fn a_request_s_shape_names_its_verb_and_unsalted_resource() {
+        let mut request = get("/apis/d3.fuzz.example.com/v1/namespaces/fz-a-d3/widgets?watch=true");
+        assert_eq!(request_shape(&request, true), "WATCH fuzz.example.com/widgets");
+        request.uri = "/api/v1/namespaces/fz-a/pods/a/status".into();
+        request.method = "PATCH".into();
+        request.content_type = Some("application/merge-patch+json".into());
+        assert_eq!(request_shape(&request, false), "PATCH(merge-patch+json) pods/status");
+        request.uri = "/version".into();
+        assert_eq!(request_shape(&request, false), "PATCH /version");
+    }
+}

@@ -1,0 +1,166 @@
+//! The upstream side of the differential: kube-apiserver and etcd of the pinned release with
+//! no kube-controller-manager (so that nothing but the requests writes objects), and the
+//! fuzzer's requests sent to it over HTTPS with the admin credentials.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use http_body_util::BodyExt;
+use kubegc_control_plane::build::Upstream;
+use kubegc_control_plane::control_plane::ControlPlane;
+use serde_json::Value;
+
+use crate::fuzz::generate::FuzzRequest;
+use crate::fuzz::headers_of;
+use crate::fuzz::invariants::Answer;
+
+/// How long one request may take (a list with a resourceVersion from the future waits 3 s
+/// upstream before it answers 504).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long a watch is read for its first event, then for each next one, and at most.
+const WATCH_FIRST: Duration = Duration::from_millis(300);
+const WATCH_QUIET: Duration = Duration::from_millis(100);
+const WATCH_LONGEST: Duration = Duration::from_secs(1);
+
+/// How long the API server's own bootstrap, or a definition's establishing or removal, may
+/// take.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(60);
+const DEFINITION_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What every server shows before the first request, as upstream's bootstrap makes it: the
+/// four namespaces and the `kubernetes` Service.
+const BOOTSTRAPPED: &[&str] = &[
+    "/api/v1/namespaces/default",
+    "/api/v1/namespaces/kube-system",
+    "/api/v1/namespaces/kube-public",
+    "/api/v1/namespaces/kube-node-lease",
+    "/api/v1/namespaces/default/services/kubernetes",
+];
+
+/// The running upstream API server and an admin client of it.
+pub struct UpstreamServer {
+    client: kube::Client,
+    /// Stopped (and its files removed) on drop.
+    _plane: ControlPlane,
+}
+
+impl UpstreamServer {
+    /// Starts etcd and kube-apiserver (built already, or built now) with no controller manager,
+    /// and returns once the server's bootstrap has made what [`BOOTSTRAPPED`] lists.
+    pub async fn start() -> anyhow::Result<Self> {
+        let plane = ControlPlane::start(&Upstream::locate(), "").await.context("cannot start the upstream control plane")?;
+        let kubeconfig = kube::config::Kubeconfig::read_from(plane.kubeconfig())?;
+        let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await?;
+        // Watches are read for a bounded time here; the client must not cut them.
+        config.read_timeout = None;
+        let server = Self { client: kube::Client::try_from(config)?, _plane: plane };
+        for path in BOOTSTRAPPED {
+            server.wait_for(path, SETTLE_TIMEOUT, |code, _| code == 200).await?;
+        }
+        Ok(server)
+    }
+
+    /// Sends `request`; of a watch (`watch`) what arrives within a short window is read: until
+    /// the first event (at most [`WATCH_FIRST`]), then while events keep coming (each within
+    /// [`WATCH_QUIET`]), at most [`WATCH_LONGEST`]. `Err` when no answer came.
+    pub async fn send(&self, request: &FuzzRequest, watch: bool) -> Result<Answer, String> {
+        let method = http::Method::from_bytes(request.method.as_bytes()).map_err(|e| e.to_string())?;
+        let mut builder = http::Request::builder().method(method).uri(request.uri.as_str());
+        if let Some(ct) = &request.content_type {
+            builder = builder.header(http::header::CONTENT_TYPE, ct.as_str());
+        }
+        if let Some(accept) = &request.accept {
+            builder = builder.header(http::header::ACCEPT, accept.as_str());
+        }
+        let http_request = builder.body(kube::client::Body::from(request.body.clone())).map_err(|e| e.to_string())?;
+        let response = match tokio::time::timeout(REQUEST_TIMEOUT, self.client.send(http_request)).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => return Err(format!("upstream did not answer: {e}")),
+            Err(_) => return Err(format!("upstream did not answer in {} s", REQUEST_TIMEOUT.as_secs())),
+        };
+        let code = response.status().as_u16();
+        let (content_type, warnings) = headers_of(response.headers());
+        let streamed = watch && code == 200;
+        let body = if streamed {
+            read_window(response.into_body()).await
+        } else {
+            match tokio::time::timeout(REQUEST_TIMEOUT, response.into_body().collect()).await {
+                Ok(Ok(body)) => body.to_bytes().to_vec(),
+                Ok(Err(e)) => return Err(format!("upstream's answer broke off: {e}")),
+                Err(_) => return Err(format!("upstream's answer did not end in {} s", REQUEST_TIMEOUT.as_secs())),
+            }
+        };
+        Ok(Answer { code, body, streamed, content_type, warnings })
+    }
+
+    /// Waits until the custom resource definition `name` has settled: gone, or established
+    /// with its resource served at `served` (a list path); gives up after
+    /// [`DEFINITION_TIMEOUT`] (a definition whose custom resources hold finalizers stays
+    /// terminating).
+    pub async fn settle_definition(&self, name: &str, served: &str) {
+        let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
+        let started = Instant::now();
+        while started.elapsed() < DEFINITION_TIMEOUT {
+            let (code, definition) = self.get(&path).await;
+            let settled = match code {
+                404 => true,
+                200 if definition["metadata"]["deletionTimestamp"].is_null() && established(&definition) => self.get(served).await.0 == 200,
+                _ => false,
+            };
+            if settled {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Polls `path` until `done` accepts its answer, failing after `timeout`.
+    async fn wait_for(&self, path: &str, timeout: Duration, done: impl Fn(u16, &Value) -> bool) -> anyhow::Result<()> {
+        let started = Instant::now();
+        loop {
+            let (code, body) = self.get(path).await;
+            if done(code, &body) {
+                return Ok(());
+            }
+            if started.elapsed() > timeout {
+                bail!("upstream's {path} answers {code} after {} s: {body}", timeout.as_secs());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// A GET's code and JSON body (`Null` if none).
+    async fn get(&self, path: &str) -> (u16, Value) {
+        let request = FuzzRequest { method: "GET".into(), uri: path.into(), content_type: None, accept: None, body: vec![] };
+        match self.send(&request, false).await {
+            Ok(answer) => (answer.code, serde_json::from_slice(&answer.body).unwrap_or_default()),
+            Err(_) => (0, Value::Null),
+        }
+    }
+}
+
+/// Whether a definition's `Established` condition is true.
+fn established(definition: &Value) -> bool {
+    definition["status"]["conditions"]
+        .as_array()
+        .is_some_and(|conditions| conditions.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
+}
+
+/// What a watch sends within the window described at [`UpstreamServer::send`].
+async fn read_window(mut body: kube::client::Body) -> Vec<u8> {
+    let started = Instant::now();
+    let mut out = Vec::new();
+    loop {
+        let quiet = if out.is_empty() { WATCH_FIRST } else { WATCH_QUIET };
+        let left = WATCH_LONGEST.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        match tokio::time::timeout(quiet.min(left), body.frame()).await {
+            Ok(Some(Ok(frame))) => out.extend_from_slice(frame.data_ref().map(|d| d.as_ref()).unwrap_or_default()),
+            _ => break,
+        }
+    }
+    out
+}
