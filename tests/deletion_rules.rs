@@ -460,13 +460,23 @@ async fn b3_row26_without_the_namespace_controller_a_deleted_namespace_stays_ter
         ..Config::default()
     });
     assert_eq!(post(&s, "/api/v1/namespaces", json!({"metadata": {"name": "ns1"}})).await.code, 201);
-    assert_eq!(delete(&s, "/api/v1/namespaces/ns1", Value::Null).await.code, 200);
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let deleting = delete(&s, "/api/v1/namespaces/ns1", Value::Null).await;
+    assert_eq!(deleting.code, 200);
+    // The namespace registry's delete sets no grace period (pkg/registry/core/namespace/storage).
+    assert!(deleting.body["metadata"].get("deletionGracePeriodSeconds").is_none(), "{}", deleting.body);
     s.run_controllers();
     let r = get(&s, "/api/v1/namespaces/ns1").await;
     assert_eq!(r.code, 200, "{}", r.body);
     assert_eq!(r.body["status"]["phase"], "Terminating");
     assert_eq!(strings(&r.body["spec"]["finalizers"]), ["kubernetes"]);
+    // Finalizing is an update, and an update never removes a namespace: the namespace
+    // controller's next delete does (`ShouldDeleteNamespaceDuringUpdate`).
+    let mut finalized = r.body.clone();
+    finalized["spec"]["finalizers"] = json!([]);
+    assert_eq!(put(&s, "/api/v1/namespaces/ns1/finalize", finalized).await.code, 200);
+    assert_eq!(get(&s, "/api/v1/namespaces/ns1").await.code, 200);
+    assert_eq!(delete(&s, "/api/v1/namespaces/ns1", Value::Null).await.code, 200);
+    assert_eq!(get(&s, "/api/v1/namespaces/ns1").await.code, 404);
 }
 
 async fn b3_row22_http_delete_without_options_is_not_a_nil_options_delete(s: Server) {

@@ -447,8 +447,10 @@ impl DeleteAnswer {
 pub enum AfterUpdate {
     /// It is stored.
     Stored,
-    /// It is removed at once: it is being deleted with grace 0 or none, and no finalizers are
-    /// left.
+    /// It is removed at once: it is being deleted with a grace period of 0 and no finalizers
+    /// are left. A namespace, whose own delete sets no grace period, is never removed by an
+    /// update: its controller deletes it again once it is finalized
+    /// (pkg/registry/core/namespace/storage/storage.go, `ShouldDeleteNamespaceDuringUpdate`).
     Removed,
 }
 
@@ -456,7 +458,7 @@ pub enum AfterUpdate {
 pub fn after_update(updated: &Value) -> AfterUpdate {
     let meta = &updated["metadata"];
     let gone = !meta["deletionTimestamp"].is_null()
-        && meta["deletionGracePeriodSeconds"].as_i64().unwrap_or(0) == 0
+        && meta["deletionGracePeriodSeconds"].as_i64() == Some(0)
         && string_list(meta, "finalizers").is_empty();
     if gone { AfterUpdate::Removed } else { AfterUpdate::Stored }
 }

@@ -252,11 +252,13 @@ impl ApiError {
     }
 
     /// 406 NotAcceptable.
-    pub fn not_acceptable(accept: &str) -> Self {
+    pub fn not_acceptable() -> Self {
         Self::new(
             406,
             "NotAcceptable",
-            format!("only the following media types are accepted: application/json, application/yaml (got {accept})"),
+            // The text of the REST router's refusal (go-restful's jsr311.go), naming the
+            // representations the fake encodes: upstream names protobuf too.
+            "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml".to_string(),
         )
     }
 

@@ -130,7 +130,11 @@ pub fn compare(old: &Value, new: &Value, node: Node<'_>) -> Result<Comparison, S
 }
 
 fn walk_compare(old: Option<&Value>, new: Option<&Value>, node: Node<'_>, path: &mut Path, out: &mut Comparison) -> Result<(), String> {
-    let granular = match (old.or(new), new.or(old)) {
+    // A null is a value that is there: it is compared as an empty map or list is, but the node
+    // holding it is never "added" or "removed" (the zero object a create is compared from holds
+    // nulls for its nil slices and maps).
+    let (was, is) = (old.filter(|v| !v.is_null()), new.filter(|v| !v.is_null()));
+    let granular = match (was.or(is), is.or(was)) {
         (Some(Value::Object(_)), Some(Value::Object(_))) => !node.atomic(),
         (Some(Value::Array(_)), Some(Value::Array(_))) => node.list().0 != ListType::Atomic,
         _ => false,
@@ -144,10 +148,10 @@ fn walk_compare(old: Option<&Value>, new: Option<&Value>, node: Node<'_>, path: 
         }
         return Ok(());
     }
-    match (old.or(new), new.or(old)) {
+    match (was.or(is), is.or(was)) {
         (Some(Value::Object(_)), _) => {
             let empty = Map::new();
-            let (a, b) = (old.and_then(Value::as_object).unwrap_or(&empty), new.and_then(Value::as_object).unwrap_or(&empty));
+            let (a, b) = (was.and_then(Value::as_object).unwrap_or(&empty), is.and_then(Value::as_object).unwrap_or(&empty));
             for key in a.keys().chain(b.keys().filter(|k| !a.contains_key(*k))) {
                 path.push(Element::Field(key.clone()));
                 walk_compare(a.get(key), b.get(key), node.field(key), path, out)?;
@@ -156,8 +160,8 @@ fn walk_compare(old: Option<&Value>, new: Option<&Value>, node: Node<'_>, path: 
         }
         _ => {
             let (list_type, item_node) = node.list();
-            let a = items(old.and_then(Value::as_array).map_or(&[][..], Vec::as_slice), &list_type, path)?;
-            let b = items(new.and_then(Value::as_array).map_or(&[][..], Vec::as_slice), &list_type, path)?;
+            let a = items(was.and_then(Value::as_array).map_or(&[][..], Vec::as_slice), &list_type, path)?;
+            let b = items(is.and_then(Value::as_array).map_or(&[][..], Vec::as_slice), &list_type, path)?;
             for element in a.iter().map(|(e, _)| e).chain(b.iter().map(|(e, _)| e).filter(|e| lookup(&a, e).is_none())) {
                 let (x, y) = (lookup(&a, element), lookup(&b, element));
                 path.push(element.clone());

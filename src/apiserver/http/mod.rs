@@ -212,7 +212,10 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &server.lock().patch_scale(&scope, name, content_type, &body, opts)?))
         }
         (Method::GET, Some(name)) => {
-            Target::from_subresource(&scope, path.subresource.as_deref())?;
+            // The namespace registry's `finalize` is served for updates alone.
+            if Target::from_subresource(&scope, path.subresource.as_deref())? == Target::Finalize {
+                return Err(ApiError::method_not_allowed());
+            }
             let object = server.lock().get(&scope, name)?;
             Ok(object_response(200, repr, &scope, &object, now))
         }
@@ -256,6 +259,11 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             let listed = server.lock().delete_collection(&scope, &selection(&query, &scope, None)?, &list_page(&query)?, &opts)?;
             Ok(list_as(Representation::Full, &scope, listed, now))
         }
-        _ => Err(ApiError::method_not_allowed()),
+        // A subresource the resource does not have is no route at all (404); one it has does
+        // not serve this method (405).
+        _ => match path.subresource.as_deref() {
+            Some("scale") if scope.resource.scale.is_some() => Err(ApiError::method_not_allowed()),
+            sub => Target::from_subresource(&scope, sub).and(Err(ApiError::method_not_allowed())),
+        },
     }
 }

@@ -44,7 +44,15 @@ pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTim
     match repr {
         Representation::Full => {
             let kind = format!("{}List", scope.resource.kind);
-            streamed_list(&scope.resource.api_version(&scope.version), &kind, listed, |item, out| serde_json::to_writer(out, item))
+            // A built-in list's items are typed Go structs with empty kind and apiVersion:
+            // the encoder sets them on the list alone (apimachinery's runtime/helper.go,
+            // `WithVersionEncoder`); a custom resource's items are unstructured and keep theirs.
+            let write: WriteItem = if scope.resource.custom {
+                |item, out| serde_json::to_writer(out, item)
+            } else {
+                |item, out| serde_json::to_writer(out, &WithoutTypeMeta(item))
+            };
+            streamed_list(&scope.resource.api_version(&scope.version), &kind, listed, write)
         }
         Representation::Metadata => streamed_list("meta.k8s.io/v1", "PartialObjectMetadataList", listed, |item, out| {
             serde_json::to_writer(out, &table::partial_metadata(item))
@@ -66,6 +74,18 @@ pub fn list_meta(listed: &Listed) -> Value {
         meta["remainingItemCount"] = json!(r);
     }
     meta
+}
+
+/// An object without its `apiVersion` and `kind`, as a built-in list's items are written.
+struct WithoutTypeMeta<'a>(&'a Value);
+
+impl Serialize for WithoutTypeMeta<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(map) => serializer.collect_map(map.iter().filter(|(k, _)| !matches!(k.as_str(), "apiVersion" | "kind"))),
+            other => other.serialize(serializer),
+        }
+    }
 }
 
 /// How one list item is written into the body.

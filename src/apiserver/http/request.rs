@@ -152,7 +152,7 @@ impl Representation {
                 _ => continue,
             }
         }
-        Err(ApiError::not_acceptable(accept))
+        Err(ApiError::not_acceptable())
     }
 }
 

@@ -69,7 +69,6 @@ impl Kind for Namespaces {
         if meta["deletionTimestamp"].is_null() {
             let mut obj = existing.clone();
             obj["metadata"]["deletionTimestamp"] = json!(format_time(planner.ctx.now));
-            obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
             obj["status"]["phase"] = json!("Terminating");
             if finalizers.changed() {
                 obj["metadata"]["finalizers"] = json!(finalizers.new);
@@ -87,11 +86,6 @@ impl Kind for Namespaces {
             obj["metadata"]["finalizers"] = json!(finalizers.new);
         }
         DeletePlan::Keep(obj)
-    }
-
-    /// A namespace goes only once its `spec.finalizers` are empty too.
-    fn removable_after_update(&self, updated: &Value) -> bool {
-        string_list(&updated["spec"], "finalizers").is_empty()
     }
 
     fn has_controller(&self) -> bool {

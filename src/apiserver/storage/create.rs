@@ -91,8 +91,9 @@ impl Storage {
         if body.get("metadata").is_none() {
             body["metadata"] = json!({});
         }
-        check_namespace(scope, &mut body)?;
+        // Decoding (the fields' types) comes before the handler's namespace check.
         let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
+        check_namespace(scope, &mut body)?;
         if !scope.resource.custom {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
         }

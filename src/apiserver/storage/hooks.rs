@@ -50,12 +50,6 @@ pub trait Kind: Sync {
         planner.generic(existing)
     }
 
-    /// Whether an update that leaves the object deleted, with no grace and no finalizers, may
-    /// remove it at once.
-    fn removable_after_update(&self, _updated: &Value) -> bool {
-        true
-    }
-
     /// Whether an object being deleted waits for a simulated controller ([`Kind::reconcile`]).
     fn has_controller(&self) -> bool {
         false

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
 use crate::apiserver::convert;
@@ -190,19 +190,27 @@ impl Storage {
         Some(removed)
     }
 
-    /// Checks that objects may be created in `namespace`: 404 if it does not exist, 403 while it
-    /// terminates (the NamespaceLifecycle admission plugin).
+    /// Checks that objects may be created in `namespace`: 404 if it does not exist, 403 with a
+    /// `NamespaceTerminating` cause while its phase is `Terminating` (the NamespaceLifecycle
+    /// admission plugin, k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle).
     pub fn check_namespace_accepts(&self, scope: &Scope, namespace: &str, name: &str) -> ApiResult<()> {
         let ns_scope = Scope::namespaces(&self.catalogue);
         let Some(ns) = self.store.get(&ns_scope.key(namespace)) else {
             return Err(ApiError::not_found(ns_scope.resource.qualified(), namespace));
         };
-        if !ns["metadata"]["deletionTimestamp"].is_null() {
-            return Err(ApiError::forbidden(
+        if ns["status"]["phase"] == "Terminating" {
+            let mut refused = ApiError::forbidden(
                 scope.resource.qualified(),
                 name,
                 &format!("unable to create new content in namespace {namespace} because it is being terminated"),
-            ));
+            );
+            let details = refused.details.get_or_insert_with(|| json!({}));
+            details["causes"] = json!([{
+                "reason": "NamespaceTerminating",
+                "message": format!("namespace {namespace} is being terminated"),
+                "field": "metadata.namespace",
+            }]);
+            return Err(refused);
         }
         Ok(())
     }

@@ -137,7 +137,7 @@ impl Storage {
         if new == existing {
             return Ok(existing);
         }
-        if after_update(&new).mutated_by(self.mutant) == AfterUpdate::Removed && self.kind(scope).removable_after_update(&new) {
+        if after_update(&new).mutated_by(self.mutant) == AfterUpdate::Removed {
             if !opts.dry_run {
                 self.remove(&key);
             }
