@@ -114,7 +114,8 @@ fn go_type(expected: &str) -> String {
         "i64" => "int64".into(),
         "u8" | "u16" | "u32" | "u64" => format!("uint{}", &expected[1..]),
         "f64" => "float64".into(),
-        "a string" | "string" => "string".into(),
+        // A metav1.Time decodes its JSON as a string first (its UnmarshalJSON).
+        "a string" | "string" | "a timestamp string" => "string".into(),
         "a boolean" => "bool".into(),
         "a map" => "map[string]string".into(),
         "Quantity" => "resource.Quantity".into(),
@@ -300,6 +301,11 @@ mod tests {
         assert_eq!(
             error(&deployment(json!({"replicas": 2.5, "selector": {}, "template": {}}))),
             "json: cannot unmarshal number 2.5 into Go struct field DeploymentSpec.spec.replicas of type int32"
+        );
+        let stamped = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "creationTimestamp": []}});
+        assert_eq!(
+            unknown_fields_of("", "ConfigMap", &stamped).unwrap_err(),
+            "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.creationTimestamp of type string"
         );
         let labels = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {"a": 1}}});
         assert_eq!(
