@@ -42,8 +42,9 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Reads every `.yaml`, `.yml` and `.json` file under `dir` (in name order), naming each by
-    /// its path under `root` prefixed with `label`.
+    /// Reads every `.yaml`, `.yml` and `.json` file under `dir` (and every such file's
+    /// template, `.yaml.in`), in name order, naming each by its path under `root` prefixed with
+    /// `label`.
     pub fn read_dir(&mut self, label: &str, root: &Path, dir: &Path, catalogue: &Catalogue) -> std::io::Result<()> {
         let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
         entries.sort_by_key(|e| e.file_name());
@@ -53,7 +54,8 @@ impl Corpus {
                 self.read_dir(label, root, &path, catalogue)?;
                 continue;
             }
-            let is_manifest = path.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"));
+            let file = entry.file_name().to_string_lossy().trim_end_matches(".in").to_string();
+            let is_manifest = [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e));
             if !is_manifest {
                 continue;
             }
@@ -73,7 +75,7 @@ impl Corpus {
             self.skip("templated file");
             return;
         }
-        let documents = if origin.ends_with(".json") {
+        let documents = if origin.trim_end_matches(".in").ends_with(".json") {
             match serde_json::from_str::<Value>(text) {
                 Ok(value) => vec![Ok(value)],
                 Err(_) => vec![Err(())],
