@@ -16,19 +16,18 @@ async fn the_corpus_shows_no_undocumented_difference() {
 }
 
 /// A fake that answers a DELETE with the object where upstream answers with a Status (and the
-/// other way round) differs from upstream in more answers, and in classes the plain fake does
-/// not show.
+/// other way round) shows classes of differences the plain fake does not. (Its number of
+/// differing answers cannot tell: today nearly every answer of the plain fake differs already.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fake_that_swaps_delete_answers_is_caught() {
     let options = Options { limit: Some(20), ..Options::default() };
     let plain = run(&options).await.unwrap();
     let broken = run(&Options { mutant: Some(Mutant::SwapDeleteAnswers), ..options }).await.unwrap();
     let caught: Vec<&String> = broken.report.classes.keys().filter(|class| !plain.report.classes.contains_key(*class)).collect();
+    println!("classes only the mutant shows: {caught:#?}");
     assert!(
-        broken.report.differing > plain.report.differing && !caught.is_empty(),
-        "the mutant went unnoticed: {} differing answers against {}\n{}",
-        broken.report.differing,
-        plain.report.differing,
+        caught.iter().any(|class| class.starts_with("DELETE ")),
+        "the mutant went unnoticed: no class of DELETE answers that the plain fake does not show\n{}",
         broken.report.triage()
     );
 }
