@@ -342,7 +342,7 @@ pub fn request_shape(request: &FuzzRequest, watch: bool) -> String {
         other => other.to_string(),
     };
     let group = match p.group.split_once(".fuzz.example.com") {
-        Some((_, rest)) if rest.is_empty() => "fuzz.example.com".to_string(),
+        Some((_, "")) => "fuzz.example.com".to_string(),
         _ => p.group.clone(),
     };
     let mut resource = if group.is_empty() { p.resource.clone() } else { format!("{group}/{}", p.resource) };
