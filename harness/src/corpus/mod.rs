@@ -194,12 +194,12 @@ async fn update(pair: &Pair, object: &Value, item: &str) -> FuzzRequest {
         _ => object.clone(),
     };
     let mut body = stored;
-    if let Some(metadata) = body["metadata"].as_object_mut() {
+    if let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in ["uid", "resourceVersion", "creationTimestamp", "managedFields"] {
             metadata.remove(field);
         }
     }
-    if let Some(spec) = body["spec"].as_object_mut() {
+    if let Some(spec) = body.get_mut("spec").and_then(Value::as_object_mut) {
         spec.remove("clusterIP");
         spec.remove("clusterIPs");
         spec.remove("healthCheckNodePort");
