@@ -123,6 +123,23 @@ impl Upstream {
             .context("go.mod does not require k8s.io/kubernetes")
     }
 
+    /// The directory of `module` (`path` or `path@version`; without a version, the version
+    /// `go.mod` selects, replacements applied) in the Go module cache, downloaded first if it
+    /// is not there.
+    pub fn module_dir(&self, module: &str) -> anyhow::Result<PathBuf> {
+        let download = self.go().args(["mod", "download", "-json", module]).output().context("cannot run `go mod download`")?;
+        if !download.status.success() {
+            bail!("`go mod download {module}` failed: {}", String::from_utf8_lossy(&download.stdout));
+        }
+        #[derive(serde::Deserialize)]
+        struct Downloaded {
+            #[serde(rename = "Dir")]
+            dir: PathBuf,
+        }
+        let downloaded: Downloaded = serde_json::from_slice(&download.stdout).context("cannot read `go mod download -json`")?;
+        Ok(downloaded.dir)
+    }
+
     /// Where a component's binary is (built or not).
     pub fn binary(&self, component: Component) -> PathBuf {
         self.out.join("bin").join(component.binary())
@@ -157,24 +174,10 @@ impl Upstream {
     fn driver_build_flags(&self) -> anyhow::Result<Vec<String>> {
         let work = self.out.join("kubelet");
         std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-        let release = self.release()?;
-        let download = self
-            .go()
-            .args(["mod", "download", "-json", &format!("k8s.io/kubernetes@{release}")])
-            .output()
-            .context("cannot run `go mod download`")?;
-        if !download.status.success() {
-            bail!("`go mod download k8s.io/kubernetes@{release}` failed: {}", String::from_utf8_lossy(&download.stdout));
-        }
-        #[derive(serde::Deserialize)]
-        struct Downloaded {
-            #[serde(rename = "Dir")]
-            dir: PathBuf,
-        }
-        let module: Downloaded = serde_json::from_slice(&download.stdout).context("cannot read `go mod download -json`")?;
+        let module = self.module_dir(&format!("k8s.io/kubernetes@{}", self.release()?))?;
         let link = work.join("kubernetes");
         let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&module.dir, &link).with_context(|| format!("cannot link {}", link.display()))?;
+        std::os::unix::fs::symlink(&module, &link).with_context(|| format!("cannot link {}", link.display()))?;
         let go_mod = std::fs::read_to_string(self.source.join("go.mod"))?;
         std::fs::write(work.join("go.mod"), format!("{go_mod}\nreplace k8s.io/kubernetes => {}\n", link.display()))?;
         std::fs::copy(self.source.join("go.sum"), work.join("go.sum"))?;

@@ -15,6 +15,8 @@
 //!   collector, judged by an independent model.
 //! - [`fuzz`]: the fake API server fuzzed with seeded requests, judged by invariants, or
 //!   compared with the upstream API server's answers to the same requests.
+//! - [`corpus`]: manifests of the pinned modules' tests sent to the fake and to the upstream
+//!   API server, their answers compared.
 //! - [`kubelet_diff`]: seeded random nodes through the kubelet model and the kubelet's own
 //!   code, compared after every step.
 //! - [`e2e`]: Kubernetes' own e2e tests of the pinned release run against a target.
@@ -26,6 +28,7 @@
 
 pub mod backend;
 pub mod chaos;
+pub mod corpus;
 pub mod e2e;
 pub mod features;
 pub mod fuzz;

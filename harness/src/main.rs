@@ -7,6 +7,8 @@
 //! - `kubegc list`: list the scenarios and their tags.
 //! - `kubegc chaos`: random graphs, deletions, faults and cold restarts thrown at the collector.
 //! - `kubegc fuzz`: the fake API server fuzzed with seeded requests, judged by invariants.
+//! - `kubegc corpus`: the pinned modules' test manifests sent to the fake API server and to
+//!   the upstream kube-apiserver, the answers compared.
 //! - `kubegc kubelet-diff`: random nodes through the kubelet model and the kubelet's own code.
 //! - `kubegc coverage`: which upstream test cases the scenarios cover.
 //! - `kubegc steps`: the step reference, generated from the step definitions.
@@ -54,6 +56,17 @@ enum Command {
     /// compare the answers; exit 1 at an undocumented difference, printed shrunk with a replay
     /// command (or, with `--keep-going`, every class of differences with a count and an example).
     Fuzz(cmd::fuzz::Args),
+    /// Send the test manifests and fixtures of the pinned modules (k8s.io/kubernetes'
+    /// test/e2e/testing-manifests, test/fixtures and hack/testdata, k8s.io/kubectl's testdata,
+    /// read from the Go module cache) whose kind the fake serves to the fake and to the
+    /// upstream kube-apiserver (with etcd, no controller manager; built first if missing), each
+    /// created with dryRun=All, created, read, listed, updated, patched (JSON, merge,
+    /// strategic, apply), deleted with dryRun=All and deleted, and compare the answers as
+    /// `fuzz --differential` does; print the counts (files, manifests kept, skipped by reason,
+    /// requests compared, answers with undocumented differences) after every class of
+    /// differences with a count and an example; exit 1 if an answer differs in a way
+    /// tests/differential/deviations.tsv does not document.
+    Corpus(cmd::corpus::Args),
     /// Run seeded random nodes (images, containers, pods, disks, faults, configurations, eviction
     /// settings, and steps on them) through the kubelet model and through the kubelet's own code
     /// of the pinned release (kubegc's kubelet driver, built first if missing), comparing
@@ -78,7 +91,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     // `chaos` injects faults and `fuzz` sends nonsense on purpose: warnings about them are
     // noise there.
-    let default_filter = if matches!(cli.command, Command::Chaos(_) | Command::Fuzz(_)) { "off" } else { "warn" };
+    let default_filter = if matches!(cli.command, Command::Chaos(_) | Command::Fuzz(_) | Command::Corpus(_)) { "off" } else { "warn" };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KUBEGC_LOG").unwrap_or_else(|_| default_filter.into()))
         .with_writer(std::io::stderr)
@@ -93,6 +106,7 @@ fn main() -> std::process::ExitCode {
             Command::Mutants(args) => cmd::mutants::run(args).await,
             Command::Chaos(args) => tokio::task::block_in_place(|| cmd::chaos::run(args)),
             Command::Fuzz(args) => cmd::fuzz::run(args).await,
+            Command::Corpus(args) => cmd::corpus::run(args).await,
             Command::KubeletDiff(args) => tokio::task::block_in_place(|| cmd::kubelet_diff::run(args)),
             Command::Coverage(args) => cmd::coverage::run(args),
             Command::Upstream(args) => cmd::upstream::run(args).await.map(|()| true),

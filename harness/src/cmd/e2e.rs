@@ -272,7 +272,7 @@ async fn start(args: &Args) -> anyhow::Result<Running> {
             }
             let cluster = builder.start();
             let served = external::serve(cluster.server()).await?;
-            Running::Fake { cluster: cluster, served }
+            Running::Fake { cluster, served }
         }
         (Target::Fake, Some(GcChoice::External)) => {
             Running::Backend(Arc::new(ExternalGcBackend::start(ApiServer::new(), &gc_command()?, hold, timeout).await?))

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod chaos;
+pub mod corpus;
 pub mod coverage;
 pub mod e2e;
 pub mod fuzz;

@@ -255,6 +255,14 @@ fn mask(value: &mut Value, key: &str, context: &str) {
     match value {
         Value::Object(map) => {
             mask_generated_name(map);
+            // Keys too: managedFields name list items by key (`k:{"name":"kube-api-access-..."}`).
+            let masked: Vec<(String, String)> =
+                map.keys().map(|k| (k.clone(), mask_text(k, context))).filter(|(k, masked)| k != masked).collect();
+            for (key, masked) in masked {
+                if let Some(v) = map.remove(&key) {
+                    map.insert(masked, v);
+                }
+            }
             for (k, v) in map.iter_mut() {
                 mask(v, k, context);
             }
@@ -334,7 +342,7 @@ pub fn request_shape(request: &FuzzRequest, watch: bool) -> String {
         other => other.to_string(),
     };
     let group = match p.group.split_once(".fuzz.example.com") {
-        Some((_, rest)) if rest.is_empty() => "fuzz.example.com".to_string(),
+        Some((_, "")) => "fuzz.example.com".to_string(),
         _ => p.group.clone(),
     };
     let mut resource = if group.is_empty() { p.resource.clone() } else { format!("{group}/{}", p.resource) };
@@ -378,6 +386,15 @@ mod tests {
         let found = differences(&fake, &other);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].field, "body /data/k");
+    }
+
+    #[test]
+    fn a_generated_suffix_is_masked_in_keys_too() {
+        let request = get("/api/v1/namespaces/fz-a/pods/a");
+        let fields = |volume: &str| json!({"kind": "Pod", "metadata": {"managedFields": [{"fieldsV1": {"f:spec": {"f:volumes": {format!("k:{{\"name\":\"{volume}\"}}"): {}}}}}]}});
+        let fake = see(&request, &answer(200, fields("kube-api-access-abcde")), false);
+        let upstream = see(&request, &answer(200, fields("kube-api-access-x1y2z")), false);
+        assert_eq!(differences(&fake, &upstream), vec![]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The documented differences between the fake and the upstream API server: the rules of
-//! `tests/differential/deviations.tsv` (embedded at build time) that match random requests.
+//! `tests/differential/deviations.tsv` (embedded at build time) that match random requests and
+//! the corpus's (`crate::corpus`).
 //!
 //! That file also lists the fixed differential's deviations (`tests/differential.rs`, one per
 //! case and step); a rule for the random differential is a line

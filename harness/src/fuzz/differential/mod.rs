@@ -68,11 +68,13 @@ const FINALIZER_PASSES: usize = 5;
 /// ServiceAccount once per run.
 const SHARED_NAMESPACES: &[&str] = &["default", "kube-system"];
 
-/// One request of an attempt whose answers differ.
+/// One request whose answers differ.
 #[derive(Clone, Debug)]
 pub struct Found {
-    /// Its index in the seed's sequence.
+    /// Its index in the seed's sequence (of a random request), or in the run.
     pub index: u64,
+    /// Where the request comes from when not from the generator (a manifest's file).
+    pub origin: Option<String>,
     /// The request.
     pub request: FuzzRequest,
     /// Its shape (verb and resource), the first half of a difference's class.
@@ -142,6 +144,14 @@ impl Report {
         self.differing == 0
     }
 
+    /// Counts `found` as compared, and as differing if a difference is undocumented.
+    pub fn count(&mut self, found: &Found) {
+        self.compared += 1;
+        if found.undocumented().next().is_some() {
+            self.differing += 1;
+        }
+    }
+
     /// The classes, the most frequent first, each with its example on three lines.
     pub fn triage(&self) -> String {
         let mut classes: Vec<(&String, &Class)> = self.classes.iter().collect();
@@ -152,9 +162,10 @@ impl Report {
             let (found, difference) = &class.example;
             let mark = if class.documented.is_some() { "documented" } else { "NEW" };
             out.push_str(&format!(
-                "{mark} {}x {key}\n    request #{}: {}\n    fake:     {}\n    upstream: {}\n",
+                "{mark} {}x {key}\n    request #{}{}: {}\n    fake:     {}\n    upstream: {}\n",
                 class.count,
                 found.index,
+                found.origin.as_ref().map(|o| format!(" ({o})")).unwrap_or_default(),
                 compare::clip(&found.request.to_string()),
                 difference.fake,
                 difference.upstream
@@ -204,9 +215,14 @@ impl Pair {
         };
         let pair = Self { fake: ApiServer::with_config(config), upstream, rules, attempts: 0 };
         for ns in SHARED_NAMESPACES {
-            pair.both(&service_account(ns), true).await?;
+            pair.setup(&service_account(ns), true).await?;
         }
         Ok(pair)
+    }
+
+    /// The upstream server.
+    pub fn upstream(&self) -> &UpstreamServer {
+        &self.upstream
     }
 
     /// Sends requests of `seed`'s sequence up to `count` (those in `only` if given) to both
@@ -225,10 +241,10 @@ impl Pair {
         self.attempts += 1;
         let mut generator = Generator::salted(seed, &salt);
         for request in generator.setup() {
-            self.both(&request, false).await?;
+            self.setup(&request, false).await?;
         }
         for ns in generator.fuzz_namespaces() {
-            self.both(&service_account(&ns), false).await?;
+            self.setup(&service_account(&ns), false).await?;
         }
         self.settle(&generator).await;
         for index in 0..count {
@@ -236,14 +252,15 @@ impl Pair {
             if only.is_some_and(|o| !o.contains(&index)) {
                 continue;
             }
-            let Some(found) = self.compare(index, &request, &generator).await else {
+            let found = self.compare(index, &request).await;
+            if request.uri.contains("customresourcedefinitions") && !matches!(request.method.as_str(), "GET" | "HEAD") {
+                self.settle(&generator).await;
+            }
+            let Some(found) = found else {
                 report.unanswered += 1;
                 continue;
             };
-            report.compared += 1;
-            if found.undocumented().next().is_some() {
-                report.differing += 1;
-            }
+            report.count(&found);
             if !found.differences.is_empty() && !each(&found) {
                 break;
             }
@@ -251,9 +268,10 @@ impl Pair {
         Ok(salt)
     }
 
-    /// Sends one request to both servers and compares the answers; `None` when upstream did
-    /// not answer, or for a CONNECT, which an HTTP client sends to an authority, not a path.
-    async fn compare(&self, index: u64, request: &FuzzRequest, generator: &Generator) -> Option<Found> {
+    /// Sends one request to both servers and compares the answers (`index` is the request's
+    /// in its run); `None` when upstream did not answer, or for a CONNECT, which an HTTP client
+    /// sends to an authority, not a path.
+    pub async fn compare(&self, index: u64, request: &FuzzRequest) -> Option<Found> {
         if request.method == "CONNECT" {
             return None;
         }
@@ -266,9 +284,6 @@ impl Pair {
             warnings: vec![],
         });
         let upstream = self.upstream.send(request, watch).await.ok()?;
-        if request.uri.contains("customresourcedefinitions") && !matches!(request.method.as_str(), "GET" | "HEAD") {
-            self.settle(generator).await;
-        }
         let (fake, upstream): (Seen, Seen) = (see(request, &fake, watch), see(request, &upstream, watch));
         let shape = request_shape(request, watch);
         let differences = differences(&fake, &upstream)
@@ -280,6 +295,7 @@ impl Pair {
             .collect();
         Some(Found {
             index,
+            origin: None,
             request: request.clone(),
             shape,
             fake: compare::summary(&fake),
@@ -288,9 +304,16 @@ impl Pair {
         })
     }
 
-    /// Lets both servers finish what a write to the attempt's definition started: the fake's
-    /// CRD finalizer runs, and upstream is waited for until the definition is gone or serves.
+    /// Lets both servers finish what a write to the attempt's definition started.
     async fn settle(&self, generator: &Generator) {
+        let served = format!("/apis/{}/v1/widgets", generator.definition_name().trim_start_matches("widgets."));
+        self.settle_definition(&generator.definition_name(), &served).await;
+    }
+
+    /// Lets both servers finish what a write to the definition `name` started: the fake's CRD
+    /// finalizer runs, and upstream is waited for until the definition is gone or serves
+    /// `served` (a list path).
+    pub async fn settle_definition(&self, name: &str, served: &str) {
         // The finalizer deletes the custom resources in one pass and removes itself in a later.
         for _ in 0..FINALIZER_PASSES {
             let before = self.fake.revision();
@@ -299,13 +322,12 @@ impl Pair {
                 break;
             }
         }
-        let served = format!("/apis/{}/v1/widgets", generator.definition_name().trim_start_matches("widgets."));
-        self.upstream.settle_definition(&generator.definition_name(), &served).await;
+        self.upstream.settle_definition(name, served).await;
     }
 
     /// Sends a setup request to both servers; each must accept it (or, with `existing`, find
     /// it made already).
-    async fn both(&self, request: &FuzzRequest, existing: bool) -> anyhow::Result<()> {
+    pub async fn setup(&self, request: &FuzzRequest, existing: bool) -> anyhow::Result<()> {
         let fake = send(&self.fake, request).await.map_err(anyhow::Error::msg)?;
         let upstream = self.upstream.send(request, false).await.map_err(anyhow::Error::msg)?;
         for (side, answer) in [("the fake", &fake), ("upstream", &upstream)] {
@@ -318,13 +340,27 @@ impl Pair {
 }
 
 /// The request that makes namespace `ns`'s `default` ServiceAccount.
-fn service_account(ns: &str) -> FuzzRequest {
+pub fn service_account(ns: &str) -> FuzzRequest {
     FuzzRequest {
         method: "POST".into(),
         uri: format!("/api/v1/namespaces/{ns}/serviceaccounts"),
         content_type: Some("application/json".into()),
         accept: None,
         body: json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}).to_string().into_bytes(),
+    }
+}
+
+/// Counts each difference of `found` in its class (`shape: field`), the first one seen its
+/// example.
+pub fn classify(classes: &mut BTreeMap<String, Class>, found: &Found) {
+    for (difference, rule) in &found.differences {
+        let key = format!("{}: {}", found.shape, difference.field);
+        let class = classes.entry(key).or_insert_with(|| Class {
+            count: 0,
+            documented: rule.as_ref().map(|r| r.why.clone()),
+            example: (found.clone(), difference.clone()),
+        });
+        class.count += 1;
     }
 }
 
@@ -342,15 +378,7 @@ pub async fn run(options: &Options) -> anyhow::Result<Report> {
     let mut first: Option<Found> = None;
     let mut classes = BTreeMap::new();
     pair.attempt(options.seed, count, options.only.as_ref(), &mut report, |found| {
-        for (difference, rule) in &found.differences {
-            let key = format!("{}: {}", found.shape, difference.field);
-            let class = classes.entry(key).or_insert_with(|| Class {
-                count: 0,
-                documented: rule.as_ref().map(|r| r.why.clone()),
-                example: (found.clone(), difference.clone()),
-            });
-            class.count += 1;
-        }
+        classify(&mut classes, found);
         if stops && found.undocumented().next().is_some() {
             first = Some(found.clone());
             return false;
