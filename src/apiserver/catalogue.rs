@@ -242,7 +242,22 @@ impl Builtin {
             },
             gc_unsupported: core_event_storage,
             graceful: group.is_empty() && plural == "pods",
-            returns_deleted_object: group.is_empty() && plural == "pods",
+            // The registries that set `ReturnDeletedObject` (pkg/registry/*/*/storage/storage.go).
+            returns_deleted_object: matches!(
+                (group, plural),
+                (
+                    "",
+                    "pods"
+                        | "services"
+                        | "namespaces"
+                        | "persistentvolumes"
+                        | "persistentvolumeclaims"
+                        | "serviceaccounts"
+                        | "resourcequotas"
+                        | "podtemplates"
+                ) | ("storage.k8s.io", "csidrivers" | "csinodes" | "storageclasses" | "volumeattachments" | "volumeattributesclasses")
+                    | ("resource.k8s.io", _)
+            ),
             name_rule: match (group, plural) {
                 ("", "namespaces") | ("", "services") => NameRule::Label,
                 ("rbac.authorization.k8s.io", _) => NameRule::PathSegment,

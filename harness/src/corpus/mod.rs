@@ -28,6 +28,8 @@ use serde_json::{Value, json};
 use crate::corpus::manifests::{Corpus, Manifest, SOURCES};
 use crate::fuzz::differential::{Pair, Report, classify, service_account};
 use crate::fuzz::generate::FuzzRequest;
+use crate::fuzz::invariants::Answer;
+use crate::fuzz::send;
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -130,12 +132,16 @@ async fn send_manifest(pair: &Pair, n: usize, manifest: &Manifest, index: &mut u
     let collection = collection_path(manifest, &namespace);
     let item = format!("{collection}/{name}");
     for step in steps(&object, &collection, &item) {
-        let step = match step {
-            Step::Send(request) => request,
-            // The update sends the object as upstream stored it.
-            Step::Update => update(pair, &object, &item).await,
+        let (to_fake, step) = match step {
+            Step::Send(request) => (request.clone(), request),
+            Step::Update => {
+                let get = request("GET", item.clone(), "", &Value::Null);
+                let fake = send(pair.fake(), &get).await.ok();
+                let upstream = pair.upstream().send(&get, false).await.ok();
+                (update(fake, &object, &item), update(upstream, &object, &item))
+            }
         };
-        let found = pair.compare(*index, &step).await;
+        let found = pair.compare_each(*index, &to_fake, &step).await;
         *index += 1;
         if manifest.resource.plural == "customresourcedefinitions" && step.method != "GET" {
             let (group, plural) =
@@ -154,7 +160,7 @@ async fn send_manifest(pair: &Pair, n: usize, manifest: &Manifest, index: &mut u
     Ok(())
 }
 
-/// A request of the sequence, or the update, whose body is read from upstream first.
+/// A request of the sequence, or the update, whose body each server's stored object makes.
 enum Step {
     Send(FuzzRequest),
     Update,
@@ -184,29 +190,18 @@ fn steps(object: &Value, collection: &str, item: &str) -> Vec<Step> {
     ]
 }
 
-/// The update: the object upstream stores (or, if it has none, the manifest) with a label
-/// added, without what only one server can know — its uid, resourceVersion, creation time,
-/// managed fields and allocated Service addresses and ports, which an update may leave out.
-async fn update(pair: &Pair, object: &Value, item: &str) -> FuzzRequest {
-    let get = request("GET", item.into(), "", &Value::Null);
-    let stored = match pair.upstream().send(&get, false).await {
-        Ok(answer) if answer.code == 200 => serde_json::from_slice(&answer.body).unwrap_or_else(|_| object.clone()),
+/// The update sent to one server: the object it stores (or, if it has none, the manifest)
+/// with a label added, without its uid, resourceVersion, creation time and managed fields.
+/// Each server updates its own object, so that what only one server chose (a generated volume
+/// name, an allocated address) is kept, as a client's read-modify-write keeps it.
+fn update(stored: Option<Answer>, object: &Value, item: &str) -> FuzzRequest {
+    let mut body = match stored {
+        Some(answer) if answer.code == 200 => serde_json::from_slice(&answer.body).unwrap_or_else(|_| object.clone()),
         _ => object.clone(),
     };
-    let mut body = stored;
     if let Some(metadata) = body.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in ["uid", "resourceVersion", "creationTimestamp", "managedFields"] {
             metadata.remove(field);
-        }
-    }
-    if let Some(spec) = body.get_mut("spec").and_then(Value::as_object_mut) {
-        spec.remove("clusterIP");
-        spec.remove("clusterIPs");
-        spec.remove("healthCheckNodePort");
-        for port in spec.get_mut("ports").and_then(Value::as_array_mut).into_iter().flatten() {
-            if let Some(port) = port.as_object_mut() {
-                port.remove("nodePort");
-            }
         }
     }
     body["metadata"]["labels"][LABEL] = json!("update");

@@ -115,8 +115,10 @@ impl Storage {
         body["metadata"]["uid"] = json!(self.ids.uid());
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
-        kind.allocate(self, &mut body);
         self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
+        // Allocation is the registry's, after the handler recorded the writer's fields
+        // (pkg/registry/core/service/storage/alloc.go): allocated addresses are nobody's.
+        kind.allocate(self, &mut body);
         let admission = kind.admission().mutated_by(self.mutant);
         admission.admit(&mut body, &self.ids);
         // Upstream's storage decodes, and so defaults, what it stored: defaults that read what the

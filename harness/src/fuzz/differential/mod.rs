@@ -220,6 +220,11 @@ impl Pair {
         Ok(pair)
     }
 
+    /// The fake API server.
+    pub fn fake(&self) -> &ApiServer {
+        &self.fake
+    }
+
     /// The upstream server.
     pub fn upstream(&self) -> &UpstreamServer {
         &self.upstream
@@ -272,11 +277,17 @@ impl Pair {
     /// in its run); `None` when upstream did not answer, or for a CONNECT, which an HTTP client
     /// sends to an authority, not a path.
     pub async fn compare(&self, index: u64, request: &FuzzRequest) -> Option<Found> {
+        self.compare_each(index, request, request).await
+    }
+
+    /// As [`Pair::compare`], with a request of the same shape built for each server (an update
+    /// of the object each one stores); the difference names the upstream one.
+    pub async fn compare_each(&self, index: u64, to_fake: &FuzzRequest, request: &FuzzRequest) -> Option<Found> {
         if request.method == "CONNECT" {
             return None;
         }
         let watch = asks_for_watch(request);
-        let fake = send(&self.fake, request).await.unwrap_or_else(|panic| Answer {
+        let fake = send(&self.fake, to_fake).await.unwrap_or_else(|panic| Answer {
             code: 0,
             body: panic.into_bytes(),
             streamed: false,
@@ -284,7 +295,7 @@ impl Pair {
             warnings: vec![],
         });
         let upstream = self.upstream.send(request, watch).await.ok()?;
-        let (fake, upstream): (Seen, Seen) = (see(request, &fake, watch), see(request, &upstream, watch));
+        let (fake, upstream): (Seen, Seen) = (see(to_fake, &fake, watch), see(request, &upstream, watch));
         let shape = request_shape(request, watch);
         let differences = differences(&fake, &upstream)
             .into_iter()
