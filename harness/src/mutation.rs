@@ -124,15 +124,18 @@ impl Matrix {
         out
     }
 
-    /// The report: per mutant the scenarios that catch it, then the scenarios no mutant
-    /// makes fail.
-    pub fn render(&self) -> String {
+    /// The report: per mutant the scenarios that catch it, then (with `complete`, when every
+    /// mutant ran every scenario) the scenarios no mutant makes fail.
+    pub fn render(&self, complete: bool) -> String {
         let mut out = String::new();
         for (mutant, caught) in &self.caught {
             out.push_str(&format!("{mutant}: caught by {} scenario(s)\n", caught.len()));
             for name in caught {
                 out.push_str(&format!("    {}\n", junit::short(name)));
             }
+        }
+        if !complete {
+            return out;
         }
         let uncaught: Vec<&str> = self.by_scenario().into_iter().filter(|(_, m)| m.is_empty()).map(|(n, _)| n).collect();
         out.push_str(&format!(

@@ -34,6 +34,12 @@ pub struct Args {
     /// Also write the report to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Stop each mutant's run at the first scenario that fails under it: every mutant is still
+    /// judged (caught or not), in a fraction of the time, but the report names only the
+    /// scenarios that failed before the run stopped and cannot list the scenarios no mutant
+    /// makes fail.
+    #[arg(long)]
+    pub first_catch: bool,
 }
 
 /// Runs the reference and each mutant; `Ok(false)` when the reference fails a scenario or a
@@ -71,8 +77,8 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     }
     let runs = futures::stream::iter(mutants.iter().copied())
         .map(|mutant| {
-            let options = &options;
-            async move { (mutant, verdicts(Some(mutant), options).await) }
+            let options = RunOptions { fail_fast: args.first_catch, ..options.clone() };
+            async move { (mutant, verdicts(Some(mutant), &options).await) }
         })
         .buffer_unordered(args.jobs.max(1));
     futures::pin_mut!(runs);
@@ -83,7 +89,7 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         done += 1;
         println!("[{done}/{}] {mutant}: caught by {} scenario(s)", mutants.len(), matrix.caught[&mutant].len());
     }
-    let report = matrix.render();
+    let report = matrix.render(!args.first_catch);
     println!("\n{report}");
     if let Some(path) = &args.report {
         std::fs::write(path, &report).with_context(|| format!("cannot write {}", path.display()))?;
