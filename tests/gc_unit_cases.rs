@@ -177,6 +177,18 @@ async fn test_get_deletable_resources_partial_discovery_failure_includes_usable_
     assert!(error.to_string().starts_with("unable to retrieve the complete list of server APIs: apps/v1: "), "{error}");
 }
 
+/// A group version that answers 404 (its definition deleted between the list of groups and the
+/// read) serves nothing: it is neither usable nor failed, so the graph does not wait for it.
+#[tokio::test]
+async fn a_group_version_gone_during_discovery_is_not_a_failure() {
+    let h = Harness::new(Config::default()).await;
+    h.inject(fail(Method::GET, "/apis/apps/v1", ApiError::not_found_path()));
+    let found = discover(&h.server.client()).await;
+    assert!(found.error.is_none(), "{:?}", found.error);
+    let deletable = deletable(&found.lists);
+    assert!(deletable.contains("v1/pods") && !deletable.contains("apps/v1/deployments"), "{deletable:?}");
+}
+
 /// C.1 row 15: when the groups cannot be listed, nothing is deletable and the error is returned.
 #[tokio::test]
 async fn test_get_deletable_resources_discovery_failure_no_results() {

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::time::Duration;
 
 use kube::api::PropagationPolicy;
 use tokio::sync::{Notify, mpsc};
@@ -88,21 +89,38 @@ impl Gate {
     }
 }
 
+/// How long held work waits before its wait is logged as a warning (while it waits, and when it
+/// is released): a graph that stays incomplete this long stops foreground deletion and orphaning.
+pub const HELD_LONG: Duration = Duration::from_secs(10);
+
 /// Work held aside until the graph is complete ([`crate::gc::cache_sync`]).
 #[derive(Debug, Default)]
 pub struct Held {
-    /// The held items and the queue each goes back to. A std mutex: never held across an await.
-    items: Mutex<Vec<(Stage, WorkItem)>>,
+    /// The held items, and since when the oldest has waited. A std mutex: never held across an
+    /// await.
+    work: Mutex<HeldWork>,
+}
+
+/// The held items and the queue each goes back to, and when the first of them was held.
+#[derive(Debug, Default)]
+struct HeldWork {
+    items: Vec<(Stage, WorkItem)>,
+    since: Option<std::time::Instant>,
 }
 
 impl Held {
-    fn lock(&self) -> MutexGuard<'_, Vec<(Stage, WorkItem)>> {
-        self.items.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> MutexGuard<'_, HeldWork> {
+        self.work.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The held items, oldest first.
     pub fn items(&self) -> Vec<(Stage, WorkItem)> {
-        self.lock().clone()
+        self.lock().items.clone()
+    }
+
+    /// How long the oldest held item has waited; `None` when nothing is held.
+    pub fn oldest(&self) -> Option<Duration> {
+        self.lock().since.map(|since| since.elapsed())
     }
 }
 
@@ -334,8 +352,10 @@ impl Collector {
         if self.graph_incomplete().is_empty() {
             drop(held);
             self.queue(stage).add(item);
-        } else if !held.iter().any(|(s, w)| *s == stage && *w == item) {
-            held.push((stage, item));
+        } else if !held.items.iter().any(|(s, w)| *s == stage && *w == item) {
+            tracing::debug!(?stage, ?item, waiting_for = %self.graph_incomplete().join("; "), "holding work until the graph is complete");
+            held.since.get_or_insert_with(std::time::Instant::now);
+            held.items.push((stage, item));
         }
     }
 
@@ -347,7 +367,13 @@ impl Collector {
         if !self.graph_incomplete().is_empty() {
             return;
         }
-        let released = std::mem::take(&mut *self.held.lock());
+        let (released, since) = {
+            let mut held = self.held.lock();
+            (std::mem::take(&mut held.items), held.since.take())
+        };
+        if let Some(waited) = since.map(|s| s.elapsed()).filter(|w| *w >= HELD_LONG) {
+            tracing::warn!(items = released.len(), "work held for {waited:?} until the graph was complete goes back on its queues");
+        }
         for (stage, item) in released {
             self.queue(stage).add(item);
         }

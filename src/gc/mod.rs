@@ -153,6 +153,17 @@ impl GarbageCollector {
         }));
         let c = collector.clone();
         tasks.push(tokio::spawn(async move {
+            // Says why foreground deletion and orphaning have stopped, while they are stopped.
+            loop {
+                tokio::time::sleep(collector::HELD_LONG).await;
+                if let Some(waited) = c.held.oldest().filter(|w| *w >= collector::HELD_LONG) {
+                    let waiting_for = c.graph_incomplete().join("; ");
+                    tracing::warn!(items = c.held.items().len(), %waiting_for, "work held for {waited:?} until the graph is complete");
+                }
+            }
+        }));
+        let c = collector.clone();
+        tasks.push(tokio::spawn(async move {
             cache_sync::wait_for_initial_sync(&c, c.config.initial_sync_timeout).await;
             c.workers_started.open();
             c.activity.raise();

@@ -92,16 +92,25 @@ pub async fn discover(client: &kube::Client) -> Discovered {
         let preferred = g.preferred_version.as_ref().or(g.versions.first()).map(|p| p.group_version.as_str());
         versions.extend(g.versions.iter().map(|v| (v.group_version.clone(), Some(v.group_version.as_str()) == preferred)));
     }
-    let mut found = Discovered::default();
-    let mut failed = BTreeMap::new();
-    for (group_version, preferred) in versions {
+    // Every group version is read at once, as client-go's `fetchGroupVersionResources` does: a
+    // pass then takes one round trip, not one per group version.
+    let reads = versions.into_iter().map(|(group_version, preferred)| async move {
         let list = if group_version.contains('/') {
             client.list_api_group_resources(&group_version).await
         } else {
             client.list_core_api_resources(&group_version).await
         };
+        (group_version, preferred, list)
+    });
+    let mut found = Discovered::default();
+    let mut failed = BTreeMap::new();
+    for (group_version, preferred, list) in futures::future::join_all(reads).await {
         match list {
             Ok(l) => found.lists.push(GroupVersionResources { group_version, preferred, resources: l.resources }),
+            // Gone between the list of groups and this read (a definition deleted meanwhile):
+            // it serves nothing, as if the list of groups had not named it. Counted as failed,
+            // it would leave the graph incomplete until the next pass (`cache_sync`).
+            Err(kube::Error::Api(status)) if status.code == 404 => {}
             Err(e) => {
                 failed.insert(group_version, crate::gc::retry::describe(&e));
             }
