@@ -24,7 +24,8 @@ on_both_servers!(
     delete_namespace_deletes_its_contents_then_itself,
     a_deployment_makes_a_replica_set_and_pods_and_foreground_deletion_removes_them,
     a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it,
-    kubectl_scale_scales_through_the_scale_subresource
+    kubectl_scale_scales_through_the_scale_subresource,
+    a_job_delete_that_names_no_policy_is_warned_that_the_pods_stay
 );
 
 const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
@@ -191,6 +192,21 @@ fn delete_cascade_modes_leave_the_right_finalizers(on: On) {
     s.ok(&["delete", "cm", "background", "--cascade=background"]);
     let gone = s.kubectl(&["get", "cm", "background"]);
     assert!(String::from_utf8_lossy(&gone.stderr).contains("NotFound"));
+}
+
+/// A batch/v1 Job DELETE that names no propagation policy orphans the Job's pods, and the API
+/// server says so in a Warning (pkg/registry/batch/job/storage/storage.go); kubectl's own
+/// `delete job` names `Background` and is not warned.
+fn a_job_delete_that_names_no_policy_is_warned_that_the_pods_stay(on: On) {
+    let s = on.start();
+    let warning = "Warning: child pods are preserved by default when jobs are deleted";
+    for name in ["raw", "named"] {
+        s.ok(&["create", "job", name, "--image=registry.k8s.io/pause:3.10"]);
+    }
+    let raw = s.kubectl(&["delete", "--raw", "/apis/batch/v1/namespaces/default/jobs/raw"]);
+    assert!(raw.status.success() && String::from_utf8_lossy(&raw.stderr).contains(warning), "{raw:?}");
+    let named = s.kubectl(&["delete", "job", "named"]);
+    assert!(named.status.success() && !String::from_utf8_lossy(&named.stderr).contains(warning), "{named:?}");
 }
 
 fn server_side_dry_run_delete_changes_nothing(on: On) {

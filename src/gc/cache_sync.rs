@@ -19,7 +19,8 @@
 //!   applied): orphaning (the dependents to strip), finishing a foreground deletion (the blocking
 //!   dependents left) and deleting an item whose owner waits for its dependents (whether the item
 //!   has dependents of its own). Such work is held aside, not retried, and released when the
-//!   graph becomes complete; while it waits the settled check names what it waits for. An
+//!   graph becomes complete; while it waits the settled check names what it waits for, and once it
+//!   has waited [`HELD_LONG`](crate::gc::collector::HELD_LONG) a warning does, every such period. An
 //!   incomplete graph at that point once deleted live objects (kubernetes issue 88097): an Orphan
 //!   deletion seen before the dependents' list loses its orphan finalizer, and the dependents,
 //!   still pointing at the deleted owner, are collected. Decisions made from live GETs of the

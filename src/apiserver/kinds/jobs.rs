@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::storage::hooks::{Kind, objects_along};
 
 /// batch/v1 Jobs.
@@ -21,7 +22,17 @@ const GENERATED_LABELS: [(&str, &str); 4] = [
     ("batch.kubernetes.io/controller-uid", "uid"),
 ];
 
+/// What a batch/v1 DELETE that leaves the policy to the default (orphaning the Job's pods) is
+/// told (`deleteOptionWarnings` in pkg/registry/batch/job/storage/storage.go).
+const ORPHANS_BY_DEFAULT: &str = "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning";
+
 impl Kind for Jobs {
+    /// Upstream's Job `REST.Delete` and `REST.DeleteCollection` warn when neither
+    /// `propagationPolicy` nor `orphanDependents` is given and the version orphans by default.
+    fn delete_warning(&self, opts: &DeleteOptions, version: &str) -> Option<&'static str> {
+        (opts.propagation.is_none() && opts.orphan_dependents.is_none() && version == "v1").then_some(ORPHANS_BY_DEFAULT)
+    }
+
     fn default_on_create(&self, job: &mut Value, _now: &str) {
         job["status"] = json!({});
         // Fields of the wrong type are left for validation to refuse.

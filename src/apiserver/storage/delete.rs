@@ -33,6 +33,7 @@ pub struct Deleted {
 impl Storage {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
+        self.warn_delete(scope, opts);
         let opts = &opts.clone().mutated_by(self.mutant);
         // Admission comes before the object is read: a refused name is refused even when absent.
         if let Some(why) = self.kind(scope).forbid_delete(name) {
@@ -138,6 +139,7 @@ impl Storage {
     /// that are already gone; the first other error aborts. Returns the items as listed
     /// (catalogue B.3 row 25).
     pub fn delete_collection(&mut self, scope: &Scope, selection: &Selection, page: &Page, opts: &DeleteOptions) -> ApiResult<Listed> {
+        self.warn_delete(scope, opts);
         let selection = selection.clone().mutated_by(self.mutant);
         let listed = self.list(scope, &selection, page)?;
         for item in &listed.items {
@@ -150,5 +152,13 @@ impl Storage {
             }
         }
         Ok(listed)
+    }
+
+    /// Adds the warning the kind gives a DELETE with `opts`, if any (before anything is read:
+    /// a request for an absent object is warned too).
+    fn warn_delete(&self, scope: &Scope, opts: &DeleteOptions) {
+        if let Some(text) = self.kind(scope).delete_warning(opts, &scope.version) {
+            crate::apiserver::warning::add(text);
+        }
     }
 }

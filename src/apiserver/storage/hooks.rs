@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::apiserver::admission::Admission;
 use crate::apiserver::catalogue::Catalogue;
-use crate::apiserver::deletion::DeletePlan;
+use crate::apiserver::deletion::{DeleteOptions, DeletePlan};
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::Storage;
 use crate::apiserver::storage::delete::DeletePlanner;
@@ -38,6 +38,12 @@ pub trait Kind: Sync {
     /// Validates the kind's own fields of an object about to be written.
     fn validate(&self, _object: &Value) -> Vec<FieldError> {
         Vec::new()
+    }
+
+    /// The warning a DELETE or DELETECOLLECTION made at `version` with `opts` carries, whether
+    /// or not anything is deleted (the registry adds it before its store acts), if any.
+    fn delete_warning(&self, _opts: &DeleteOptions, _version: &str) -> Option<&'static str> {
+        None
     }
 
     /// Why admission refuses any DELETE of object `name` (403 Forbidden), if it does.
