@@ -203,7 +203,8 @@ fn a_job_delete_that_names_no_policy_is_warned_that_the_pods_stay(on: On) {
     for name in ["raw", "named"] {
         s.ok(&["create", "job", name, "--image=registry.k8s.io/pause:3.10"]);
     }
-    let raw = s.kubectl(&["delete", "--raw", "/apis/batch/v1/namespaces/default/jobs/raw"]);
+    let namespace = s.json(&["get", "job", "raw"])["metadata"]["namespace"].as_str().unwrap().to_string();
+    let raw = s.kubectl(&["delete", "--raw", &format!("/apis/batch/v1/namespaces/{namespace}/jobs/raw")]);
     assert!(raw.status.success() && String::from_utf8_lossy(&raw.stderr).contains(warning), "{raw:?}");
     let named = s.kubectl(&["delete", "job", "named"]);
     assert!(named.status.success() && !String::from_utf8_lossy(&named.stderr).contains(warning), "{named:?}");
