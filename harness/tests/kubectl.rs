@@ -25,7 +25,8 @@ on_both_servers!(
     a_deployment_makes_a_replica_set_and_pods_and_foreground_deletion_removes_them,
     a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it,
     kubectl_scale_scales_through_the_scale_subresource,
-    a_job_delete_that_names_no_policy_is_warned_that_the_pods_stay
+    a_job_delete_that_names_no_policy_is_warned_that_the_pods_stay,
+    a_create_naming_a_resource_version_is_refused_but_a_dry_run_keeps_it
 );
 
 const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
@@ -208,6 +209,29 @@ fn a_job_delete_that_names_no_policy_is_warned_that_the_pods_stay(on: On) {
     assert!(raw.status.success() && String::from_utf8_lossy(&raw.stderr).contains(warning), "{raw:?}");
     let named = s.kubectl(&["delete", "job", "named"]);
     assert!(named.status.success() && !String::from_utf8_lossy(&named.stderr).contains(warning), "{named:?}");
+}
+
+/// A create that names a resourceVersion is refused by the storage (500, no reason), and nothing
+/// is stored; a server-side dry run does not reach the storage and answers with the version sent.
+fn a_create_naming_a_resource_version_is_refused_but_a_dry_run_keeps_it(on: On) {
+    let s = on.start();
+    s.apply_file("create", "probe.yaml", &OWNER.replace("name: owner", "name: probe"));
+    let namespace = s.json(&["get", "configmap", "probe"])["metadata"]["namespace"].as_str().unwrap().to_string();
+    // `kubectl create -f` drops the version; `--raw` sends the file as it is.
+    let path = s.dir.path().join("versioned.json");
+    let versioned = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner", "resourceVersion": "12345"}});
+    std::fs::write(&path, versioned.to_string()).unwrap();
+    let collection = format!("/api/v1/namespaces/{namespace}/configmaps");
+    let raw = |query: &str| s.kubectl(&["create", "--raw", &format!("{collection}{query}"), "-f", path.to_str().unwrap()]);
+    let refused = raw("");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && stderr.contains("resourceVersion should not be set on objects to be created"), "{refused:?}");
+    assert!(!s.exists("configmap", "owner"), "nothing stored");
+    let dry = raw("?dryRun=All");
+    assert!(dry.status.success(), "{dry:?}");
+    let answer: Value = serde_json::from_slice(&dry.stdout).unwrap();
+    assert_eq!(answer["metadata"]["resourceVersion"], "12345", "{answer}");
+    assert!(!s.exists("configmap", "owner"), "a dry run stores nothing");
 }
 
 fn server_side_dry_run_delete_changes_nothing(on: On) {

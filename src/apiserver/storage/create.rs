@@ -138,6 +138,14 @@ impl Storage {
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));
         }
+        // The storage refuses a create that names a version, before it looks for the key: an
+        // error with no Status, so a 500 of unknown reason (`Create` in
+        // k8s.io/apiserver/pkg/storage/etcd3/store.go). A dry run never reaches the storage and
+        // answers with the version the client sent (`DryRunnableStorage.Create`).
+        let client_version = body["metadata"]["resourceVersion"].as_str().filter(|v| !v.is_empty()).map(String::from);
+        if client_version.is_some() && !opts.dry_run && matches!(management, Management::Update(_)) {
+            return Err(ApiError::unknown("resourceVersion should not be set on objects to be created"));
+        }
         let key = scope.key(&name);
         if let Some(existing) = self.store.get(&key) {
             return Err(if existing["metadata"]["deletionTimestamp"].is_null() {
@@ -154,6 +162,9 @@ impl Storage {
         }
         for system in ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"] {
             meta.remove(system);
+        }
+        if let Some(version) = client_version.filter(|_| opts.dry_run) {
+            body["metadata"]["resourceVersion"] = json!(version);
         }
         normalize_metadata(&mut body["metadata"]);
         let stored = scope.to_storage(body)?;
