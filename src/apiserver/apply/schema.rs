@@ -74,6 +74,9 @@ const FIELDS: &[(&str, &str, Holds)] = &[
     ("CronJobSpec", "jobTemplate", Holds::Type("JobTemplateSpec")),
     ("JobTemplateSpec", "metadata", OBJECT_META),
     ("JobTemplateSpec", "spec", Holds::Type("WorkloadSpec")),
+    // rbac/v1 RoleRef is `+structType=atomic`.
+    ("RoleBinding", "roleRef", Holds::Atomic),
+    ("ClusterRoleBinding", "roleRef", Holds::Atomic),
 ];
 
 /// The built-in kinds whose rows are in [`FIELDS`], by group.
@@ -88,6 +91,8 @@ const KINDS: &[(&str, &str)] = &[
     ("apps", "DaemonSet"),
     ("batch", "Job"),
     ("batch", "CronJob"),
+    ("rbac.authorization.k8s.io", "RoleBinding"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
 ];
 
 /// How a list merges.
@@ -287,6 +292,13 @@ fn json_field<'a>(schema: &'a Value, preserving: bool, name: &str) -> Node<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_binding_s_role_ref_is_atomic() {
+        for kind in ["RoleBinding", "ClusterRoleBinding"] {
+            assert!(Node::root("rbac.authorization.k8s.io", kind, false, None).field("roleRef").atomic(), "{kind}");
+        }
+    }
 
     #[test]
     fn pod_templates_reach_the_container_keys() {
