@@ -37,7 +37,15 @@ async fn crd_serves_a_resource_and_its_deletion_removes_the_objects() {
     let server = ApiServer::new();
     let r = post(&server, CRDS, crd("widgets", "Widget", "Namespaced")).await;
     assert_eq!(r.code, 201, "{}", r.body);
+    // The create accepts no names; the apiserver's naming and establishing controllers do.
+    assert_eq!(r.body["status"]["conditions"], Value::Null);
+    assert_eq!(r.body["status"]["acceptedNames"], json!({"plural": "", "kind": ""}));
+    server.run_controllers();
+    let r = get(&server, &format!("{CRDS}/widgets.example.com")).await;
     assert_eq!(r.body["status"]["conditions"][1]["type"], "Established");
+    assert_eq!(r.body["status"]["conditions"][1]["status"], "True");
+    assert_eq!(r.body["status"]["acceptedNames"]["listKind"], "WidgetList");
+    assert_eq!(r.body["metadata"]["managedFields"][0]["manager"], "kube-apiserver");
 
     let discovery = Discovery::new(server.client()).run().await.unwrap();
     let (found, _) = discovery.resolve_gvk(&kube::api::GroupVersionKind::gvk("example.com", "v1", "Widget")).expect("discovered");
@@ -56,6 +64,8 @@ async fn crd_serves_a_resource_and_its_deletion_removes_the_objects() {
 
     let r = delete(&server, &format!("{CRDS}/widgets.example.com"), Value::Null).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["customresourcecleanup.apiextensions.k8s.io"]);
+    assert_eq!(r.body["status"]["conditions"][2]["reason"], "InstanceDeletionPending");
+    assert_eq!(r.body["metadata"]["generation"], 1, "the mark is not a change of spec");
     server.run_controllers();
     assert!(matches!(widgets.get("w1").await.unwrap_err(), kube::Error::Api(s) if s.code == 404));
     assert!(widgets.get("w2").await.unwrap().metadata.deletion_timestamp.is_some(), "held by its finalizer");
@@ -138,9 +148,14 @@ fn gadget(version: &str, name: &str) -> Value {
     json!({"apiVersion": format!("example.com/{version}"), "kind": "Gadget", "metadata": {"name": name}})
 }
 
-/// Updates the gadgets' definition, asserting success.
+/// Updates the gadgets' definition, asserting success (at the stored version: a definition's
+/// update must name one).
 async fn redefine_gadgets(server: &ApiServer, definition: Value) {
-    let r = put(server, &format!("{CRDS}/gadgets.example.com"), definition).await;
+    let path = format!("{CRDS}/gadgets.example.com");
+    let mut definition = definition;
+    server.run_controllers();
+    definition["metadata"]["resourceVersion"] = get(server, &path).await.body["metadata"]["resourceVersion"].clone();
+    let r = put(server, &path, definition).await;
     assert_eq!(r.code, 200, "{}", r.body);
 }
 
@@ -175,8 +190,12 @@ async fn a_conversion_webhook_needs_review_versions_and_a_client_config() {
     assert_eq!(r.code, 201, "{}", r.body);
     let mut definition = two_version_gadgets("v2", "Webhook");
     definition["spec"]["conversion"]["webhook"] = json!({"conversionReviewVersions": ["v1"]});
-    let r = put(&server, &format!("{CRDS}/gadgets.example.com"), definition).await;
+    server.run_controllers();
+    let path = format!("{CRDS}/gadgets.example.com");
+    definition["metadata"]["resourceVersion"] = get(&server, &path).await.body["metadata"]["resourceVersion"].clone();
+    let r = put(&server, &path, definition).await;
     assert_eq!(r.code, 422, "an update is validated too: {}", r.body);
+    assert!(r.body["message"].as_str().unwrap_or("").contains("clientConfig"), "{}", r.body);
 }
 
 /// The fake API server calls no conversion webhook: once the storage version moves to v2

@@ -402,7 +402,9 @@ async fn test_cascade_with_a_broken_monitor() {
     definition["spec"]["versions"][1]["storage"] = json!(true);
     definition["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
         "clientConfig": {"service": {"namespace": "bar", "name": "foo", "path": "/foo"}}}});
-    let r = support::put(&env.server, &CRDS.path("", name(&definition)), definition.clone()).await;
+    let path = CRDS.path("", name(&definition));
+    definition["metadata"]["resourceVersion"] = support::get(&env.server, &path).await.body["metadata"]["resourceVersion"].clone();
+    let r = support::put(&env.server, &path, definition.clone()).await;
     assert_eq!(r.code, 200, "{}", r.body);
     let v1 = Kind { api_version: "mygroup.example.com/v1", ..WIDGETS };
     let r = support::get(&env.server, &v1.collection(ns)).await;

@@ -326,6 +326,8 @@ fn apiserver_args(dir: &Path, etcd_port: u16, port: u16) -> Vec<String> {
         format!("--service-account-signing-key-file={}", file("sa.key")),
         format!("--service-cluster-ip-range={SERVICE_CIDR}"),
         "--profiling=false".into(),
+        // As clusters run it (kubeadm and kind set it): privileged containers are allowed.
+        "--allow-privileged=true".into(),
     ]
 }
 

@@ -26,7 +26,10 @@ on_both_servers!(
     a_job_makes_a_tracked_pod_and_foreground_deletion_removes_it,
     kubectl_scale_scales_through_the_scale_subresource,
     a_job_delete_that_names_no_policy_is_warned_that_the_pods_stay,
-    a_create_naming_a_resource_version_is_refused_but_a_dry_run_keeps_it
+    a_create_naming_a_resource_version_is_refused_but_a_dry_run_keeps_it,
+    a_definition_is_established_after_its_create_and_goes_after_its_objects,
+    a_put_without_a_resource_version_updates_or_creates_as_each_kind_allows,
+    a_binding_is_validated_as_rbac_validates_it
 );
 
 const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
@@ -334,4 +337,103 @@ fn kubectl_scale_scales_through_the_scale_subresource(on: On) {
     let refused = s.kubectl(&["-n", "scaled", "scale", "deployment", "web", "--current-replicas=4", "--replicas=3"]);
     assert!(!refused.status.success(), "the current replicas are 1, not 4");
     assert_eq!(s.json(&["-n", "scaled", "get", "deployment", "web"])["spec"]["replicas"], 1);
+}
+
+/// A CustomResourceDefinition is created with no names accepted, then established by the
+/// server's own controllers; its first delete only marks it (deletion time, the cleanup
+/// finalizer, no new generation) and it goes once its objects are gone
+/// (apiextensions-apiserver registry/customresourcedefinition strategy.go and etcd.go).
+fn a_definition_is_established_after_its_create_and_goes_after_its_objects(on: On) {
+    let s = on.start();
+    // Definitions are cluster-wide, and the upstream control plane is shared: a group of our own.
+    let group = format!("p{}.kubegc.example.com", std::process::id());
+    let crd = format!("probes.{group}");
+    let definition = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {crd}\nspec:\n  group: {group}\n  scope: Namespaced\n  names:\n    plural: probes\n    kind: Probe\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n"
+    );
+    let created = s.apply_file("create", "crd.yaml", &definition);
+    assert!(created.contains("created"), "{created}");
+    s.ok(&["wait", "--for=condition=Established", &format!("crd/{crd}"), "--timeout=60s"]);
+    let established = s.json(&["get", "crd", &crd, "--show-managed-fields"]);
+    assert_eq!(established["status"]["acceptedNames"]["listKind"], "ProbeList", "{established}");
+    assert_eq!(established["spec"]["names"]["singular"], "probe", "the names are defaulted");
+    assert_eq!(established["spec"]["conversion"]["strategy"], "None");
+    let by_server = established["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["manager"] == "kube-apiserver" && e["subresource"] == "status");
+    assert!(by_server, "the server's controllers write the status: {established}");
+
+    let held = format!("apiVersion: {group}/v1\nkind: Probe\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n");
+    s.apply_file("create", "held.yaml", &held);
+    s.ok(&["delete", "crd", &crd, "--wait=false"]);
+    let marked = s.json(&["get", "crd", &crd]);
+    assert!(marked["metadata"]["deletionTimestamp"].is_string(), "{marked}");
+    assert!(strings(&marked["metadata"]["finalizers"]).contains(&"customresourcecleanup.apiextensions.k8s.io".to_string()), "{marked}");
+    assert_eq!(marked["metadata"]["generation"], 1, "marking is not a change of spec: {marked}");
+    let terminating =
+        marked["status"]["conditions"].as_array().unwrap().iter().any(|c| c["type"] == "Terminating" && c["status"] == "True");
+    assert!(terminating, "{marked}");
+    s.ok(&["patch", &format!("probes.{group}"), "held", "--type=merge", "-p", r#"{"metadata":{"finalizers":null}}"#]);
+    s.ok(&["wait", "--for=delete", &format!("crd/{crd}"), "--timeout=60s"]);
+}
+
+/// A PUT names the version it replaces, unless the kind allows an unconditional update (most
+/// do; Leases do not); a PUT of an absent object creates it where the kind allows that
+/// (Leases, Services, RBAC, ...) and is NotFound elsewhere (`AllowUnconditionalUpdate` and
+/// `AllowCreateOnUpdate` of pkg/registry/*/*/strategy.go).
+fn a_put_without_a_resource_version_updates_or_creates_as_each_kind_allows(on: On) {
+    let s = on.start();
+    s.apply_file("create", "probe.yaml", &OWNER.replace("name: owner", "name: probe"));
+    let namespace = s.json(&["get", "configmap", "probe"])["metadata"]["namespace"].as_str().unwrap().to_string();
+    let put = |path: &str, body: serde_json::Value| {
+        let file = s.dir.path().join("put.json");
+        std::fs::write(&file, body.to_string()).unwrap();
+        s.kubectl(&["replace", "--raw", path, "-f", file.to_str().unwrap()])
+    };
+    let lease = serde_json::json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "lock"}, "spec": {"holderIdentity": "a"}});
+    let leases = format!("/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/lock");
+    let created = put(&leases, lease.clone());
+    assert!(created.status.success(), "a Lease is created by a PUT: {created:?}");
+    assert_eq!(s.json(&["get", "lease", "lock"])["spec"]["holderIdentity"], "a");
+    let refused = put(&leases, lease);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains("metadata.resourceVersion: Invalid value: 0: must be specified for an update"),
+        "{refused:?}"
+    );
+
+    let map = |name: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"a": "2"}});
+    let configmaps = format!("/api/v1/namespaces/{namespace}/configmaps");
+    assert!(put(&format!("{configmaps}/probe"), map("probe")).status.success(), "a ConfigMap updates unconditionally");
+    assert_eq!(s.json(&["get", "configmap", "probe"])["data"]["a"], "2");
+    let absent = put(&format!("{configmaps}/absent"), map("absent"));
+    assert!(!absent.status.success() && String::from_utf8_lossy(&absent.stderr).contains("NotFound"), "{absent:?}");
+}
+
+/// RoleBindings and ClusterRoleBindings are validated as upstream's RBAC validation does: a
+/// ClusterRoleBinding's service account subject names its namespace, and binds only a
+/// ClusterRole (pkg/apis/rbac/validation/validation.go).
+fn a_binding_is_validated_as_rbac_validates_it(on: On) {
+    let s = on.start();
+    let name = format!("kubegc-binding-{}", std::process::id());
+    let binding = |role: &str, subject: &str| {
+        format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: {name}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: {role}\n  name: view\nsubjects:\n- {subject}\n"
+        )
+    };
+    let file = s.dir.path().join("binding.yaml");
+    let create = |yaml: String| {
+        std::fs::write(&file, yaml).unwrap();
+        s.kubectl(&["create", "-f", file.to_str().unwrap()])
+    };
+    let refused = create(binding("ClusterRole", "{kind: ServiceAccount, name: robot}"));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("subjects[0].namespace: Required value"), "{refused:?}");
+    let refused = create(binding("Role", "{kind: ServiceAccount, name: robot, namespace: default}"));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\""), "{refused:?}");
+    let accepted = create(binding("ClusterRole", "{kind: ServiceAccount, name: robot, namespace: default}"));
+    assert!(accepted.status.success(), "{accepted:?}");
+    s.ok(&["delete", "clusterrolebinding", &name]);
 }

@@ -125,6 +125,13 @@ pub struct ResourceInfo {
     pub storage: (String, String),
     /// How objects are converted between this resource's versions and storage.
     pub conversion: Conversion,
+    /// Whether an update that names no resourceVersion is accepted (the strategy's
+    /// `AllowUnconditionalUpdate`): not for leases, disruption budgets, runtime classes, CRDs
+    /// and custom resources.
+    pub unconditional_update: bool,
+    /// Whether a PUT of an absent object creates it (the strategy's `AllowCreateOnUpdate`):
+    /// leases, services, endpoints, events, limit ranges, runtime classes and RBAC kinds.
+    pub create_on_update: bool,
 }
 
 impl ResourceInfo {
@@ -268,6 +275,24 @@ impl Builtin {
                 || (group.is_empty() && matches!(plural, "replicationcontrollers" | "pods" | "podtemplates")),
             storage: if core_event_storage { (String::new(), "events".into()) } else { (group.into(), plural.into()) },
             conversion: if group == "events.k8s.io" { Conversion::EventsV1 } else { Conversion::None },
+            // pkg/registry/*/*/strategy.go of each kind.
+            unconditional_update: !matches!(
+                (group, plural),
+                ("coordination.k8s.io", "leases")
+                    | ("policy", "poddisruptionbudgets")
+                    | ("node.k8s.io", "runtimeclasses")
+                    | ("apiextensions.k8s.io", _)
+                    | ("admissionregistration.k8s.io", _)
+                    | ("storage.k8s.io", "csidrivers" | "csinodes" | "csistoragecapacities" | "volumeattachments")
+            ),
+            create_on_update: matches!(
+                (group, plural),
+                ("", "services" | "endpoints" | "events" | "limitranges")
+                    | ("events.k8s.io", "events")
+                    | ("coordination.k8s.io", "leases")
+                    | ("node.k8s.io", "runtimeclasses")
+                    | ("rbac.authorization.k8s.io", _)
+            ),
         }
     }
 }

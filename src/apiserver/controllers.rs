@@ -36,11 +36,12 @@ impl Storage {
                 self.awaiting_controllers.remove(&key);
                 continue;
             };
-            if object["metadata"]["deletionTimestamp"].is_null() {
+            let kind = self.kind_of_key(&key);
+            if !kind.awaits_controller(&object) {
                 self.awaiting_controllers.remove(&key);
                 continue;
             }
-            self.kind_of_key(&key).reconcile(self, &key, &object, node_agent);
+            kind.reconcile(self, &key, &object, node_agent);
         }
     }
 

@@ -148,6 +148,9 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         custom: true,
         tracks_generation: true,
         conversion: conversion(spec),
+        // apiextensions-apiserver registry/customresource/strategy.go.
+        unconditional_update: false,
+        create_on_update: false,
     })
 }
 
@@ -162,21 +165,107 @@ fn scale_paths(scale: &Value) -> Option<ScalePaths> {
     })
 }
 
-/// The status of an accepted and established CRD.
-pub fn established_status(crd: &Value, now: &str) -> Value {
+/// The status of a new definition: nothing accepted yet, its storage version stored
+/// (apiextensions-apiserver `registry/customresourcedefinition/strategy.go`, `PrepareForCreate`).
+pub fn created_status(crd: &Value) -> Value {
     let storage: Vec<Value> = crd["spec"]["versions"]
         .as_array()
-        .map(|vs| vs.iter().filter(|v| v["storage"].as_bool() == Some(true)).map(|v| v["name"].clone()).collect())
+        .and_then(|vs| vs.iter().find(|v| v["storage"].as_bool() == Some(true)))
+        .map(|v| vec![v["name"].clone()])
         .unwrap_or_default();
-    let condition = |t: &str, reason: &str, message: &str| json!({"type": t, "status": "True", "lastTransitionTime": now, "reason": reason, "message": message});
-    json!({
-        "acceptedNames": crd["spec"]["names"],
-        "conditions": [
-            condition("NamesAccepted", "NoConflicts", "no conflicts found"),
-            condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
-        ],
-        "storedVersions": storage,
+    json!({"acceptedNames": {"plural": "", "kind": ""}, "conditions": null, "storedVersions": storage})
+}
+
+/// The status kube-apiserver's definition controllers write at `now` once they have seen
+/// `crd`, if it differs from the one it has: the names accepted (`controller/status`, the
+/// naming controller; the fake sees no conflicts), the definition established
+/// (`controller/establish`) and, for a group of the Kubernetes project, whether it carries the
+/// approval annotation (`controller/apiapproval`).
+pub fn settled_status(crd: &Value, now: &str) -> Option<Value> {
+    let mut status = crd["status"].clone();
+    if !status.is_object() {
+        status = created_status(crd);
+    }
+    let mut changed = status["acceptedNames"] != crd["spec"]["names"];
+    status["acceptedNames"] = crd["spec"]["names"].clone();
+    changed |= set_condition(&mut status, "NamesAccepted", "True", "NoConflicts", "no conflicts found", now);
+    let established =
+        status["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"));
+    if !established {
+        changed |= set_condition(&mut status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted", now);
+    }
+    if let Some((state, reason, message)) = approval(crd) {
+        changed |= set_condition(&mut status, "KubernetesAPIApprovalPolicyConformant", state, reason, &message, now);
+    }
+    changed.then_some(status)
+}
+
+/// The annotation that records the approval of an API in a protected group.
+const APPROVAL_ANNOTATION: &str = "api-approved.kubernetes.io";
+
+/// The approval condition of a definition in a group of the Kubernetes project (`k8s.io`,
+/// `kubernetes.io` and their subdomains): status, reason and message
+/// (apiextensions-apiserver `apihelpers.GetAPIApprovalState`).
+fn approval(crd: &Value) -> Option<(&'static str, &'static str, String)> {
+    let group = crd["spec"]["group"].as_str().unwrap_or("");
+    let protected = ["k8s.io", "kubernetes.io"].iter().any(|g| group == *g || group.ends_with(&format!(".{g}")));
+    if !protected {
+        return None;
+    }
+    let see = "see https://github.com/kubernetes/enhancements/pull/1111";
+    let annotation = crd["metadata"]["annotations"][APPROVAL_ANNOTATION].as_str().unwrap_or("");
+    let is_url = url::Url::parse(annotation).is_ok_and(|u| !u.scheme().is_empty() && u.host_str().is_some_and(|h| !h.is_empty()));
+    Some(if annotation.is_empty() {
+        ("False", "MissingAnnotation", format!("protected groups must have approval annotation \"{APPROVAL_ANNOTATION}\", {see}"))
+    } else if annotation.starts_with("unapproved") {
+        ("False", "UnapprovedAnnotation", format!("not approved: {annotation:?}"))
+    } else if is_url {
+        ("True", "ApprovedAnnotation", format!("approved in {annotation}"))
+    } else {
+        (
+            "False",
+            "InvalidAnnotation",
+            format!(
+                "protected groups must have approval annotation \"{APPROVAL_ANNOTATION}\" with either a URL or a reason starting with \"unapproved\", {see}"
+            ),
+        )
     })
+}
+
+/// Marks the status of a definition whose deletion has begun (the definition registry's
+/// `Delete`, apiextensions-apiserver `registry/customresourcedefinition/etcd.go`).
+pub fn mark_terminating(status: &mut Value, now: &str) {
+    set_condition(
+        status,
+        "Terminating",
+        "True",
+        "InstanceDeletionPending",
+        "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+        now,
+    );
+}
+
+/// Sets condition `kind` of `status` as `apihelpers.SetCRDCondition` does: added at the end,
+/// or changed in place with its transition time kept while its status stays; whether anything
+/// but a time changed.
+fn set_condition(status: &mut Value, kind: &str, state: &str, reason: &str, message: &str, now: &str) -> bool {
+    if !status["conditions"].is_array() {
+        status["conditions"] = json!([]);
+    }
+    let conditions = status["conditions"].as_array_mut().expect("made an array");
+    let wanted = json!({"type": kind, "status": state, "lastTransitionTime": now, "reason": reason, "message": message});
+    let Some(existing) = conditions.iter_mut().find(|c| c["type"] == kind) else {
+        conditions.push(wanted);
+        return true;
+    };
+    let changed = existing["status"] != state || existing["reason"] != reason || existing["message"] != message;
+    if existing["status"] != state || existing["lastTransitionTime"].as_str().is_none_or(str::is_empty) {
+        existing["lastTransitionTime"] = json!(now);
+    }
+    existing["status"] = json!(state);
+    existing["reason"] = json!(reason);
+    existing["message"] = json!(message);
+    changed
 }
 
 /// Whether `key` is the CustomResourceDefinition that defines the custom `resource`.

@@ -64,6 +64,7 @@ pub mod mutant;
 pub mod openapi;
 pub mod patch;
 pub mod protobuf;
+pub mod quantity;
 pub mod scale;
 pub mod schema;
 pub mod selectors;

@@ -345,8 +345,12 @@ impl IntoResponse for ApiError {
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    /// 422 for a JSON patch that cannot be applied (a failed `test`, a missing path).
-    pub fn invalid_patch(why: &str) -> Self {
-        Self::new(422, "Invalid", format!("the server rejected our request due to an error in our request: {why}"))
+    /// 422 for a JSON patch that cannot be applied (a failed `test`, a missing path): upstream's
+    /// patch handler makes it with `NewGenericServerResponse`, which keeps nothing of why
+    /// (k8s.io/apiserver/pkg/endpoints/handlers/patch.go, `applyJSPatch`).
+    pub fn invalid_patch() -> Self {
+        let mut e = Self::new(422, "Invalid", "the server rejected our request due to an error in our request");
+        e.details = Some(json!({}));
+        e
     }
 }

@@ -125,11 +125,13 @@ pub fn record_update(live: &Value, new: &mut Value, manager: &str, write: &Write
             _ => Managed::decode(live_fields).unwrap_or_default(),
         }
     };
-    let live = if live.as_object().is_some_and(|m| m.is_empty()) {
-        zero_object(write.api_version, write.kind)
-    } else {
-        without_managed_fields(live)
-    };
+    let creating = live.as_object().is_some_and(|m| m.is_empty());
+    // An update of an object that has no managedFields records none: tracking starts with a
+    // create or an apply (apimachinery managedfields/internal/skipnonapplied.go).
+    if !creating && managed.is_empty() {
+        return;
+    }
+    let live = if creating { zero_object(write.api_version, write.kind) } else { without_managed_fields(live) };
     match typed::compare(&live, new, write.node) {
         Ok(comparison) => {
             let manager = Manager::new(manager, Operation::Update, write.api_version, write.subresource);
@@ -139,6 +141,9 @@ pub fn record_update(live: &Value, new: &mut Value, manager: &str, write: &Write
     }
     store_managed_fields(new, &managed);
 }
+
+/// The manager of the fields an object had before its first apply.
+const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 
 /// Applies `config` for `manager` to `live` (an empty object to create one): returns the merged
 /// object with its managedFields. 400 for a configuration of another kind or version, or one
@@ -158,7 +163,16 @@ pub fn apply(live: &Value, config: &Value, manager: &str, force: bool, write: &W
         .map_err(|e| ApiError::unknown(format!("failed to decode managed fields: {e}")))?;
     let applied = typed::field_set(config, write.node)
         .map_err(|e| ApiError::unknown(format!("failed to create typed patch object ({}): {e}", about())))?;
+    let creating = live.as_object().is_some_and(|m| m.is_empty());
     let live = without_managed_fields(live);
+    // The first apply to an object whose fields nobody manages gives them all to an Update by
+    // `before-first-apply` first (apimachinery managedfields/internal/skipnonapplied.go).
+    if managed.is_empty() && !creating {
+        let everything = typed::compare(&zero_object(write.api_version, write.kind), &live, write.node)
+            .map_err(|e| ApiError::unknown(format!("failed to create manager for existing fields: {e}")))?;
+        let before = Manager::new(BEFORE_FIRST_APPLY, Operation::Update, write.api_version, write.subresource);
+        managed.record_update(&write.owns.comparison(everything), &before, write.now);
+    }
     let mut merged = typed::merge(&live, config, write.node).map_err(|e| ApiError::unknown(format!("failed to merge config: {e}")))?;
 
     let applier = Manager::new(manager, Operation::Apply, write.api_version, write.subresource);

@@ -50,7 +50,13 @@ const FIELDS: &[(&str, &str, Holds)] = &[
     ("PodSpec", "resourceClaims", BY_NAME),
     ("PodSpec", "topologySpreadConstraints", Holds::Map(&[("topologyKey", None), ("whenUnsatisfiable", None)], &Holds::Type(""))),
     ("Container", "ports", Holds::Map(&[("containerPort", None), ("protocol", Some("TCP"))], &Holds::Type(""))),
-    ("Container", "env", BY_NAME),
+    ("Container", "env", Holds::Map(&[("name", None)], &Holds::Type("EnvVar"))),
+    // core/v1 EnvVarSource: each reference is `+structType=atomic`.
+    ("EnvVar", "valueFrom", Holds::Type("EnvVarSource")),
+    ("EnvVarSource", "fieldRef", Holds::Atomic),
+    ("EnvVarSource", "resourceFieldRef", Holds::Atomic),
+    ("EnvVarSource", "configMapKeyRef", Holds::Atomic),
+    ("EnvVarSource", "secretKeyRef", Holds::Atomic),
     ("Container", "volumeMounts", Holds::Map(&[("mountPath", None)], &Holds::Type(""))),
     ("Container", "volumeDevices", Holds::Map(&[("devicePath", None)], &Holds::Type(""))),
     // The kinds whose objects hold a pod spec or template, and services.
@@ -74,9 +80,15 @@ const FIELDS: &[(&str, &str, Holds)] = &[
     ("CronJobSpec", "jobTemplate", Holds::Type("JobTemplateSpec")),
     ("JobTemplateSpec", "metadata", OBJECT_META),
     ("JobTemplateSpec", "spec", Holds::Type("WorkloadSpec")),
+    // policy/v1: a LabelSelector is `+structType=atomic`.
+    ("PodDisruptionBudget", "spec", Holds::Type("PodDisruptionBudgetSpec")),
+    ("PodDisruptionBudgetSpec", "selector", Holds::Atomic),
     // rbac/v1 RoleRef is `+structType=atomic`.
     ("RoleBinding", "roleRef", Holds::Atomic),
     ("ClusterRoleBinding", "roleRef", Holds::Atomic),
+    // apiextensions/v1 CustomResourceDefinitionStatus: conditions `+listType=map`, keyed by type.
+    ("CustomResourceDefinition", "status", Holds::Type("CustomResourceDefinitionStatus")),
+    ("CustomResourceDefinitionStatus", "conditions", Holds::Map(&[("type", None)], &PLAIN)),
 ];
 
 /// The built-in kinds whose rows are in [`FIELDS`], by group.
@@ -91,8 +103,10 @@ const KINDS: &[(&str, &str)] = &[
     ("apps", "DaemonSet"),
     ("batch", "Job"),
     ("batch", "CronJob"),
+    ("policy", "PodDisruptionBudget"),
     ("rbac.authorization.k8s.io", "RoleBinding"),
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
 ];
 
 /// How a list merges.
@@ -298,6 +312,23 @@ mod tests {
         for kind in ["RoleBinding", "ClusterRoleBinding"] {
             assert!(Node::root("rbac.authorization.k8s.io", kind, false, None).field("roleRef").atomic(), "{kind}");
         }
+    }
+
+    #[test]
+    fn selectors_and_env_references_are_atomic() {
+        let budget = Node::root("policy", "PodDisruptionBudget", false, None);
+        assert!(budget.field("spec").field("selector").atomic());
+        let pod_spec = Node::root("", "Pod", false, None).field("spec");
+        let (_, container) = pod_spec.field("containers").list();
+        let (_, env) = container.field("env").list();
+        assert!(env.field("valueFrom").field("fieldRef").atomic());
+        assert!(!env.field("valueFrom").atomic());
+    }
+
+    #[test]
+    fn a_definition_s_conditions_are_keyed_by_type() {
+        let definition = Node::root("apiextensions.k8s.io", "CustomResourceDefinition", false, None);
+        assert_eq!(definition.field("status").field("conditions").list().0, ListType::Map(vec![("type".into(), None)]));
     }
 
     #[test]

@@ -17,6 +17,9 @@ pub fn apply(kind: &str, object: &mut Value) {
         "DaemonSet" => &["currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady"],
         _ => return,
     };
+    if kind == "DaemonSet" {
+        template_generation(object);
+    }
     if let Some(spec) = object_at(object, "spec") {
         match kind {
             "Deployment" => deployment(spec),
@@ -75,8 +78,25 @@ fn stateful_set(spec: &mut Value) {
     }
     or_nil(spec, "replicas", json!(1));
     or_nil(spec, "revisionHistoryLimit", json!(10));
+    or_nil(spec, "serviceName", json!(""));
     for claim in super::items(spec, "volumeClaimTemplates") {
         super::core::apply("PersistentVolumeClaim", claim);
+        // The conversion to apps/v1 names each template's type (`pkg/apis/apps/v1/conversion.go`,
+        // `Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec`).
+        claim["apiVersion"] = json!("v1");
+        claim["kind"] = json!("PersistentVolumeClaim");
+    }
+}
+
+/// The annotation apps/v1 carries a DaemonSet's template generation in.
+pub const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
+
+/// A DaemonSet's template generation as apps/v1 writes it (`pkg/apis/apps/v1/conversion.go`,
+/// `Convert_apps_DaemonSet_To_v1_DaemonSet`): always an annotation, `0` until the strategy
+/// sets it. Annotations of the wrong type are left for validation to refuse.
+fn template_generation(daemon_set: &mut Value) {
+    if let Some(annotations) = object_at(daemon_set, "metadata").and_then(|m| object_at(m, "annotations")) {
+        or_nil(annotations, TEMPLATE_GENERATION, json!("0"));
     }
 }
 

@@ -1,7 +1,9 @@
 //! Defaults of the smaller groups: discovery.k8s.io/v1 (`pkg/apis/discovery/v1/defaults.go`:
 //! an EndpointSlice port is unnamed TCP; each endpoint's conditions are always written) and rbac.authorization.k8s.io/v1
 //! (`pkg/apis/rbac/v1/defaults.go`: role references and user or group subjects name the RBAC
-//! group).
+//! group), and apiextensions.k8s.io/v1 (`pkg/apis/apiextensions/v1/defaults.go` of
+//! k8s.io/apiextensions-apiserver: a definition's singular and list kind from its kind, no
+//! conversion, a conversion webhook's service on port 443, the storage version stored).
 
 use serde_json::{Value, json};
 
@@ -32,6 +34,30 @@ pub fn apply(group: &str, kind: &str, object: &mut Value) {
                 }
             }
         }
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => definition(object),
         _ => {}
+    }
+}
+
+/// `SetObjectDefaults_CustomResourceDefinition`.
+fn definition(object: &mut Value) {
+    let Some(spec) = object_at(object, "spec") else { return };
+    if let Some(names) = object_at(spec, "names") {
+        let kind = names["kind"].as_str().unwrap_or("").to_string();
+        if !kind.is_empty() {
+            or_zero(names, "singular", json!(kind.to_lowercase()));
+            or_zero(names, "listKind", json!(format!("{kind}List")));
+        }
+    }
+    or_nil(spec, "conversion", json!({"strategy": "None"}));
+    if let Some(service) = spec.pointer_mut("/conversion/webhook/clientConfig/service").filter(|s| s.is_object()) {
+        or_nil(service, "port", json!(443));
+    }
+    let storage = spec["versions"].as_array().and_then(|vs| vs.iter().find(|v| v["storage"] == true)).map(|v| v["name"].clone());
+    if let Some(storage) = storage
+        && let Some(status) = object_at(object, "status")
+        && status["storedVersions"].as_array().is_none_or(Vec::is_empty)
+    {
+        status["storedVersions"] = json!([storage]);
     }
 }

@@ -231,8 +231,8 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         (Method::PUT, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
             let (value, opts) = with_body_keys(object(&parts.headers, &body)?, write_options(&query, &parts.headers)?);
-            let updated = server.lock().update(&scope, name, value, target, opts)?;
-            Ok(object_response(200, repr, &scope, &updated, now))
+            let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
+            Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &written, now))
         }
         (Method::PATCH, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;

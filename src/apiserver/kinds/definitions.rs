@@ -1,6 +1,7 @@
-//! CustomResourceDefinitions as a kind: their status, their validation, the cleanup finalizer
-//! a delete adds and the controller that removes it once the defined resource's objects are
-//! gone, and serving (or no longer serving) the resource a definition defines. What a
+//! CustomResourceDefinitions as a kind: their status, established by the apiserver's
+//! controllers after the create, their validation, the mark a first delete leaves (cleanup
+//! finalizer, `Terminating` condition) and the controller that removes the finalizer once the
+//! defined resource's objects are gone, and serving (or no longer serving) the resource a definition defines. What a
 //! definition says is read in [`crate::apiserver::crd`].
 
 use serde_json::{Value, json};
@@ -8,49 +9,64 @@ use serde_json::{Value, json};
 use crate::apiserver::catalogue::Catalogue;
 use crate::apiserver::crd::{self, CLEANUP_FINALIZER};
 use crate::apiserver::deletion::{DeleteOptions, DeletePlan};
+use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::delete::DeletePlanner;
 use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
+use crate::apiserver::storage::write::Target;
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::string_list;
+use crate::clock::format_time;
 
 /// apiextensions.k8s.io/v1 CustomResourceDefinitions.
 pub struct Definitions;
 
 impl Kind for Definitions {
-    fn default_on_create(&self, definition: &mut Value, now: &str) {
-        definition["status"] = crd::established_status(definition, now);
+    /// A new definition has accepted no names yet: the apiserver's controllers accept them.
+    fn default_on_create(&self, definition: &mut Value, _now: &str) {
+        definition["status"] = crd::created_status(definition);
     }
 
     fn validate(&self, definition: &Value) -> Vec<FieldError> {
         crd::validate(definition)
     }
 
-    /// The first delete adds the cleanup finalizer, so the definition stays until its
-    /// resource's objects are gone.
+    /// The first delete only marks the definition: deletion time, the cleanup finalizer and a
+    /// `Terminating` condition, written as they are (no grace period, no new generation, the
+    /// propagation policy unread); a later delete is the generic store's
+    /// (apiextensions-apiserver `registry/customresourcedefinition/etcd.go`, `REST.Delete`).
     fn plan_delete(&self, existing: &Value, planner: &DeletePlanner<'_>) -> DeletePlan {
         if !existing["metadata"]["deletionTimestamp"].is_null() {
             return planner.generic(existing);
         }
-        let mut with_cleanup = existing.clone();
+        let now = format_time(planner.ctx.now);
+        let mut marked = existing.clone();
+        marked["metadata"]["deletionTimestamp"] = json!(now);
         let mut finalizers = string_list(&existing["metadata"], "finalizers");
         if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
             finalizers.push(CLEANUP_FINALIZER.into());
         }
-        with_cleanup["metadata"]["finalizers"] = json!(finalizers);
-        planner.generic(&with_cleanup)
+        marked["metadata"]["finalizers"] = json!(finalizers);
+        crd::mark_terminating(&mut marked["status"], &now);
+        DeletePlan::Keep(marked)
     }
 
-    fn has_controller(&self) -> bool {
-        true
+    /// A definition waits for the apiserver's controllers until its names are accepted and it
+    /// is established, and while it is deleted with the cleanup finalizer.
+    fn awaits_controller(&self, definition: &Value) -> bool {
+        if definition["metadata"]["deletionTimestamp"].is_null() {
+            crd::settled_status(definition, "").is_some()
+        } else {
+            string_list(&definition["metadata"], "finalizers").iter().any(|f| f == CLEANUP_FINALIZER)
+        }
     }
 
-    /// The CRD finalizer: delete the definition's objects, then remove the cleanup finalizer.
+    /// Establishes a new or changed definition; for one being deleted, the CRD finalizer:
+    /// deletes the definition's objects, then removes the cleanup finalizer.
     fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, definition: &Value, _node_agent: bool) {
-        let finalizers = string_list(&definition["metadata"], "finalizers");
-        if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
-            storage.awaiting_controllers.remove(key);
+        if definition["metadata"]["deletionTimestamp"].is_null() {
+            establish(storage, key, definition);
             return;
         }
         if let Some(info) = crd::resource_info(definition)
@@ -95,5 +111,24 @@ impl Kind for Definitions {
             }
             storage.catalogue.remove(&info.group, &info.plural);
         }
+    }
+}
+
+/// The field manager of the apiserver's own writes (its loopback client's user agent).
+const APISERVER_MANAGER: &str = "kube-apiserver";
+
+/// Writes the status the naming, establishing and approval controllers give `definition`,
+/// through the status subresource as they do.
+fn establish(storage: &mut Storage, key: &ObjectKey, definition: &Value) {
+    let Some(status) = crd::settled_status(definition, &format_time(storage.clock.now())) else { return };
+    let mut updated = definition.clone();
+    updated["status"] = status;
+    let written = storage.scope("apiextensions.k8s.io", "v1", "customresourcedefinitions", None).and_then(|scope| {
+        let opts = WriteOptions { field_manager: APISERVER_MANAGER.into(), ..WriteOptions::default() };
+        storage.update(&scope, &key.name, updated, Target::Status, opts)
+    });
+    if let Err(e) = written {
+        tracing::debug!(name = key.name, error = %e, "definition not established");
+        storage.awaiting_controllers.remove(key);
     }
 }

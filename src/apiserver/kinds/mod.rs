@@ -18,19 +18,23 @@
 //! - [`services`]: a Service's cluster IP, IP families and node ports, allocated at create and
 //!   kept by updates.
 //! - [`deployments`]: the labels a Deployment's status subresource may not change.
+//! - [`daemon_sets`]: the template generation a DaemonSet's strategy keeps.
 //! - [`budgets`]: ResourceQuotas and PodDisruptionBudgets, whose status starts at zero.
 //! - [`endpoint_slices`]: EndpointSlices — the address type, required and immutable.
+//! - [`rbac`]: roles and bindings — their validation, a binding's fixed role reference.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
 pub mod budgets;
 pub mod certificates;
+pub mod daemon_sets;
 pub mod definitions;
 pub mod deployments;
 pub mod endpoint_slices;
 pub mod jobs;
 pub mod namespaces;
 pub mod pods;
+pub mod rbac;
 pub mod records;
 pub mod services;
 pub mod volumes;
@@ -50,11 +54,16 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("policy", "poddisruptionbudgets") => &budgets::DISRUPTION_BUDGETS,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("apps", "deployments") => &deployments::Deployments,
+        ("apps", "daemonsets") => &daemon_sets::DaemonSets,
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &jobs::CronJobs,
         ("discovery.k8s.io", "endpointslices") => &endpoint_slices::EndpointSlices,
         ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
+        ("rbac.authorization.k8s.io", "roles") => &rbac::ROLES,
+        ("rbac.authorization.k8s.io", "clusterroles") => &rbac::CLUSTER_ROLES,
+        ("rbac.authorization.k8s.io", "rolebindings") => &rbac::ROLE_BINDINGS,
+        ("rbac.authorization.k8s.io", "clusterrolebindings") => &rbac::CLUSTER_ROLE_BINDINGS,
         _ => &Generic,
     }
 }

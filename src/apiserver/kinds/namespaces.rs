@@ -88,8 +88,9 @@ impl Kind for Namespaces {
         DeletePlan::Keep(obj)
     }
 
-    fn has_controller(&self) -> bool {
-        true
+    /// A namespace being deleted waits for the namespace controller.
+    fn awaits_controller(&self, object: &Value) -> bool {
+        !object["metadata"]["deletionTimestamp"].is_null()
     }
 
     /// The namespace controller: delete everything in the namespace (background propagation),

@@ -61,8 +61,9 @@ impl Kind for Pods {
         errs
     }
 
-    fn has_controller(&self) -> bool {
-        true
+    /// A pod being deleted waits for the node agent.
+    fn awaits_controller(&self, object: &Value) -> bool {
+        !object["metadata"]["deletionTimestamp"].is_null()
     }
 
     /// The node agent: a scheduled pod whose grace period has run out is deleted with grace 0,

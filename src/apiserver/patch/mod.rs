@@ -53,7 +53,10 @@ impl PatchType {
             Self::Json => {
                 let patch: json_patch::Patch =
                     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
-                json_patch::patch(&mut out, &patch).map_err(|e| ApiError::invalid_patch(&e.to_string()))?;
+                json_patch::patch(&mut out, &patch).map_err(|e| {
+                    tracing::debug!(error = %e, "JSON patch not applied");
+                    ApiError::invalid_patch()
+                })?;
             }
             Self::Strategic => strategic_merge(&mut out, &parse()?).map_err(ApiError::bad_request)?,
         }

@@ -76,7 +76,7 @@ pub fn check_fields(resource: &ResourceInfo, object: Value, opts: &WriteOptions,
         errors.extend(unknown.iter().map(|f| format!("unknown field {f:?}")));
         errors
     } else {
-        typed::quantities_as_strings(&resource.kind, &mut object);
+        typed::canonical_quantities(&resource.kind, &mut object);
         match typed::unknown_fields_of(&resource.group, &resource.kind, &object) {
             Ok(Some(unknown)) => {
                 for path in &unknown {

@@ -141,17 +141,23 @@ const RESOURCE_LISTS: &[&str] = &[
     "maxLimitRequestRatio",
 ];
 
-/// Writes each quantity given as a JSON number as a string, as Go's `resource.Quantity` reads a
-/// number (its own decoder, not the generic one that refuses a number for a string): the values
-/// of resource lists, and `sizeLimit`. Not for CustomResourceDefinitions, whose schemas use
+/// Writes each quantity as Go's `resource.Quantity` writes it back: a JSON number as a string
+/// (its own decoder reads a number, where the generic one refuses a number for a string), and
+/// each in its canonical form ([`crate::apiserver::quantity::canonical`]): the values of
+/// resource lists, and `sizeLimit`. Not for CustomResourceDefinitions, whose schemas use
 /// `default` for anything.
-pub fn quantities_as_strings(kind: &str, object: &mut Value) {
+pub fn canonical_quantities(kind: &str, object: &mut Value) {
     fn walk(value: &mut Value, in_list: bool) {
         match value {
             Value::Object(map) => {
                 for (key, child) in map.iter_mut() {
-                    if (in_list || key == "sizeLimit") && child.is_number() {
-                        *child = Value::String(child.to_string());
+                    if in_list || key == "sizeLimit" {
+                        if child.is_number() {
+                            *child = Value::String(child.to_string());
+                        }
+                        if let Some(canonical) = child.as_str().and_then(crate::apiserver::quantity::canonical) {
+                            *child = Value::String(canonical);
+                        }
                     } else {
                         walk(child, RESOURCE_LISTS.contains(&key.as_str()));
                     }
@@ -319,7 +325,7 @@ mod tests {
         );
         let mut limits = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
             "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"cpu": 1}}}]}});
-        quantities_as_strings("Pod", &mut limits);
+        canonical_quantities("Pod", &mut limits);
         assert_eq!(limits["spec"]["containers"][0]["resources"]["limits"]["cpu"], "1", "a quantity may be a number");
         assert!(unknown_fields_of("", "Pod", &limits).is_ok());
         let missing = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"image": "i"}]}});

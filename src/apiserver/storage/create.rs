@@ -113,9 +113,12 @@ impl Storage {
         let now = format_time(self.clock.now());
         // The uid comes before the kind's defaults, which may use it (a Job's selector does).
         body["metadata"]["uid"] = json!(self.ids.uid());
+        // The handler records the writer's fields before the registry's strategy prepares the
+        // object (`PrepareForCreate`): what the strategy sets is nobody's
+        // (k8s.io/apiserver/pkg/endpoints/handlers/create.go).
+        self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
-        self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
         // Allocation is the registry's, after the handler recorded the writer's fields
         // (pkg/registry/core/service/storage/alloc.go): allocated addresses are nobody's.
         kind.allocate(self, &mut body);

@@ -56,12 +56,12 @@ pub trait Kind: Sync {
         planner.generic(existing)
     }
 
-    /// Whether an object being deleted waits for a simulated controller ([`Kind::reconcile`]).
-    fn has_controller(&self) -> bool {
+    /// Whether `object` waits for a simulated controller ([`Kind::reconcile`]).
+    fn awaits_controller(&self, _object: &Value) -> bool {
         false
     }
 
-    /// One step of the kind's simulated controller for an object being deleted; `node_agent`
+    /// One step of the kind's simulated controller for an object that awaits it; `node_agent`
     /// says whether the server stands in for kubelets.
     fn reconcile(&self, _storage: &mut Storage, _key: &ObjectKey, _object: &Value, _node_agent: bool) {}
 

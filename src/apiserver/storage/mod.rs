@@ -173,7 +173,7 @@ impl Storage {
     pub fn commit(&mut self, key: ObjectKey, object: Value) -> Arc<Value> {
         let kind = self.kind_of_key(&key);
         kind.committed(&mut self.catalogue, &object);
-        if kind.has_controller() && !object["metadata"]["deletionTimestamp"].is_null() {
+        if kind.awaits_controller(&object) {
             self.awaiting_controllers.insert(key.clone());
         }
         self.written(&key);

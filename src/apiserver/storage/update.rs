@@ -8,7 +8,7 @@ use crate::apiserver::deletion::{AfterUpdate, after_update};
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::schema::{WriteOptions, check_fields};
-use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
@@ -29,6 +29,26 @@ fn spec_part(obj: &Value) -> Value {
 }
 
 impl Storage {
+    /// PUT: replaces object `name` with `body`, or creates it when it is absent and the kind's
+    /// registry creates on update; returns the object as served and whether it was created.
+    pub fn put(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<(Value, bool)> {
+        if !(target == Target::Main && scope.resource.create_on_update && self.store.get(&scope.key(name)).is_none()) {
+            return Ok((self.update(scope, name, body, target, opts)?, false));
+        }
+        let mut body = body;
+        if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+            match meta.get("name").and_then(Value::as_str) {
+                Some(n) if !n.is_empty() && n != name => {
+                    return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
+                }
+                _ => meta.insert("name".into(), json!(name)),
+            };
+            // The store writes a new object whatever version the request named.
+            meta.remove("resourceVersion");
+        }
+        Ok(((*self.create(scope, body, opts)?).clone(), true))
+    }
+
     /// Replaces object `name` with `body` (PUT); returns the stored object as served.
     pub fn update(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<Value> {
         let management = Management::Update(opts.field_manager.clone());
@@ -65,10 +85,16 @@ impl Storage {
         let key = scope.key(name);
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.present(&existing)?;
-        if let Some(rv) = body["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty())
-            && rv != existing["metadata"]["resourceVersion"].as_str().unwrap_or("")
-        {
-            return Err(ApiError::conflict_modified(scope.resource.qualified(), name));
+        match body["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty()) {
+            Some(rv) if rv != existing["metadata"]["resourceVersion"].as_str().unwrap_or("") => {
+                return Err(ApiError::conflict_modified(scope.resource.qualified(), name));
+            }
+            // The generic store's `Update` names the resource where the kind would go.
+            None if !scope.resource.unconditional_update => {
+                let missing = FieldError::invalid("metadata.resourceVersion", json!(0), "must be specified for an update");
+                return Err(ApiError::invalid(&scope.resource.group, &scope.resource.plural, name, vec![missing]));
+            }
+            _ => {}
         }
 
         let mut new = match target {

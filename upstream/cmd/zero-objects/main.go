@@ -1,11 +1,12 @@
 // Command zero-objects prints, for every built-in kind of the pinned release, the skeleton of
 // its Go zero value as the API server's field manager sees it: the object that
-// runtime.DefaultUnstructuredConverter makes of a new, empty object of the kind, keeping only
-// what is not a scalar (the structs a Go value always holds, and the nil slices, maps and
-// pointers its encoding writes as null).
+// runtime.DefaultUnstructuredConverter makes of a new, empty object of the kind: the structs a
+// Go value always holds, the nil slices, maps and pointers its encoding writes as null, and the
+// zero values of scalars without omitempty.
 //
 // A create is recorded in managedFields as an Update from this object, so the fields it
-// already holds are not "added" and get no "." of their own. kubegc's fake API server reads
+// already holds are not "added" and get no "." of their own, and a scalar the create leaves at
+// its zero value is not the creator's. kubegc's fake API server reads
 // the output, committed as src/apiserver/apply/zero_objects.json:
 //
 //	go run ./cmd/zero-objects > ../src/apiserver/apply/zero_objects.json
@@ -44,7 +45,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		out[gvk.GroupVersion().String()+" "+gvk.Kind] = skeleton(fields)
+		out[gvk.GroupVersion().String()+" "+gvk.Kind] = fields
 	}
 	keys := make([]string, 0, len(out))
 	for k := range out {
@@ -64,20 +65,6 @@ func main() {
 		fmt.Printf("  %q: %s%s\n", k, value, comma)
 	}
 	fmt.Println("}")
-}
-
-// skeleton keeps the maps and nulls of an unstructured object, dropping its scalars.
-func skeleton(fields map[string]interface{}) map[string]interface{} {
-	out := map[string]interface{}{}
-	for k, v := range fields {
-		switch v := v.(type) {
-		case nil:
-			out[k] = nil
-		case map[string]interface{}:
-			out[k] = skeleton(v)
-		}
-	}
-	return out
 }
 
 func fail(err error) {

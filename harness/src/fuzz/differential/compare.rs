@@ -58,11 +58,26 @@ const MOST_PER_BODY: usize = 12;
 /// The longest rendering of one side of a difference.
 const LONGEST: usize = 300;
 
-/// `answer` to `request` as compared; `watch` when the request asks for a watch.
-pub fn see(request: &FuzzRequest, answer: &Answer, watch: bool) -> Seen {
-    let context = format!("{} {}", request.uri, String::from_utf8_lossy(&request.body));
+/// The text of `request` whose uids an answer keeps unmasked (a uid the request names).
+fn context_of(request: &FuzzRequest) -> String {
+    format!("{} {}", request.uri, String::from_utf8_lossy(&request.body))
+}
+
+/// What the answers to `to_fake` and to `request`, one request sent to each server in the form
+/// that server needs (an update of each one's own object), keep unmasked: the uids both name.
+/// The same request to both: everything it names.
+pub fn shared_context(to_fake: &FuzzRequest, request: &FuzzRequest) -> String {
+    let (fake, upstream) = (context_of(to_fake), context_of(request));
+    if fake == upstream {
+        return upstream;
+    }
+    UID.find_iter(&upstream).map(|m| m.as_str()).filter(|uid| fake.contains(uid)).collect::<Vec<_>>().join(" ")
+}
+
+/// `answer` to `request` as compared, keeping unmasked the uids `context` names.
+pub fn see_in(request: &FuzzRequest, answer: &Answer, watch: bool, context: &str) -> Seen {
     let media = answer.content_type.as_deref().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    let warnings = answer.warnings.iter().map(|w| mask_text(w, &context)).collect();
+    let warnings = answer.warnings.iter().map(|w| mask_text(w, context)).collect();
     let body = if request.method == "HEAD" {
         Shape::Text(String::new())
     } else if watch && answer.code == 200 {
@@ -72,26 +87,26 @@ pub fn see(request: &FuzzRequest, answer: &Answer, watch: bool) -> Seen {
                 .filter(|l| !l.trim().is_empty())
                 .map(|l| match serde_json::from_str::<Value>(l) {
                     Ok(mut event) => {
-                        mask(&mut event, "", &context);
+                        mask(&mut event, "", context);
                         event
                     }
-                    Err(_) => json!(mask_text(l, &context)),
+                    Err(_) => json!(mask_text(l, context)),
                 })
                 .collect(),
         )
     } else if let Ok(mut value) = serde_json::from_slice::<Value>(&answer.body) {
-        mask(&mut value, "", &context);
+        mask(&mut value, "", context);
         Shape::Json(value)
     } else {
         match std::str::from_utf8(&answer.body) {
             Ok(text) if media.contains("yaml") => match serde_saphyr::from_str::<Value>(text) {
                 Ok(mut value) => {
-                    mask(&mut value, "", &context);
+                    mask(&mut value, "", context);
                     Shape::Json(value)
                 }
-                Err(_) => Shape::Text(mask_text(text, &context)),
+                Err(_) => Shape::Text(mask_text(text, context)),
             },
-            Ok(text) => Shape::Text(mask_text(text, &context)),
+            Ok(text) => Shape::Text(mask_text(text, context)),
             Err(_) => Shape::Binary(answer.body.len()),
         }
     };
@@ -267,7 +282,14 @@ fn mask(value: &mut Value, key: &str, context: &str) {
                 mask(v, k, context);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| mask(v, key, context)),
+        Value::Array(items) => {
+            items.iter_mut().for_each(|v| mask(v, key, context));
+            // Conditions are a map keyed by type (`+listType=map`): their order says only which
+            // of the controllers that write them came first, a race on a real control plane.
+            if key == "conditions" && items.iter().all(|c| c["type"].is_string()) {
+                items.sort_by(|a, b| a["type"].as_str().cmp(&b["type"].as_str()));
+            }
+        }
         Value::String(s) => {
             let masked = match key {
                 "resourceVersion" if !s.is_empty() => "<rv>".to_string(),
@@ -366,6 +388,32 @@ mod tests {
         }
     }
 
+    fn see(request: &FuzzRequest, answer: &Answer, watch: bool) -> Seen {
+        see_in(request, answer, watch, &context_of(request))
+    }
+
+    #[test]
+    fn an_update_sent_to_each_server_in_its_own_form_keeps_only_the_uids_both_name() {
+        let (mine, theirs, shared) =
+            ("0b6c3f2e-8d1a-4c5e-9f7a-1e2d3c4b5a69", "7f0e1d2c-3b4a-4968-8776-a5b4c3d2e1f0", "00000000-0000-0000-0000-000000000001");
+        let put = |uid: &str| FuzzRequest {
+            method: "PUT".into(),
+            uri: "/apis/batch/v1/namespaces/a/jobs/pi".into(),
+            content_type: Some("application/json".into()),
+            accept: None,
+            body: json!({"metadata": {"labels": {"controller-uid": uid}, "ownerReferences": [{"uid": shared}]}}).to_string().into_bytes(),
+        };
+        let (to_fake, to_upstream) = (put(mine), put(theirs));
+        let context = shared_context(&to_fake, &to_upstream);
+        let answer_with =
+            |uid: &str| answer(200, json!({"metadata": {"labels": {"controller-uid": uid}, "ownerReferences": [{"uid": shared}]}}));
+        let fake = see_in(&to_fake, &answer_with(mine), false, &context);
+        let upstream = see_in(&to_upstream, &answer_with(theirs), false, &context);
+        assert_eq!(differences(&fake, &upstream), vec![]);
+        let Shape::Json(body) = &fake.body else { panic!("json") };
+        assert_eq!(body["metadata"]["ownerReferences"][0]["uid"], shared, "a uid both name is kept");
+    }
+
     fn get(uri: &str) -> FuzzRequest {
         FuzzRequest { method: "GET".into(), uri: uri.into(), content_type: None, accept: None, body: vec![] }
     }
@@ -386,6 +434,21 @@ mod tests {
         let found = differences(&fake, &other);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].field, "body /data/k");
+    }
+
+    #[test]
+    fn conditions_are_compared_by_type_whatever_their_order() {
+        let request = get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/a.k8s.io");
+        let conditions = |types: &[&str], last: &str| {
+            let mut list: Vec<Value> = types.iter().map(|t| json!({"type": t, "status": "True"})).collect();
+            list.last_mut().expect("one")["status"] = json!(last);
+            json!({"kind": "CustomResourceDefinition", "status": {"conditions": list}})
+        };
+        let fake = see(&request, &answer(200, conditions(&["Established", "KubernetesAPIApprovalPolicyConformant"], "True")), false);
+        let upstream = see(&request, &answer(200, conditions(&["KubernetesAPIApprovalPolicyConformant", "Established"], "True")), false);
+        assert_eq!(differences(&fake, &upstream), vec![]);
+        let other = see(&request, &answer(200, conditions(&["KubernetesAPIApprovalPolicyConformant", "Established"], "False")), false);
+        assert_eq!(differences(&fake, &other).len(), 1);
     }
 
     #[test]

@@ -33,7 +33,7 @@ use kubegc::apiserver::mutant::Mutant;
 use kubegc::apiserver::{ApiServer, Config};
 use serde_json::json;
 
-use crate::fuzz::differential::compare::{Difference, Seen, differences, request_shape, see};
+use crate::fuzz::differential::compare::{Difference, Seen, differences, request_shape, see_in};
 use crate::fuzz::differential::deviations::Rule;
 use crate::fuzz::differential::shrink::shrink;
 use crate::fuzz::differential::upstream::UpstreamServer;
@@ -295,7 +295,8 @@ impl Pair {
             warnings: vec![],
         });
         let upstream = self.upstream.send(request, watch).await.ok()?;
-        let (fake, upstream): (Seen, Seen) = (see(to_fake, &fake, watch), see(request, &upstream, watch));
+        let context = compare::shared_context(to_fake, request);
+        let (fake, upstream): (Seen, Seen) = (see_in(to_fake, &fake, watch, &context), see_in(request, &upstream, watch, &context));
         let shape = request_shape(request, watch);
         let differences = differences(&fake, &upstream)
             .into_iter()
