@@ -93,8 +93,17 @@ impl Harness {
         if !owners.is_empty() {
             manifest["metadata"]["ownerReferences"] = Value::Array(owners.iter().map(|o| owner_ref_json(o)).collect());
         }
-        if &*identity.kind == "Pod" {
-            manifest["spec"] = json!({"containers": [{"name": "c", "image": "busybox"}]});
+        let pod_spec = json!({"containers": [{"name": "c", "image": "busybox"}]});
+        match &*identity.kind {
+            "Pod" => manifest["spec"] = pod_spec,
+            // Upstream's test client validates nothing; the API server wants a workload's
+            // selector to match its template.
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => {
+                let labels = json!({"app": &*identity.name});
+                manifest["spec"] =
+                    json!({"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": pod_spec}});
+            }
+            _ => {}
         }
         let stored = self.create_raw(&collection_path(identity), manifest).await;
         let uid = stored["metadata"]["uid"].as_str().expect("a uid");

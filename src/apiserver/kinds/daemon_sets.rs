@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::defaults::apps::TEMPLATE_GENERATION;
+use crate::apiserver::kinds::workloads::DAEMON_SET_SELECTOR;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::{Kind, objects_along};
 use crate::apiserver::storage::write::Target;
@@ -23,6 +24,10 @@ fn set_generation(daemon_set: &mut Value, generation: i64) {
 }
 
 impl Kind for DaemonSets {
+    fn validate(&self, daemon_set: &Value) -> Vec<FieldError> {
+        DAEMON_SET_SELECTOR.errors(daemon_set)
+    }
+
     /// A new DaemonSet's template generation is at least 1 (pkg/registry/apps/daemonset/strategy.go,
     /// `PrepareForCreate`).
     fn default_on_create(&self, daemon_set: &mut Value, _now: &str) {

@@ -1,7 +1,8 @@
-//! Deployments: what their status subresource may not change.
+//! Deployments: their selector, and what their status subresource may not change.
 
 use serde_json::Value;
 
+use crate::apiserver::kinds::workloads::DEPLOYMENT_SELECTOR;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::{Kind, keep_stored};
 use crate::apiserver::storage::write::Target;
@@ -10,6 +11,10 @@ use crate::apiserver::storage::write::Target;
 pub struct Deployments;
 
 impl Kind for Deployments {
+    fn validate(&self, deployment: &Value) -> Vec<FieldError> {
+        DEPLOYMENT_SELECTOR.errors(deployment)
+    }
+
     /// A status write keeps the stored labels, unlike most kinds' (upstream
     /// pkg/registry/apps/deployment/strategy.go, `deploymentStatusStrategy.PrepareForUpdate`).
     fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {

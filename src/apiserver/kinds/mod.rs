@@ -22,6 +22,7 @@
 //! - [`budgets`]: ResourceQuotas and PodDisruptionBudgets, whose status starts at zero.
 //! - [`endpoint_slices`]: EndpointSlices — the address type, required and immutable.
 //! - [`rbac`]: roles and bindings — their validation, a binding's fixed role reference.
+//! - [`workloads`]: the selector of every apps/v1 workload, given and matching its template.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
@@ -38,6 +39,7 @@ pub mod rbac;
 pub mod records;
 pub mod services;
 pub mod volumes;
+pub mod workloads;
 
 use crate::apiserver::storage::hooks::{Generic, Kind};
 
@@ -55,6 +57,8 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("apps", "deployments") => &deployments::Deployments,
         ("apps", "daemonsets") => &daemon_sets::DaemonSets,
+        ("apps", "replicasets") => &workloads::Selecting(workloads::DEPLOYMENT_SELECTOR),
+        ("apps", "statefulsets") => &workloads::Selecting(workloads::STATEFUL_SET_SELECTOR),
         ("batch", "jobs") => &jobs::Jobs,
         ("batch", "cronjobs") => &jobs::CronJobs,
         ("discovery.k8s.io", "endpointslices") => &endpoint_slices::EndpointSlices,

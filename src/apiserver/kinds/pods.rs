@@ -15,6 +15,48 @@ use crate::clock::parse_time;
 /// core/v1 Pods.
 pub struct Pods;
 
+/// What an update may change of a pod's spec, as upstream's refusal lists it.
+const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// The refusal of an update that changes `old` pod spec into `new` beyond what may change:
+/// container images, the active deadline, tolerations (whose own rule is not modelled here),
+/// scheduling gates, and a negative grace period set to 1. Upstream follows the message with
+/// go-cmp's diff of the two specs, whose format go-cmp keeps deliberately unstable; the fake
+/// names the fields that differ instead.
+fn spec_change_refused(new: &Value, old: &Value) -> Option<FieldError> {
+    let mut munged = new.clone();
+    for list in ["containers", "initContainers"] {
+        let (Some(items), Some(olds)) = (munged.get_mut(list).and_then(Value::as_array_mut), old[list].as_array()) else { continue };
+        if items.len() == olds.len() {
+            for (item, was) in items.iter_mut().zip(olds) {
+                if item.is_object() {
+                    item["image"] = was["image"].clone();
+                }
+            }
+        }
+    }
+    for kept in ["activeDeadlineSeconds", "tolerations", "schedulingGates"] {
+        if let Some(spec) = munged.as_object_mut() {
+            match old.get(kept) {
+                Some(value) => spec.insert(kept.into(), value.clone()),
+                None => spec.remove(kept),
+            };
+        }
+    }
+    if old["terminationGracePeriodSeconds"].as_i64().is_some_and(|g| g < 0) && munged["terminationGracePeriodSeconds"] == 1 {
+        munged["terminationGracePeriodSeconds"] = old["terminationGracePeriodSeconds"].clone();
+    }
+    if munged == *old {
+        return None;
+    }
+    let mut fields: Vec<&String> = munged.as_object().into_iter().chain(old.as_object()).flat_map(|m| m.keys()).collect();
+    fields.sort();
+    fields.dedup();
+    fields.retain(|f| munged.get(f.as_str()) != old.get(f.as_str()));
+    let changed = fields.iter().map(|f| format!("spec.{f}")).collect::<Vec<_>>().join(", ");
+    Some(FieldError::forbidden("spec", format!("pod updates may not change fields other than {UPDATABLE}\nchanged: {changed}")))
+}
+
 impl Kind for Pods {
     fn admission(&self) -> Admission {
         Admission { service_account: true, runtime_class: true, pod_defaults: true, ..Admission::default() }
@@ -36,9 +78,13 @@ impl Kind for Pods {
     /// A status write keeps the stored owner references, "since old kubelets corrupt them in
     /// a way that breaks garbage collection" (upstream pkg/registry/core/pod/strategy.go,
     /// `podStatusStrategy.PrepareForUpdate`).
+    /// An update of the pod itself may change only what `ValidatePodUpdate` lets change
+    /// (pkg/apis/core/validation/validation.go).
     fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {
-        if target == Target::Status {
-            keep_stored(new, existing, "ownerReferences");
+        match target {
+            Target::Status => keep_stored(new, existing, "ownerReferences"),
+            Target::Main => return spec_change_refused(&new["spec"], &existing["spec"]).into_iter().collect(),
+            _ => {}
         }
         Vec::new()
     }
@@ -117,6 +163,25 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn an_update_may_change_a_pod_s_images_but_not_its_other_fields() {
+        let old = json!({"containers": [{"name": "c", "image": "a"}], "serviceAccountName": "default"});
+        let mut new = old.clone();
+        new["containers"][0]["image"] = json!("b");
+        new["activeDeadlineSeconds"] = json!(30);
+        assert!(spec_change_refused(&new, &old).is_none());
+        new.as_object_mut().unwrap().remove("serviceAccountName");
+        let refused = spec_change_refused(&new, &old).expect("refused");
+        let message = crate::apiserver::status::ApiError::invalid("", "Pod", "p", vec![refused]).message;
+        assert!(
+            message.starts_with(
+                "Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`"
+            ),
+            "{message}"
+        );
+        assert!(message.ends_with("changed: spec.serviceAccountName"), "{message}");
+    }
 
     #[test]
     fn a_pod_s_quality_of_service_follows_its_containers_resources() {

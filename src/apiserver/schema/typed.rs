@@ -152,6 +152,10 @@ pub fn canonical_quantities(kind: &str, object: &mut Value) {
             Value::Object(map) => {
                 for (key, child) in map.iter_mut() {
                     if in_list || key == "sizeLimit" {
+                        // A quantity decodes null as zero; a `sizeLimit` (a pointer) as none.
+                        if child.is_null() && in_list {
+                            *child = Value::String("0".into());
+                        }
                         if child.is_number() {
                             *child = Value::String(child.to_string());
                         }

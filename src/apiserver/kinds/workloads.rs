@@ -1,0 +1,119 @@
+//! The apps/v1 workloads that select their pods: a selector that is given, not empty, and
+//! matches the pod template's labels (pkg/apis/apps/validation/validation.go,
+//! `ValidateDeploymentSpec`, `ValidateReplicaSetSpec`, `ValidateStatefulSetSpec`,
+//! `ValidateDaemonSetSpec`).
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::core::{Selector, SelectorExt};
+use serde_json::Value;
+
+use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::hooks::Kind;
+
+/// How a workload's validation words and orders what it refuses of its selector.
+#[derive(Clone, Copy, Debug)]
+pub struct SelectorRule {
+    /// The workload as the "empty selector is invalid for …" message names it.
+    pub noun: &'static str,
+    /// Whether a missing selector is refused as such (not by DaemonSets, which refuse it only
+    /// as a selector that matches nothing).
+    pub required: bool,
+}
+
+/// Deployments and ReplicaSets (whose message names deployments too).
+pub const DEPLOYMENT_SELECTOR: SelectorRule = SelectorRule { noun: "deployment", required: true };
+/// StatefulSets.
+pub const STATEFUL_SET_SELECTOR: SelectorRule = SelectorRule { noun: "statefulset", required: true };
+/// DaemonSets.
+pub const DAEMON_SET_SELECTOR: SelectorRule = SelectorRule { noun: "daemonset", required: false };
+
+impl SelectorRule {
+    /// What the workload's validation refuses of its selector.
+    pub fn errors(self, workload: &Value) -> Vec<FieldError> {
+        let spec = &workload["spec"];
+        let given = &spec["selector"];
+        let labels = &spec["template"]["metadata"]["labels"];
+        let mut errs = Vec::new();
+        let empty = given.is_object() && count(&given["matchLabels"]) + count(&given["matchExpressions"]) == 0;
+        if given.is_null() && self.required {
+            errs.push(FieldError::required("spec.selector", ""));
+        }
+        let empty_error = || FieldError::invalid("spec.selector", given.clone(), format!("empty selector is invalid for {}", self.noun));
+        if empty && self.required {
+            errs.push(empty_error());
+        }
+        // A missing selector matches nothing; an empty one everything.
+        let selector = if given.is_null() {
+            Ok(None)
+        } else {
+            serde_json::from_value::<LabelSelector>(given.clone()).ok().and_then(|s| Selector::try_from(s).ok()).map(Some).ok_or(())
+        };
+        match selector {
+            Err(()) if self.required => errs.push(FieldError::invalid("spec.selector", given.clone(), "invalid label selector")),
+            Err(()) => {}
+            Ok(selector) if !empty => {
+                let template_labels = labels
+                    .as_object()
+                    .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
+                    .unwrap_or_default();
+                if !selector.is_some_and(|s| s.matches(&template_labels)) {
+                    errs.push(FieldError::invalid(
+                        "spec.template.metadata.labels",
+                        labels.clone(),
+                        "`selector` does not match template `labels`",
+                    ));
+                }
+            }
+            Ok(_) => {}
+        }
+        if empty && !self.required {
+            errs.push(empty_error());
+        }
+        errs
+    }
+}
+
+fn count(value: &Value) -> usize {
+    value.as_array().map(Vec::len).or_else(|| value.as_object().map(|m| m.len())).unwrap_or(0)
+}
+
+/// ReplicaSets and StatefulSets, which have no other hooks.
+pub struct Selecting(pub SelectorRule);
+
+impl Kind for Selecting {
+    fn validate(&self, workload: &Value) -> Vec<FieldError> {
+        self.0.errors(workload)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::apiserver::status::ApiError;
+
+    fn message(rule: SelectorRule, spec: Value) -> String {
+        ApiError::invalid("apps", "Deployment", "d", rule.errors(&json!({"spec": spec}))).message
+    }
+
+    #[test]
+    fn a_selector_is_given_not_empty_and_matches_the_template() {
+        let template = json!({"metadata": {"labels": {"name": "nginx"}}});
+        assert_eq!(
+            message(DEPLOYMENT_SELECTOR, json!({"template": template})),
+            "Deployment.apps \"d\" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: {\"name\":\"nginx\"}: `selector` does not match template `labels`]"
+        );
+        assert_eq!(
+            message(DAEMON_SET_SELECTOR, json!({"template": template})),
+            "Deployment.apps \"d\" is invalid: spec.template.metadata.labels: Invalid value: {\"name\":\"nginx\"}: `selector` does not match template `labels`"
+        );
+        assert!(
+            message(STATEFUL_SET_SELECTOR, json!({"selector": {}, "template": template}))
+                .ends_with("empty selector is invalid for statefulset")
+        );
+        let matching =
+            json!({"selector": {"matchExpressions": [{"key": "name", "operator": "In", "values": ["nginx"]}]}, "template": template});
+        assert!(DEPLOYMENT_SELECTOR.errors(&json!({"spec": matching})).is_empty());
+    }
+}
