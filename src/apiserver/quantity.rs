@@ -50,7 +50,7 @@ pub fn canonical(text: &str) -> Option<String> {
     // Values are kept to the nano, rounded away from zero.
     if exponent < -9 {
         let divisor = 10_i128.checked_pow(u32::try_from(-9 - exponent).ok()?)?;
-        mantissa = (mantissa + divisor - 1) / divisor;
+        mantissa = mantissa.checked_add(divisor - 1)? / divisor;
         exponent = -9;
     }
     if mantissa == 0 {
@@ -129,7 +129,7 @@ mod tests {
         ] {
             assert_eq!(canonical(written).as_deref(), Some(canonical_form), "{written}");
         }
-        for not_a_quantity in ["", "x", "1.2.3", "5 Gi", "1Q"] {
+        for not_a_quantity in ["", "x", "1.2.3", "5 Gi", "1Q", "99999999999999999999999999999999999999e-47"] {
             assert_eq!(canonical(not_a_quantity), None, "{not_a_quantity}");
         }
     }
