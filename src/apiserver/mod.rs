@@ -73,6 +73,7 @@ pub mod storage;
 pub mod strict;
 pub mod validation;
 pub mod warning;
+pub mod write_warnings;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

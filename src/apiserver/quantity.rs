@@ -78,6 +78,12 @@ pub fn canonical(text: &str) -> Option<String> {
     Some(format!("{sign}{mantissa}{suffix}"))
 }
 
+/// Whether `text` is a quantity that is not a whole number (written back with a sub-unit
+/// suffix or a negative exponent), as `MilliValue() % 1000 != 0` finds it.
+pub fn is_fractional(text: &str) -> bool {
+    canonical(text).is_some_and(|c| c.ends_with(['m', 'u', 'n']) || c.contains("e-"))
+}
+
 /// A binary quantity's whole value in the largest binary unit that holds it exactly; `None`
 /// when it is below 1024 or not whole (written in decimal then, to lose nothing).
 fn binary(mantissa: i128, exponent: i32) -> Option<String> {

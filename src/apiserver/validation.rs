@@ -30,6 +30,30 @@ pub fn is_dns_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(is_label_part)
 }
 
+/// What is wrong with `s` as a DNS label, in upstream `IsDNS1123Label`'s order and words.
+pub fn dns_label_problems(s: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if s.len() > 63 {
+        problems.push("must be no more than 63 characters".to_string());
+    }
+    if !is_label_part(s) {
+        problems.push(if s.split('.').all(is_label_part) { "must not contain dots".to_string() } else { LABEL_MSG.to_string() });
+    }
+    problems
+}
+
+/// What is wrong with `s` as a label value, in upstream `IsValidLabelValue`'s order and words.
+pub fn label_value_problems(s: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if s.len() > 63 {
+        problems.push("must be no more than 63 characters".to_string());
+    }
+    if !s.is_empty() && !is_qualified_name_part(s) {
+        problems.push(LABEL_VALUE_MSG.to_string());
+    }
+    problems
+}
+
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
 fn is_qualified_name_part(s: &str) -> bool {
     let b = s.as_bytes();
@@ -86,11 +110,8 @@ fn validate_labels_and_annotations(meta: &Value) -> Vec<FieldError> {
                 errs.push(FieldError::invalid("metadata.labels", json!(k), p));
             }
             match v.as_str() {
-                Some(v) if v.is_empty() || (v.len() <= 63 && is_qualified_name_part(v)) => {}
-                Some(v) if v.len() > 63 => {
-                    errs.push(FieldError::invalid("metadata.labels", json!(v), "must be no more than 63 characters"))
-                }
-                _ => errs.push(FieldError::invalid("metadata.labels", v.clone(), LABEL_VALUE_MSG)),
+                Some(v) => errs.extend(label_value_problems(v).into_iter().map(|p| FieldError::invalid("metadata.labels", json!(v), p))),
+                None => errs.push(FieldError::invalid("metadata.labels", v.clone(), LABEL_VALUE_MSG)),
             }
         }
     }

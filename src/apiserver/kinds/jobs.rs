@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use crate::apiserver::catalogue::DefaultGcPolicy;
 use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::storage::hooks::{Kind, objects_along};
 
@@ -28,9 +29,11 @@ const ORPHANS_BY_DEFAULT: &str = "child pods are preserved by default when jobs 
 
 impl Kind for Jobs {
     /// Upstream's Job `REST.Delete` and `REST.DeleteCollection` warn when neither
-    /// `propagationPolicy` nor `orphanDependents` is given and the version orphans by default.
-    fn delete_warning(&self, opts: &DeleteOptions, version: &str) -> Option<&'static str> {
-        (opts.propagation.is_none() && opts.orphan_dependents.is_none() && version == "v1").then_some(ORPHANS_BY_DEFAULT)
+    /// `propagationPolicy` nor `orphanDependents` is given at a version that orphans by
+    /// default (batch/v1).
+    fn delete_warning(&self, opts: &DeleteOptions, default: DefaultGcPolicy) -> Option<&'static str> {
+        let left_to_default = opts.propagation.is_none() && opts.orphan_dependents.is_none();
+        (left_to_default && default == DefaultGcPolicy::OrphanDependents).then_some(ORPHANS_BY_DEFAULT)
     }
 
     fn default_on_create(&self, job: &mut Value, _now: &str) {

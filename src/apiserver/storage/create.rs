@@ -10,7 +10,7 @@ use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums};
+use crate::apiserver::{defaults, enums, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
@@ -140,6 +140,10 @@ impl Storage {
         errs.extend(enums::validate(&scope.resource, &body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));
+        }
+        // The strategy's `WarningsOnCreate`, once the object is valid.
+        for text in write_warnings::on_create(&scope.resource.group, &scope.resource.kind, &body) {
+            warning::add(&text);
         }
         // The storage refuses a create that names a version, before it looks for the key: an
         // error with no Status, so a 500 of unknown reason (`Create` in

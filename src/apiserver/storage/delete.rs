@@ -34,6 +34,11 @@ impl Storage {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
         self.warn_delete(scope, opts);
+        self.delete_one(scope, name, opts)
+    }
+
+    /// Deletes object `name` with `opts`, the request's warning given already.
+    fn delete_one(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
         let opts = &opts.clone().mutated_by(self.mutant);
         // Admission comes before the object is read: a refused name is refused even when absent.
         if let Some(why) = self.kind(scope).forbid_delete(name) {
@@ -145,7 +150,7 @@ impl Storage {
         for item in &listed.items {
             let name = item["metadata"]["name"].as_str().unwrap_or("");
             let item_scope = Scope { namespace: item["metadata"]["namespace"].as_str().map(String::from), ..scope.clone() };
-            match self.delete(&item_scope, name, opts) {
+            match self.delete_one(&item_scope, name, opts) {
                 Ok(_) => {}
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
@@ -157,7 +162,7 @@ impl Storage {
     /// Adds the warning the kind gives a DELETE with `opts`, if any (before anything is read:
     /// a request for an absent object is warned too).
     fn warn_delete(&self, scope: &Scope, opts: &DeleteOptions) {
-        if let Some(text) = self.kind(scope).delete_warning(opts, &scope.version) {
+        if let Some(text) = self.kind(scope).delete_warning(opts, scope.resource.default_gc_policy(&scope.version)) {
             crate::apiserver::warning::add(text);
         }
     }

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::apiserver::admission::Admission;
-use crate::apiserver::catalogue::Catalogue;
+use crate::apiserver::catalogue::{Catalogue, DefaultGcPolicy};
 use crate::apiserver::deletion::{DeleteOptions, DeletePlan};
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::Storage;
@@ -40,9 +40,10 @@ pub trait Kind: Sync {
         Vec::new()
     }
 
-    /// The warning a DELETE or DELETECOLLECTION made at `version` with `opts` carries, whether
-    /// or not anything is deleted (the registry adds it before its store acts), if any.
-    fn delete_warning(&self, _opts: &DeleteOptions, _version: &str) -> Option<&'static str> {
+    /// The warning a DELETE or DELETECOLLECTION with `opts`, made at a version whose default
+    /// policy is `default`, carries, whether or not anything is deleted (the registry adds it
+    /// before its store acts), if any.
+    fn delete_warning(&self, _opts: &DeleteOptions, _default: DefaultGcPolicy) -> Option<&'static str> {
         None
     }
 

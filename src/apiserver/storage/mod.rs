@@ -10,6 +10,7 @@
 //! decoded from [`crate::apiserver::http`].
 
 pub mod apply;
+mod bootstrap;
 pub mod create;
 pub mod delete;
 pub mod expiry;
@@ -30,7 +31,6 @@ use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
 use crate::apiserver::convert;
 use crate::apiserver::ids::Ids;
 use crate::apiserver::mutant::Mutant;
-use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::hooks::{Kind, KindOf};
 use crate::apiserver::storage::store::{ObjectKey, Store};
@@ -126,8 +126,8 @@ pub struct Storage {
 }
 
 impl Storage {
-    /// A fresh storage with the built-in kinds and the usual namespaces, its uids from `ids`;
-    /// `kind_of` finds what is special about each resource.
+    /// A fresh storage with the built-in kinds and what a fresh server holds (namespaces, RBAC),
+    /// its uids from `ids`; `kind_of` finds what is special about each resource.
     pub fn new(clock: Clock, ids: Ids, history_limit: usize, kind_of: KindOf) -> Self {
         let mut state = Self {
             store: Store::new(history_limit),
@@ -143,12 +143,7 @@ impl Storage {
             event_expiry: BTreeMap::new(),
             kind_of,
         };
-        let scope = Scope::namespaces(&state.catalogue);
-        for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-            let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-            let opts = WriteOptions { field_manager: "kube-apiserver".into(), ..WriteOptions::default() };
-            state.create(&scope, body, opts).expect("built-in namespace");
-        }
+        state.bootstrap();
         state
     }
 

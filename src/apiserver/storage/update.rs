@@ -13,7 +13,7 @@ use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums};
+use crate::apiserver::{defaults, enums, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
@@ -159,6 +159,13 @@ impl Storage {
         errs.extend(enums::validate(&scope.resource, &new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
+        }
+        // The strategy's `WarningsOnUpdate` (a status strategy's gives none).
+        if matches!(target, Target::Main | Target::Scale) {
+            let new_generation = new["metadata"]["generation"] != existing["metadata"]["generation"];
+            for text in write_warnings::on_update(&scope.resource.group, &scope.resource.kind, &new, new_generation) {
+                warning::add(&text);
+            }
         }
         if new == existing {
             return Ok(existing);
