@@ -2,7 +2,8 @@
 //! `src/apiserver/apply/zero_objects.json` (the zero object of every built-in kind that a
 //! create's managedFields are recorded from, `upstream/cmd/zero-objects`) and
 //! `src/apiserver/storage/bootstrap_rbac.jsonl` (the RBAC objects a fresh kube-apiserver
-//! creates, `upstream/cmd/bootstrap-rbac`).
+//! creates, `upstream/cmd/bootstrap-rbac`) and `src/apiserver/schema/go_shapes.json` (how each
+//! built-in kind's Go type decodes and encodes JSON, `upstream/cmd/go-shapes`).
 
 use std::process::Command;
 
@@ -30,4 +31,9 @@ fn the_zero_objects_are_those_of_the_pinned_release() {
 #[test]
 fn the_bootstrap_rbac_objects_are_those_of_the_pinned_release() {
     prints_committed("bootstrap-rbac", "src/apiserver/storage/bootstrap_rbac.jsonl");
+}
+
+#[test]
+fn the_go_shapes_are_those_of_the_pinned_release() {
+    prints_committed("go-shapes", "src/apiserver/schema/go_shapes.json");
 }

@@ -5,9 +5,11 @@
 //!
 //! Built-in kinds are read through their Go types ([`typed`]): a value of the wrong JSON type is
 //! a 400 with the decoder's words, as upstream; an object missing a field its type requires is
-//! passed through unchanged, so that validation reports it as a 422 with field paths. Custom resources are pruned against
-//! their CRD's structural schema ([`pruning`]).
+//! passed through unchanged, so that validation reports it as a 422 with field paths; nulls,
+//! empty values and absent fields then become what the Go type encodes ([`go_shapes`]).
+//! Custom resources are pruned against their CRD's structural schema ([`pruning`]).
 
+pub mod go_shapes;
 pub mod pruning;
 pub mod typed;
 
@@ -77,7 +79,7 @@ pub fn check_fields(resource: &ResourceInfo, object: Value, opts: &WriteOptions,
         errors
     } else {
         typed::canonical_quantities(&resource.kind, &mut object);
-        match typed::unknown_fields_of(&resource.group, &resource.kind, &object) {
+        let errors = match typed::unknown_fields_of(&resource.group, &resource.kind, &object) {
             Ok(Some(unknown)) => {
                 for path in &unknown {
                     typed::remove_path(&mut object, path);
@@ -86,7 +88,10 @@ pub fn check_fields(resource: &ResourceInfo, object: Value, opts: &WriteOptions,
             }
             Ok(None) => opts.body_keys.duplicates(),
             Err(wrong_type) => return Err(undecodable(resource, &object, &wrong_type)),
-        }
+        };
+        let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
+        object = go_shapes::round_trip(&api_version, &resource.kind, &object);
+        errors
     };
     report_strict_errors(&errors, opts.field_validation, |list| undecodable(resource, &object, &format!("strict decoding error: {list}")))?;
     Ok(object)
