@@ -200,7 +200,7 @@ mod tests {
 
     fn write(now: &'static str) -> Write<'static> {
         Write {
-            node: Node::root("", "ConfigMap", false, None),
+            node: Node::root("v1", "ConfigMap", false, None),
             kind: "ConfigMap",
             api_version: "v1",
             subresource: "",
@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn a_create_is_compared_from_the_kind_s_zero_object() {
-        let write = Write { node: Node::root("", "Pod", false, None), kind: "Pod", ..write("t1") };
+        let write = Write { node: Node::root("v1", "Pod", false, None), kind: "Pod", ..write("t1") };
         let mut pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"app": "x"}},
             "spec": {"containers": [{"name": "c", "image": "i"}]}});
         record_update(&json!({}), &mut pod, "m", &write);

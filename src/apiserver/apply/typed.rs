@@ -8,21 +8,29 @@ use serde_json::{Map, Value};
 use crate::apiserver::apply::fieldset::{Atom, Element, FieldSet, Path, path_string};
 use crate::apiserver::apply::schema::{ListType, Node};
 
-/// The path element of a list item, or why the item has none (a keyed item without its key).
+/// The path element of a list item, or why it has none (structured-merge-diff's
+/// `keyedAssociativeListItemToPathElement`: a key field the item omits takes its default, or is
+/// left out of the key; an item with no key field at all is an error).
 fn item_element(item: &Value, list: &ListType, index: usize) -> Result<Element, String> {
     match list {
         ListType::Atomic => Ok(Element::Index(index)),
         ListType::Set => Ok(Element::Value(Atom(item.clone()))),
-        ListType::Map(keys) => keys
-            .iter()
-            .map(|(name, default)| match item.get(name).filter(|v| !v.is_null()).or(default.as_ref()) {
-                Some(v) => Ok((name.clone(), Atom(v.clone()))),
-                None => Err(format!(
-                    "element {index}: associative list with keys has an element that omits key field {name:?} (and doesn't have default value)"
-                )),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Element::Key),
+        ListType::Map(_) if item.is_null() => Err(format!("element {index}: associative list with keys may not have a null element")),
+        ListType::Map(_) if !item.is_object() => Err(format!("element {index}: associative list with keys may not have non-map elements")),
+        ListType::Map(keys) => {
+            let key: Vec<(String, Atom)> = keys
+                .iter()
+                .filter_map(|(name, default)| item.get(name).or(default.as_ref()).map(|v| (name.clone(), Atom(v.clone()))))
+                .collect();
+            if key.is_empty() && !keys.is_empty() {
+                let names: Vec<String> = keys.iter().map(|(name, _)| format!("{name:?}")).collect();
+                return Err(format!(
+                    "element {index}: associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
+                    names.join(" ")
+                ));
+            }
+            Ok(Element::Key(key))
+        }
     }
 }
 
@@ -335,7 +343,7 @@ mod tests {
     use serde_json::json;
 
     fn configmaps() -> Node<'static> {
-        Node::root("", "ConfigMap", false, None)
+        Node::root("v1", "ConfigMap", false, None)
     }
 
     #[test]
@@ -373,7 +381,7 @@ mod tests {
         let merged = merge(&live, &config, configmaps()).unwrap();
         assert_eq!(merged["metadata"]["finalizers"], json!(["b", "a"]));
         assert_eq!(merged["metadata"]["ownerReferences"], json!([{"uid": "1", "name": "x"}, {"uid": "2", "name": "y"}]));
-        let pod = Node::root("", "Pod", false, None);
+        let pod = Node::root("v1", "Pod", false, None);
         let live = json!({"spec": {"containers": [{"name": "a", "image": "1", "args": ["x"]}, {"name": "b", "image": "2"}]}});
         let config = json!({"spec": {"containers": [{"name": "b", "image": "3"}, {"name": "c", "image": "4"}]}});
         let merged = merge(&live, &config, pod).unwrap();
@@ -394,13 +402,16 @@ mod tests {
     }
 
     #[test]
-    fn a_keyed_item_without_its_key_is_an_error() {
-        let pod = json!({"spec": {"containers": [{"image": "i"}]}});
-        let err = field_set(&pod, Node::root("", "Pod", false, None)).unwrap_err();
+    fn a_keyed_item_without_any_key_is_an_error_unless_the_key_has_a_default() {
+        let account = json!({"secrets": [{"namespace": "x"}]});
+        let err = field_set(&account, Node::root("v1", "ServiceAccount", false, None)).unwrap_err();
         assert!(
-            err.contains(".spec.containers: element 0: associative list with keys has an element that omits key field \"name\""),
+            err.contains(".secrets: element 0: associative list with keys has an element that omits all key fields [\"name\"] (and doesn't have default values for any key fields)"),
             "{err}"
         );
+        // A container's name is a required string: its OpenAPI default is "".
+        let pod = json!({"spec": {"containers": [{"image": "i"}]}});
+        assert!(field_set(&pod, Node::root("v1", "Pod", false, None)).is_ok());
     }
 
     #[test]
@@ -408,7 +419,7 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
             "properties": {"template": {"type": "object", "x-kubernetes-embedded-resource": true,
                 "properties": {"metadata": {"type": "object", "properties": {"name": {"type": "string"}}}}}}}}});
-        let root = Node::root("example.com", "Thing", true, Some(&schema));
+        let root = Node::root("example.com/v1", "Thing", true, Some(&schema));
         let cr = json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t", "unknownMeta": 1},
             "spec": {"free": 1, "template": {"apiversion": "x", "metadata": {"name": "s", "unknownSubMeta": 1}}}});
         assert_eq!(
@@ -418,12 +429,12 @@ mod tests {
         let strict = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {"foo": {"type": "string"}}}}});
         let extra =
             json!({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "unknownField": 1, "spec": {"foo": "f"}});
-        let root = Node::root("example.com", "Thing", true, Some(&strict));
+        let root = Node::root("example.com/v1", "Thing", true, Some(&strict));
         assert_eq!(field_set(&extra, root).unwrap_err(), ".unknownField: field not declared in schema");
         let free = json!({"type": "object", "properties": {"spec": {"type": "object"}}});
         let any = json!({"metadata": {"name": "t"}, "spec": {"anything": {"deep": 1}}});
         assert!(
-            field_set(&any, Node::root("example.com", "Thing", true, Some(&free))).is_ok(),
+            field_set(&any, Node::root("example.com/v1", "Thing", true, Some(&free))).is_ok(),
             "an object without properties is free-form"
         );
     }

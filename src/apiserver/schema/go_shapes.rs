@@ -7,15 +7,19 @@
 //! answer is the stored object read back, a dry run's too: k8s.io/apiserver
 //! pkg/registry/generic/registry/dryrun.go `copyInto`). `go_shapes.json` is what
 //! `upstream/cmd/go-shapes` prints for the pinned release.
+//!
+//! The same types, with their `+listType`, `+listMapKey`, `+mapType` and `+structType` markers,
+//! tell server-side apply how each field merges ([`GoNode`]), as the OpenAPI definitions
+//! kube-apiserver builds its field management from.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
 /// How values of a Go type decode and encode (see `upstream/cmd/go-shapes`).
 #[derive(Debug)]
-enum Shape {
+pub enum Shape {
     /// A string, number or bool, with its zero value.
     Scalar(Value),
     /// A type with its own JSON encoding, kept as sent, with the encoding of its zero value.
@@ -32,6 +36,20 @@ enum Shape {
     Struct(String),
 }
 
+/// How server-side apply merges a field (its markers in the Go type).
+#[derive(Debug, PartialEq)]
+pub enum Merge {
+    /// Field by field (a struct or map), or whole (a list with no `+listType`).
+    Granular,
+    /// Replaced whole (`+mapType=atomic`).
+    Atomic,
+    /// A list of scalars merged as a set (`+listType=set`).
+    Set,
+    /// A list of items told apart by these key fields, each with its default (`+listType=map`,
+    /// `+listMapKey`).
+    Map(Vec<(String, Option<Value>)>),
+}
+
 /// One JSON field of a struct.
 #[derive(Debug)]
 struct Field {
@@ -41,20 +59,26 @@ struct Field {
     /// Tagged `omitzero`.
     omitzero: bool,
     shape: Shape,
+    merge: Merge,
 }
 
 /// The Go types of the pinned release's built-in kinds.
 struct Shapes {
     /// The struct of each kind, by `apiVersion kind`.
-    kinds: HashMap<String, String>,
+    kinds: HashMap<String, Shape>,
     /// The fields of each struct.
     types: HashMap<String, Vec<Field>>,
+    /// The structs replaced whole (`+structType=atomic`).
+    atomic: HashSet<String>,
 }
+
+/// The struct of object metadata.
+const OBJECT_META: &str = "apimachinery/pkg/apis/meta/v1.ObjectMeta";
 
 static SHAPES: LazyLock<Shapes> = LazyLock::new(|| {
     let file: Value = serde_json::from_str(include_str!("go_shapes.json")).expect("go_shapes.json is JSON");
     let text = |v: &Value| v.as_str().expect("go_shapes.json names are strings").to_string();
-    let kinds = file["kinds"].as_object().into_iter().flatten().map(|(k, v)| (k.clone(), text(v))).collect();
+    let kinds = file["kinds"].as_object().into_iter().flatten().map(|(k, v)| (k.clone(), Shape::Struct(text(v)))).collect();
     let types = file["types"]
         .as_object()
         .into_iter()
@@ -64,13 +88,34 @@ static SHAPES: LazyLock<Shapes> = LazyLock::new(|| {
             let fields = fields.map(|(field, tag)| {
                 let options = text(&tag[0]);
                 let has = |option: &str| options.split(',').any(|o| o == option);
-                Field { name: field.clone(), omitempty: has("omitempty"), omitzero: has("omitzero"), shape: parse(&text(&tag[1])) }
+                let (omitempty, omitzero) = (has("omitempty"), has("omitzero"));
+                Field { name: field.clone(), omitempty, omitzero, shape: parse(&text(&tag[1])), merge: parse_merge(&text(&tag[2])) }
             });
             (name.clone(), fields.collect())
         })
         .collect();
-    Shapes { kinds, types }
+    let atomic = file["atomic"].as_array().into_iter().flatten().map(text).collect();
+    Shapes { kinds, types, atomic }
 });
+
+/// Reads how a field merges as `upstream/cmd/go-shapes` writes it.
+fn parse_merge(text: &str) -> Merge {
+    match text {
+        "atomic" => Merge::Atomic,
+        "set" => Merge::Set,
+        _ => match text.strip_prefix("map:") {
+            Some(keys) => Merge::Map(
+                keys.split(',')
+                    .map(|key| match key.split_once('=') {
+                        Some((key, default)) => (key.to_string(), Some(serde_json::from_str(default).expect("a key's default is JSON"))),
+                        None => (key.to_string(), None),
+                    })
+                    .collect(),
+            ),
+            None => Merge::Granular,
+        },
+    }
+}
 
 /// Reads a shape as `upstream/cmd/go-shapes` writes it.
 fn parse(text: &str) -> Shape {
@@ -90,8 +135,78 @@ fn parse(text: &str) -> Shape {
 /// type; unchanged for a kind with no Go type here.
 pub fn round_trip(api_version: &str, kind: &str, object: &Value) -> Value {
     match SHAPES.kinds.get(&format!("{api_version} {kind}")) {
-        Some(name) => encode(Some(object), &Shape::Struct(name.clone())),
+        Some(shape) => encode(Some(object), shape),
         None => object.clone(),
+    }
+}
+
+/// A node of a built-in object's Go type, for server-side apply: the shape of the value there
+/// and how the field holding it merges.
+#[derive(Clone, Copy, Debug)]
+pub struct GoNode {
+    shape: &'static Shape,
+    merge: &'static Merge,
+}
+
+impl GoNode {
+    /// The root of an object of `kind` at `api_version`, if it is a built-in kind.
+    pub fn root(api_version: &str, kind: &str) -> Option<Self> {
+        SHAPES.kinds.get(&format!("{api_version} {kind}")).map(|shape| Self { shape, merge: &Merge::Granular })
+    }
+
+    /// Object metadata (`metav1.ObjectMeta`), as every kind holds it.
+    pub fn object_meta() -> Self {
+        static META: LazyLock<Shape> = LazyLock::new(|| Shape::Struct(OBJECT_META.to_string()));
+        Self { shape: &META, merge: &Merge::Granular }
+    }
+
+    /// The value's shape, pointers followed.
+    fn value(self) -> &'static Shape {
+        let mut shape = self.shape;
+        while let Shape::Pointer(inner) = shape {
+            shape = inner;
+        }
+        shape
+    }
+
+    /// The fields of the struct here (none for any other shape or an unknown struct).
+    fn fields(self) -> &'static [Field] {
+        match self.value() {
+            Shape::Struct(name) => SHAPES.types.get(name).map_or(&[], Vec::as_slice),
+            _ => &[],
+        }
+    }
+
+    /// The node of field or map key `name` here, if the type has one.
+    pub fn field(self, name: &str) -> Option<Self> {
+        match self.value() {
+            Shape::Map(element) => Some(Self { shape: element, merge: &Merge::Granular }),
+            _ => self.fields().iter().find(|f| f.name == name).map(|f| Self { shape: &f.shape, merge: &f.merge }),
+        }
+    }
+
+    /// Whether `name` is a field of the struct here (not a key of a map).
+    pub fn declares(self, name: &str) -> bool {
+        self.fields().iter().any(|f| f.name == name)
+    }
+
+    /// Whether this is object metadata, whose fields are all there is.
+    pub fn is_object_meta(self) -> bool {
+        matches!(self.value(), Shape::Struct(name) if name == OBJECT_META)
+    }
+
+    /// Whether the value here is replaced whole: its field is `+mapType=atomic` or its struct
+    /// `+structType=atomic`.
+    pub fn atomic(self) -> bool {
+        *self.merge == Merge::Atomic || matches!(self.value(), Shape::Struct(name) if SHAPES.atomic.contains(name))
+    }
+
+    /// If the value here is a list: how it merges and the node of its items.
+    pub fn list(self) -> Option<(&'static Merge, Self)> {
+        match self.value() {
+            Shape::List(element) => Some((self.merge, Self { shape: element, merge: &Merge::Granular })),
+            _ => None,
+        }
     }
 }
 
@@ -170,5 +285,19 @@ mod tests {
         assert_eq!(encoded["spec"]["template"]["spec"]["containers"][0]["args"], json!([""]), "a null element is its zero value");
         assert_eq!(encoded["spec"]["template"]["spec"]["containers"][0]["resources"], json!({}));
         assert_eq!(round_trip("example.com/v1", "Widget", &deployment), deployment);
+    }
+
+    #[test]
+    fn apply_merges_by_the_markers_of_the_go_types() {
+        let spec = GoNode::root("apps/v1", "DaemonSet").unwrap().field("spec").unwrap().field("template").unwrap().field("spec").unwrap();
+        assert!(spec.field("nodeSelector").unwrap().atomic(), "+mapType=atomic");
+        let affinity = spec.field("affinity").unwrap().field("nodeAffinity").unwrap();
+        assert!(affinity.field("requiredDuringSchedulingIgnoredDuringExecution").unwrap().atomic(), "+structType=atomic");
+        let (merge, container) = spec.field("containers").unwrap().list().unwrap();
+        assert_eq!(*merge, Merge::Map(vec![("name".into(), Some(json!("")))]), "a required string defaults to \"\"");
+        let (ports, _) = container.field("ports").unwrap().list().unwrap();
+        assert_eq!(*ports, Merge::Map(vec![("containerPort".into(), Some(json!(0))), ("protocol".into(), Some(json!("TCP")))]));
+        assert!(spec.field("labels").is_none() && !spec.declares("labels"));
+        assert!(GoNode::object_meta().field("labels").unwrap().field("any-key").is_some());
     }
 }

@@ -55,7 +55,6 @@ pub enum Management {
 /// it is held.
 pub struct FieldContext {
     schema: Option<Value>,
-    group: String,
     kind: String,
     custom: bool,
     api_version: String,
@@ -68,7 +67,7 @@ impl FieldContext {
     /// The rules' view of the write.
     pub fn write(&self) -> Write<'_> {
         Write {
-            node: Node::root(&self.group, &self.kind, self.custom, self.schema.as_ref()),
+            node: Node::root(&self.api_version, &self.kind, self.custom, self.schema.as_ref()),
             kind: &self.kind,
             api_version: &self.api_version,
             subresource: self.subresource,
@@ -100,7 +99,6 @@ impl Storage {
         };
         FieldContext {
             schema: self.custom_schema(scope),
-            group: resource.group.clone(),
             kind: resource.kind.clone(),
             custom: resource.custom,
             api_version: resource.api_version(&scope.version),

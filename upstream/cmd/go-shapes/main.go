@@ -18,6 +18,12 @@
 //	l:SHAPE  a slice
 //	m:SHAPE  a map with string keys
 //	t:NAME   a struct, described under NAME in "types"
+//
+// Each field also says how server-side apply merges it, as the OpenAPI definitions kube-apiserver
+// builds its field management from say (the `+listType`, `+listMapKey`, `+mapType` markers of
+// the Go types): "" (granular, or a list that is atomic by default), "atomic", "set", or
+// "map:KEY,KEY=DEFAULT" (a list of items told apart by those fields, a key with its JSON default).
+// "atomic" lists the structs that are replaced whole (`+structType=atomic`).
 package main
 
 import (
@@ -25,24 +31,40 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	kubeopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 )
 
 // field is one JSON field of a struct: the options of its tag that decide when it is left out
-// ("omitempty", "omitzero", both comma-separated, or none), and its shape.
-type field [2]string
+// ("omitempty", "omitzero", both comma-separated, or none), its shape and how apply merges it.
+type field [3]string
+
+// modelNamed is a type that names its OpenAPI definition.
+type modelNamed interface{ OpenAPIModelName() string }
 
 var (
 	types     = map[string]map[string]field{}
+	atomic    = []string{}
 	marshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+	byName    = func(name string) spec.Ref { return spec.MustCreateRef(name) }
+	models    = map[string]common.OpenAPIDefinition{}
 )
 
 func main() {
+	for _, definitions := range []map[string]common.OpenAPIDefinition{kubeopenapi.GetOpenAPIDefinitions(byName), apiextensionsopenapi.GetOpenAPIDefinitions(byName)} {
+		for name, definition := range definitions {
+			models[name] = definition
+		}
+	}
 	if err := apiextensionsv1.AddToScheme(scheme.Scheme); err != nil {
 		fail(err)
 	}
@@ -56,7 +78,8 @@ func main() {
 		}
 		kinds[gvk.GroupVersion().String()+" "+gvk.Kind] = strings.TrimPrefix(shape(t), "t:")
 	}
-	out, err := json.Marshal(map[string]interface{}{"kinds": kinds, "types": types})
+	sort.Strings(atomic)
+	out, err := json.Marshal(map[string]interface{}{"kinds": kinds, "types": types, "atomic": atomic})
 	if err != nil {
 		fail(err)
 	}
@@ -89,7 +112,11 @@ func shape(t reflect.Type) string {
 		if _, seen := types[name]; !seen {
 			fields := map[string]field{}
 			types[name] = fields
-			addFields(t, fields)
+			model := model(t)
+			if model.Extensions["x-kubernetes-map-type"] == "atomic" {
+				atomic = append(atomic, name)
+			}
+			addFields(t, model, fields)
 		}
 		return "t:" + name
 	case reflect.Interface:
@@ -103,8 +130,58 @@ func shape(t reflect.Type) string {
 	}
 }
 
-// addFields adds the JSON fields of struct t to fields, those of inlined structs too.
-func addFields(t reflect.Type, fields map[string]field) {
+// model is the OpenAPI definition of struct t (empty for a type with none).
+func model(t reflect.Type) spec.Schema {
+	named, ok := reflect.New(t).Interface().(modelNamed)
+	if !ok {
+		return spec.Schema{}
+	}
+	return models[named.OpenAPIModelName()].Schema
+}
+
+// merge says how apply merges the property of a definition.
+func merge(property spec.Schema) string {
+	if property.Extensions["x-kubernetes-map-type"] == "atomic" {
+		return "atomic"
+	}
+	switch property.Extensions["x-kubernetes-list-type"] {
+	case "set":
+		return "set"
+	case "map":
+		var keys []string
+		for _, key := range property.Extensions["x-kubernetes-list-map-keys"].([]interface{}) {
+			key := key.(string)
+			if def := defaultOf(property.Items.Schema, key); def != "" {
+				key += "=" + def
+			}
+			keys = append(keys, key)
+		}
+		return "map:" + strings.Join(keys, ",")
+	}
+	return ""
+}
+
+// defaultOf is the default of field key of the items of a list (their definition's when they
+// are a reference), as JSON, or "" for none.
+func defaultOf(item *spec.Schema, key string) string {
+	if ref := item.Ref.String(); ref != "" {
+		definition := models[ref].Schema
+		item = &definition
+	}
+	def := item.Properties[key].Default
+	if def == nil {
+		return ""
+	}
+	text, err := json.Marshal(def)
+	if err != nil {
+		fail(err)
+	}
+	return string(text)
+}
+
+// addFields adds the JSON fields of struct t (with OpenAPI definition model) to fields, those
+// of inlined structs too.
+func addFields(t reflect.Type, model spec.Schema, fields map[string]field) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -116,7 +193,7 @@ func addFields(t reflect.Type, fields map[string]field) {
 		}
 		name, options, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" || strings.Contains(","+options+",", ",inline,") {
-			addFields(f.Type, fields)
+			addFields(f.Type, model, fields)
 			continue
 		}
 		if name == "" {
@@ -128,7 +205,7 @@ func addFields(t reflect.Type, fields map[string]field) {
 				omit = append(omit, option)
 			}
 		}
-		fields[name] = field{strings.Join(omit, ","), shape(f.Type)}
+		fields[name] = field{strings.Join(omit, ","), shape(f.Type), merge(model.Properties[name])}
 	}
 }
 
