@@ -42,7 +42,7 @@
 //! - [`discovery`], [`openapi`]: what kubectl reads before it does anything; [`protobuf`]: the
 //!   protobuf bodies typed clients send; [`kubeconfig`]: the file written for clients of a
 //!   served instance; [`status`]: `Status` errors; [`warning`]: the `Warning` headers a request's
-//!   handling gives its client.
+//!   handling gives its client; [`user`]: the one user every request is served as.
 //! - [`mutant`]: deliberately broken rules, for judging specifications.
 
 pub mod admission;
@@ -71,6 +71,7 @@ pub mod selectors;
 pub mod status;
 pub mod storage;
 pub mod strict;
+pub mod user;
 pub mod validation;
 pub mod warning;
 pub mod write_warnings;

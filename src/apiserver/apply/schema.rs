@@ -86,11 +86,11 @@ impl<'a> Node<'a> {
 
     /// Whether an object at this node may hold field `name` (structured-merge-diff refuses an
     /// applied `field not declared in schema`): any key of a map or of an object no schema
-    /// describes; of `ObjectMeta`, its fields; of a CRD's schema node, a declared property or
+    /// describes; of a built-in struct, its fields; of a CRD's schema node, a declared property or
     /// an additional one, or any where unknown fields are preserved or no property is declared.
     pub fn allows(self, name: &str) -> bool {
         match self {
-            Self::Go(node) if node.is_object_meta() => node.declares(name),
+            Self::Go(node) => node.allows(name),
             Self::CustomRoot(Some(schema)) => {
                 META_FIELDS.contains(&name)
                     || declared(schema, name)

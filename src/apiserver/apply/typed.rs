@@ -198,6 +198,14 @@ fn walk_merge(live: &Value, config: &Value, node: Node<'_>, path: &mut Path) -> 
     if is_empty_collection(Some(live)) && is_empty_collection(Some(config)) {
         return Ok(config.clone());
     }
+    // A null configuration merges as an empty map or list would: what the live one holds
+    // stays (structured-merge-diff reads null as an empty map or list, typed/helpers.go).
+    let (empty_map, empty_list) = (Value::Object(Map::new()), Value::Array(Vec::new()));
+    let config = match (live, config) {
+        (Value::Object(_), Value::Null) if !node.atomic() => &empty_map,
+        (Value::Array(_), Value::Null) if node.list().0 != ListType::Atomic => &empty_list,
+        _ => config,
+    };
     match (live, config) {
         (Value::Object(a), Value::Object(b)) if !node.atomic() => {
             let mut out = a.clone();
@@ -389,6 +397,16 @@ mod tests {
             merged["spec"]["containers"],
             json!([{"name": "a", "image": "1", "args": ["x"]}, {"name": "b", "image": "3"}, {"name": "c", "image": "4"}])
         );
+    }
+
+    #[test]
+    fn a_null_merges_as_an_empty_map_or_granular_list_and_replaces_an_atomic_one() {
+        let live =
+            json!({"metadata": {"labels": {"a": "1"}, "finalizers": ["f"]}, "spec": {"selector": {"a": "1"}, "ports": [{"port": 80}]}});
+        let config = json!({"metadata": {"labels": null, "finalizers": null}, "spec": {"selector": null, "ports": null}});
+        let merged = merge(&live, &config, Node::root("v1", "Service", false, None)).unwrap();
+        assert_eq!(merged["metadata"], live["metadata"]);
+        assert_eq!(merged["spec"], json!({"selector": null, "ports": [{"port": 80}]}), "a Service's selector is atomic");
     }
 
     #[test]

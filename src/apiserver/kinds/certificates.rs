@@ -1,8 +1,8 @@
 //! certificates.k8s.io/v1 CertificateSigningRequests, cluster-scoped, as upstream's registry
 //! strategies treat them (`pkg/registry/certificates/certificates/strategy.go`):
 //!
-//! - a new request starts with an empty status (`PrepareForCreate`: no one creates a request
-//!   already approved);
+//! - a new request records its requester in `spec.username`, `uid` and `groups` (the fake's
+//!   one user, [`crate::apiserver::user`]);
 //! - an update of the main resource changes neither `spec` nor `status`;
 //! - the `status` subresource changes the status but may not add or remove `Approved` or
 //!   `Denied` conditions, whose instances it keeps as they were (`preserveConditionInstances`);
@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::write::Target;
+use crate::apiserver::user;
 
 /// certificates.k8s.io/v1 CertificateSigningRequests.
 pub struct CertificateSigningRequests;
@@ -29,8 +30,17 @@ pub struct CertificateSigningRequests;
 const DECISIONS: [&str; 2] = ["Approved", "Denied"];
 
 impl Kind for CertificateSigningRequests {
+    /// A new request records who asked (`PrepareForCreate`), whatever it was sent with.
     fn default_on_create(&self, csr: &mut Value, _now: &str) {
-        csr["status"] = json!({});
+        let spec = &mut csr["spec"];
+        if spec.is_object() {
+            spec["username"] = json!(user::NAME);
+            spec["uid"] = json!(user::UID);
+            spec["groups"] = json!(user::GROUPS);
+            if let Some(fields) = spec.as_object_mut() {
+                fields.remove("extra");
+            }
+        }
     }
 
     fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, now: &str) -> Vec<FieldError> {

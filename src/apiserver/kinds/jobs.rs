@@ -37,7 +37,6 @@ impl Kind for Jobs {
     }
 
     fn default_on_create(&self, job: &mut Value, _now: &str) {
-        job["status"] = json!({});
         // Fields of the wrong type are left for validation to refuse.
         let paths: [&[&str]; 3] = [&["spec"], &["spec", "template", "metadata", "labels"], &["spec", "selector", "matchLabels"]];
         if !paths.iter().all(|path| objects_along(job, path)) || job["spec"]["manualSelector"] == json!(true) {
@@ -54,15 +53,6 @@ impl Kind for Jobs {
         if match_labels["batch.kubernetes.io/controller-uid"].is_null() {
             match_labels["batch.kubernetes.io/controller-uid"] = meta["uid"].clone();
         }
-    }
-}
-
-/// batch/v1 CronJobs.
-pub struct CronJobs;
-
-impl Kind for CronJobs {
-    fn default_on_create(&self, cron_job: &mut Value, _now: &str) {
-        cron_job["status"] = json!({});
     }
 }
 

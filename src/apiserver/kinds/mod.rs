@@ -13,20 +13,17 @@
 //!   and its controller, serving the resources they define.
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
 //! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
-//! - [`jobs`]: the selector and pod-template labels a Job gets at create; the empty status of
-//!   a new Job and CronJob.
+//! - [`jobs`]: the selector and pod-template labels a Job gets at create.
 //! - [`services`]: a Service's cluster IP, IP families and node ports, allocated at create and
 //!   kept by updates.
 //! - [`deployments`]: the labels a Deployment's status subresource may not change.
 //! - [`daemon_sets`]: the template generation a DaemonSet's strategy keeps.
-//! - [`budgets`]: ResourceQuotas and PodDisruptionBudgets, whose status starts at zero.
 //! - [`endpoint_slices`]: EndpointSlices — the address type, required and immutable.
 //! - [`rbac`]: roles and bindings — their validation, a binding's fixed role reference.
 //! - [`workloads`]: the selector of every apps/v1 workload, given and matching its template.
 //! - [`certificates`]: certificate signing requests — what the main resource and the `status`
 //!   and `approval` subresources may change, and the condition times the server fills.
 
-pub mod budgets;
 pub mod certificates;
 pub mod daemon_sets;
 pub mod definitions;
@@ -52,15 +49,12 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "persistentvolumeclaims") => &volumes::CLAIMS,
         ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CoreEvents,
-        ("", "resourcequotas") => &budgets::RESOURCE_QUOTAS,
-        ("policy", "poddisruptionbudgets") => &budgets::DISRUPTION_BUDGETS,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("apps", "deployments") => &deployments::Deployments,
         ("apps", "daemonsets") => &daemon_sets::DaemonSets,
         ("apps", "replicasets") => &workloads::Selecting(workloads::DEPLOYMENT_SELECTOR),
         ("apps", "statefulsets") => &workloads::Selecting(workloads::STATEFUL_SET_SELECTOR),
         ("batch", "jobs") => &jobs::Jobs,
-        ("batch", "cronjobs") => &jobs::CronJobs,
         ("discovery.k8s.io", "endpointslices") => &endpoint_slices::EndpointSlices,
         ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,

@@ -30,13 +30,17 @@ const ALLOCATED: [&str; 4] = ["clusterIP", "clusterIPs", "ipFamilies", "ipFamily
 pub struct Services;
 
 impl Kind for Services {
-    fn allocate(&self, storage: &Storage, service: &mut Value) {
-        let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else { return };
+    fn allocate(&self, storage: &Storage, service: &mut Value, dry_run: bool) -> Vec<FieldError> {
+        let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else { return Vec::new() };
         let kind = spec["type"].as_str().unwrap_or("ClusterIP").to_string();
         if kind == "ExternalName" {
-            return;
+            return Vec::new();
         }
         let services: Vec<&Value> = storage.store.list("", "services", None, None).map(|(_, s)| s.as_ref()).collect();
+        let refused = requested_ip_refused(spec, &services, dry_run);
+        if !refused.is_empty() {
+            return refused;
+        }
         let headless = spec["clusterIP"] == "None";
         let selectorless = spec["selector"].as_object().is_none_or(|s| s.is_empty());
         if spec["ipFamilyPolicy"].is_null() {
@@ -68,6 +72,7 @@ impl Kind for Services {
                 }
             }
         }
+        Vec::new()
     }
 
     fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {
@@ -83,6 +88,34 @@ impl Kind for Services {
         }
         Vec::new()
     }
+}
+
+/// Why the cluster IP a new Service asks for cannot be had (`allocateCreate` in
+/// pkg/registry/core/service/storage/alloc.go): an IPv4 address outside the service range (a
+/// dry run asks the range itself, a real create the allocators of the cluster's ServiceCIDRs,
+/// which word it differently), or one another Service has (which a dry run does not check).
+fn requested_ip_refused(spec: &Value, services: &[&Value], dry_run: bool) -> Vec<FieldError> {
+    let Some(ip) = spec["clusterIP"].as_str().filter(|ip| !ip.is_empty() && *ip != "None") else { return Vec::new() };
+    let Ok(address) = ip.parse::<std::net::Ipv4Addr>() else { return Vec::new() };
+    let ([a, b, c, d], size) = SERVICE_RANGE;
+    let base = u32::from_be_bytes([a, b, c, d]);
+    let why = if !(base..base + size).contains(&u32::from(address)) {
+        if dry_run {
+            let bits = 32 - size.trailing_zeros();
+            format!("the provided IP ({ip}) is not in the valid range. The range of valid IPs is {}/{bits}", std::net::Ipv4Addr::from(base))
+        } else {
+            "the provided network does not match the current range".to_string()
+        }
+    } else if !dry_run && services.iter().any(|s| s["spec"]["clusterIP"] == ip) {
+        "provided IP is already allocated".to_string()
+    } else {
+        return Vec::new();
+    };
+    let requested = match &spec["clusterIPs"] {
+        Value::Array(ips) if !ips.is_empty() => spec["clusterIPs"].clone(),
+        _ => json!([ip]),
+    };
+    vec![FieldError::invalid("spec.clusterIPs", requested, format!("failed to allocate IP {ip}: {why}"))]
 }
 
 /// A random address of the service range that no Service has, leaving out the network's first
@@ -150,5 +183,17 @@ mod tests {
             )
             .unwrap();
         assert_eq!(updated["spec"]["clusterIP"], ip.to_string(), "an update keeps the allocated IP");
+        let asks = |ip: &str| svc("b", json!({"clusterIP": ip, "ports": [{"port": 80}]}));
+        let dry = WriteOptions { dry_run: true, ..WriteOptions::default() };
+        let outside = s.create(&services, asks("10.0.0.1"), dry.clone()).unwrap_err();
+        assert_eq!(
+            outside.message,
+            "Service \"b\" is invalid: spec.clusterIPs: Invalid value: [\"10.0.0.1\"]: failed to allocate IP 10.0.0.1: the provided IP (10.0.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12"
+        );
+        let outside = s.create(&services, asks("10.0.0.1"), WriteOptions::default()).unwrap_err();
+        assert!(outside.message.ends_with("failed to allocate IP 10.0.0.1: the provided network does not match the current range"));
+        assert!(s.create(&services, asks(&ip.to_string()), dry).is_ok(), "a dry run does not ask whether the IP is free");
+        let taken = s.create(&services, asks(&ip.to_string()), WriteOptions::default()).unwrap_err();
+        assert!(taken.message.ends_with("provided IP is already allocated"), "{}", taken.message);
     }
 }

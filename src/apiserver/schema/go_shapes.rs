@@ -190,9 +190,12 @@ impl GoNode {
         self.fields().iter().any(|f| f.name == name)
     }
 
-    /// Whether this is object metadata, whose fields are all there is.
-    pub fn is_object_meta(self) -> bool {
-        matches!(self.value(), Shape::Struct(name) if name == OBJECT_META)
+    /// Whether an object here may hold `name`: any key of a map, a field of a struct.
+    pub fn allows(self, name: &str) -> bool {
+        match self.value() {
+            Shape::Struct(_) => self.declares(name),
+            _ => true,
+        }
     }
 
     /// Whether the value here is replaced whole: its field is `+mapType=atomic` or its struct
@@ -299,5 +302,7 @@ mod tests {
         assert_eq!(*ports, Merge::Map(vec![("containerPort".into(), Some(json!(0))), ("protocol".into(), Some(json!("TCP")))]));
         assert!(spec.field("labels").is_none() && !spec.declares("labels"));
         assert!(GoNode::object_meta().field("labels").unwrap().field("any-key").is_some());
+        assert!(GoNode::object_meta().field("labels").unwrap().allows("any-key"));
+        assert!(!spec.allows("Containers") && spec.allows("containers"));
     }
 }

@@ -47,6 +47,12 @@ impl Storage {
                 "the name of the object ({merged_name}) does not match the name on the URL ({name})"
             )));
         }
+        // An apply that creates may not name a uid (k8s.io/apiserver
+        // pkg/endpoints/handlers/patch.go `patchResource`).
+        if let (None, Some(uid)) = (&live, merged["metadata"]["uid"].as_str().filter(|uid| !uid.is_empty())) {
+            let why = format!("uid mismatch: the provided object specified uid {uid}, and no existing object was found");
+            return Err(ApiError::conflict(scope.resource.qualified(), name, &why));
+        }
         match live {
             None => Ok((Arc::unwrap_or_clone(self.create_managed(scope, merged, opts, &Management::Applied)?), true)),
             Some(_) => Ok((self.update_managed(scope, name, merged, target, opts, &Management::Applied)?, false)),

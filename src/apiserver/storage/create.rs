@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::apiserver::catalogue::ResourceInfo;
 use crate::apiserver::mutant::Mutable;
-use crate::apiserver::schema::{WriteOptions, check_fields};
+use crate::apiserver::schema::{WriteOptions, check_fields, go_shapes};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
@@ -74,6 +75,20 @@ pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
     Ok(())
 }
 
+/// Drops the status a new object was sent with, as every built-in strategy but the Node's
+/// does in `PrepareForCreate` (`pkg/registry/*/*/strategy.go`), and a custom resource's with a
+/// status subresource (k8s.io/apiextensions-apiserver pkg/registry/customresource/strategy.go):
+/// the Go type's zero status, which the kind's defaults then fill.
+fn start_status_afresh(resource: &ResourceInfo, body: &mut Value) {
+    if let Some(fields) = body.as_object_mut() {
+        fields.remove("status");
+    }
+    if !resource.custom {
+        let api_version = body["apiVersion"].as_str().unwrap_or_default().to_string();
+        *body = go_shapes::round_trip(&api_version, &resource.kind, body);
+    }
+}
+
 impl Storage {
     /// Creates an object from a request body; returns the stored object as served.
     pub fn create(&mut self, scope: &Scope, body: Value, opts: WriteOptions) -> ApiResult<Arc<Value>> {
@@ -117,11 +132,17 @@ impl Storage {
         // object (`PrepareForCreate`): what the strategy sets is nobody's
         // (k8s.io/apiserver/pkg/endpoints/handlers/create.go).
         self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
+        if scope.resource.status_subresource && scope.resource.kind != "Node" {
+            start_status_afresh(&scope.resource, &mut body);
+        }
         let kind = self.kind(scope);
         kind.default_on_create(&mut body, &now);
         // Allocation is the registry's, after the handler recorded the writer's fields
         // (pkg/registry/core/service/storage/alloc.go): allocated addresses are nobody's.
-        kind.allocate(self, &mut body);
+        let refused = kind.allocate(self, &mut body, opts.dry_run);
+        if !refused.is_empty() {
+            return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, refused));
+        }
         let admission = kind.admission().mutated_by(self.mutant);
         admission.admit(&mut body, &self.ids);
         // Upstream's storage decodes, and so defaults, what it stored: defaults that read what the
@@ -219,6 +240,19 @@ mod tests {
         let mut s = Storage::new(Clock::virtual_at(chrono::DateTime::UNIX_EPOCH), Ids::seeded(1), 100, kinds::of);
         s.create(&Scope::namespaces(&s.catalogue), json!({"metadata": {"name": "ns"}}), WriteOptions::default()).unwrap();
         s
+    }
+
+    #[test]
+    fn a_new_object_s_status_starts_as_its_go_type_s_zero_except_a_node_s() {
+        let mut s = storage();
+        let budgets = s.scope("policy", "v1", "poddisruptionbudgets", Some("ns".into())).unwrap();
+        let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+            "spec": {"maxUnavailable": 1}, "status": {"disruptionsAllowed": 5, "observedGeneration": 3}});
+        let created = s.create(&budgets, pdb, WriteOptions::default()).unwrap();
+        assert_eq!(created["status"], json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}));
+        let nodes = s.scope("", "v1", "nodes", None).unwrap();
+        let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"pods": "110"}}});
+        assert_eq!(s.create(&nodes, node, WriteOptions::default()).unwrap()["status"]["capacity"], json!({"pods": "110"}));
     }
 
     #[test]

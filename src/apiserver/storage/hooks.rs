@@ -21,8 +21,11 @@ pub trait Kind: Sync {
     fn default_on_create(&self, _object: &mut Value, _now: &str) {}
 
     /// Gives a new object what the kind's registry allocates from a shared range (a Service's
-    /// cluster IP and node ports), seeing the stored objects so that it picks what is free.
-    fn allocate(&self, _storage: &Storage, _object: &mut Value) {}
+    /// cluster IP and node ports), seeing the stored objects so that it picks what is free; or
+    /// why what the object asks for cannot be had (a dry run checks less).
+    fn allocate(&self, _storage: &Storage, _object: &mut Value, _dry_run: bool) -> Vec<FieldError> {
+        Vec::new()
+    }
 
     /// What the default admission plugins add to a new object.
     fn admission(&self) -> Admission {
