@@ -7,6 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::ResourceInfo;
+use crate::apiserver::pod_specs::{self, items};
 use crate::apiserver::status::FieldError;
 
 /// Container image pull policies (`supportedPullPolicies`, listed sorted).
@@ -38,15 +39,12 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
     if resource.custom {
         return errors;
     }
+    for (pod_spec_at, path) in pod_specs::embedded(resource, object) {
+        pod_spec(pod_spec_at, path, &mut errors);
+    }
     let spec = &object["spec"];
     match (resource.group.as_str(), resource.kind.as_str()) {
-        ("", "Pod") => pod_spec(spec, "spec", &mut errors),
-        ("", "PodTemplate") => pod_spec(&object["template"]["spec"], "template.spec", &mut errors),
-        ("", "ReplicationController") | ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
-            pod_spec(&spec["template"]["spec"], "spec.template.spec", &mut errors)
-        }
         ("apps", "Deployment") => {
-            pod_spec(&spec["template"]["spec"], "spec.template.spec", &mut errors);
             let strategy = &spec["strategy"];
             if strategy["type"].as_str().is_some_and(|t| !DEPLOYMENT_STRATEGIES.contains(&t)) {
                 // Upstream shows the whole internal strategy, with its Go field names.
@@ -54,15 +52,15 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
                 errors.push(FieldError::not_supported("spec.strategy", value, DEPLOYMENT_STRATEGIES));
             }
         }
-        ("batch", "Job") => job_spec(spec, "spec", &mut errors),
+        ("batch", "Job") => one_of(spec, "completionMode", "spec", COMPLETION_MODES, &mut errors),
         ("batch", "CronJob") => {
             one_of(spec, "concurrencyPolicy", "spec", CONCURRENCY_POLICIES, &mut errors);
-            job_spec(&spec["jobTemplate"]["spec"], "spec.jobTemplate.spec", &mut errors);
+            one_of(&spec["jobTemplate"]["spec"], "completionMode", "spec.jobTemplate.spec", COMPLETION_MODES, &mut errors);
         }
         ("", "Service") => {
             one_of(spec, "sessionAffinity", "spec", SESSION_AFFINITIES, &mut errors);
             one_of(spec, "type", "spec", SERVICE_TYPES, &mut errors);
-            for (i, port) in list(spec, "ports") {
+            for (i, port) in items(spec, "ports") {
                 one_of(port, "protocol", &format!("spec.ports[{i}]"), PROTOCOLS, &mut errors);
             }
         }
@@ -74,11 +72,6 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
         _ => {}
     }
     errors
-}
-
-/// The items of the list at `field` of `object`, with their indexes.
-fn list<'a>(object: &'a Value, field: &str) -> impl Iterator<Item = (usize, &'a Value)> {
-    object[field].as_array().into_iter().flatten().enumerate()
 }
 
 /// Refuses the string at `field` of `object` (at `path`) unless it is one of `supported`.
@@ -94,9 +87,9 @@ fn one_of(object: &Value, field: &str, path: &str, supported: &[&str], errors: &
 /// DNS policies.
 fn pod_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     for containers in ["containers", "initContainers"] {
-        for (i, container) in list(spec, containers) {
+        for (i, container) in items(spec, containers) {
             let at = format!("{path}.{containers}[{i}]");
-            for (j, port) in list(container, "ports") {
+            for (j, port) in items(container, "ports") {
                 one_of(port, "protocol", &format!("{at}.ports[{j}]"), PROTOCOLS, errors);
             }
             one_of(container, "imagePullPolicy", &at, PULL_POLICIES, errors);
@@ -106,15 +99,9 @@ fn pod_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     one_of(spec, "dnsPolicy", path, DNS_POLICIES, errors);
 }
 
-/// A Job's spec at `path`: its completion mode and its pod template.
-fn job_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    pod_spec(&spec["template"]["spec"], &format!("{path}.template.spec"), errors);
-    one_of(spec, "completionMode", path, COMPLETION_MODES, errors);
-}
-
 /// Each access mode of a claim's or volume's spec (upstream names the list, not the item).
 fn access_modes(spec: &Value, errors: &mut Vec<FieldError>) {
-    for (_, mode) in list(spec, "accessModes") {
+    for (_, mode) in items(spec, "accessModes") {
         if let Some(mode) = mode.as_str()
             && !ACCESS_MODES.contains(&mode)
         {

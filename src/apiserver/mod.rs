@@ -33,7 +33,7 @@
 //! - Rules, as pure functions: [`deletion`] (what a DELETE does, catalogue B.1-B.3),
 //!   [`validation`] and [`schema`] (metadata, unknown fields and values of the wrong type,
 //!   custom resources pruned by their schema), [`enums`] (the enumerated fields controllers
-//!   write), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
+//!   write), [`pod_specs`] (the pod specs objects hold, their volume references), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
 //!   (server-side apply and managedFields), [`selectors`], [`convert`] (served and stored
 //!   versions), [`scale`] (the `Scale` of a scalable object).
 //! - [`controllers`]: the simulated namespace controller, CRD finalizer and node agent, and the
@@ -63,6 +63,7 @@ pub mod kubeconfig;
 pub mod mutant;
 pub mod openapi;
 pub mod patch;
+pub mod pod_specs;
 pub mod protobuf;
 pub mod quantity;
 pub mod scale;

@@ -64,6 +64,8 @@ pub enum FieldErrorKind {
     Duplicate,
     /// A value is longer than allowed.
     TooLong,
+    /// A value names something that does not exist.
+    NotFound,
 }
 
 impl FieldErrorKind {
@@ -75,6 +77,7 @@ impl FieldErrorKind {
             Self::NotSupported => "Unsupported value",
             Self::Duplicate => "Duplicate value",
             Self::TooLong => "Too long",
+            Self::NotFound => "Not found",
         }
     }
 
@@ -86,6 +89,7 @@ impl FieldErrorKind {
             Self::NotSupported => "FieldValueNotSupported",
             Self::Duplicate => "FieldValueDuplicate",
             Self::TooLong => "FieldValueTooLong",
+            Self::NotFound => "FieldValueNotFound",
         }
     }
 }
@@ -123,6 +127,11 @@ impl FieldError {
     pub fn not_supported(field: impl Into<String>, value: Value, supported: &[&str]) -> Self {
         let listed = supported.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", ");
         Self::new(FieldErrorKind::NotSupported, field, Some(value), format!("supported values: {listed}"))
+    }
+
+    /// `Not found`: `value` names something that does not exist.
+    pub fn not_found(field: impl Into<String>, value: &str) -> Self {
+        Self::new(FieldErrorKind::NotFound, field, Some(Value::from(value)), "")
     }
 
     /// `Forbidden`.

@@ -32,8 +32,8 @@ use crate::apiserver::status::{ApiError, ApiResult};
 pub enum Owns {
     /// Every field.
     All,
-    /// Every field but the top-level one named.
-    AllBut(&'static str),
+    /// Every field but the top-level ones named (the strategy's reset fields).
+    AllBut(&'static [&'static str]),
     /// Only the top-level field named.
     Only(&'static str),
 }
@@ -42,7 +42,7 @@ impl Owns {
     fn filter(self, set: &FieldSet) -> FieldSet {
         match self {
             Self::All => set.clone(),
-            Self::AllBut(field) => set.without_field(field),
+            Self::AllBut(fields) => fields.iter().fold(set.clone(), |set, field| set.without_field(field)),
             Self::Only(field) => set.only_field(field),
         }
     }

@@ -11,7 +11,7 @@ use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums, warning, write_warnings};
+use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
@@ -159,6 +159,7 @@ impl Storage {
         let mut errs = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
         errs.extend(kind.validate(&body));
         errs.extend(enums::validate(&scope.resource, &body));
+        errs.extend(pod_specs::validate(&scope.resource, &body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));
         }

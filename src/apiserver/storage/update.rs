@@ -13,7 +13,7 @@ use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums, warning, write_warnings};
+use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
@@ -157,6 +157,7 @@ impl Storage {
         errs.append(&mut refused);
         errs.extend(self.kind(scope).validate(&new));
         errs.extend(enums::validate(&scope.resource, &new));
+        errs.extend(pod_specs::validate(&scope.resource, &new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
         }

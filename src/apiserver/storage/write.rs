@@ -89,10 +89,14 @@ impl Storage {
     pub fn field_context(&self, scope: &Scope, target: Target) -> FieldContext {
         let resource = &scope.resource;
         let (subresource, owns) = match target {
-            Target::Main if resource.status_subresource => ("", Owns::AllBut("status")),
+            // A CertificateSigningRequest's spec is the requester's only as the strategy fills
+            // it: upstream resets both (`GetResetFields` in
+            // pkg/registry/certificates/certificates/strategy.go).
+            Target::Main if resource.kind == "CertificateSigningRequest" => ("", Owns::AllBut(&["spec", "status"])),
+            Target::Main if resource.status_subresource => ("", Owns::AllBut(&["status"])),
             Target::Main => ("", Owns::All),
             Target::Status if resource.custom => ("status", Owns::Only("status")),
-            Target::Status => ("status", Owns::AllBut("spec")),
+            Target::Status => ("status", Owns::AllBut(&["spec"])),
             Target::Finalize => ("finalize", Owns::Only("spec")),
             Target::Approval => ("approval", Owns::Only("status")),
             Target::Scale => ("scale", Owns::Only("spec")),

@@ -289,6 +289,14 @@ fn mask(value: &mut Value, key: &str, context: &str) {
             if key == "conditions" && items.iter().all(|c| c["type"].is_string()) {
                 items.sort_by(|a, b| a["type"].as_str().cmp(&b["type"].as_str()));
             }
+            // managedFields are sorted by operation, then by the second of their time, then by
+            // manager (k8s.io/apimachinery pkg/util/managedfields/internal/managedfields.go
+            // `sortEncodedManagedFields`): with times masked, whether two writes fell in one
+            // second is a race too, so entries are compared in the order times do not decide.
+            if key == "managedFields" {
+                let order = |e: &Value| ["operation", "manager", "subresource"].map(|k| e[k].as_str().unwrap_or("").to_string());
+                items.sort_by_key(order);
+            }
         }
         Value::String(s) => {
             let masked = match key {
