@@ -6,6 +6,7 @@ use http::{HeaderMap, header};
 use serde_json::Value;
 
 use crate::apiserver::deletion::{DeleteRequest, parse_dry_run, parse_policy};
+use crate::apiserver::http::go_json;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::protobuf;
 use crate::apiserver::schema::{FieldValidation, WriteOptions};
@@ -21,27 +22,48 @@ pub fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str>
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Decodes a create or update body (JSON, YAML as kubectl may send, or protobuf as typed
-/// clients send), with the keys strict decoding reads.
-pub fn object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Document> {
+/// The media types a body may be sent in.
+const BODY_TYPES: [&str; 3] = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+/// Decodes a create or update body of `kind` (JSON, YAML as kubectl may send, or protobuf as
+/// typed clients send), with the keys strict decoding reads.
+pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Document> {
     let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("application/json");
     let essence = content_type.split(';').next().unwrap_or("").trim();
     if protobuf::is_protobuf(content_type) {
         let value = protobuf::decode(body).map_err(ApiError::bad_request)?;
         return Ok(Document { value, keys: Keys::default() });
     }
+    let unrecognized = |why: String| {
+        // k8s.io/apiserver pkg/endpoints/handlers/rest.go `transformDecodeError`.
+        ApiError::bad_request(format!("the object provided is unrecognized (must be of type {kind}): {why} ({})", summary(body)))
+    };
     let document = match essence {
-        "application/json" | "" | "*/*" => strict::json(body)
-            .map_err(|e| ApiError::bad_request(format!("the object provided is unrecognized: couldn't decode JSON: {e}")))?,
-        "application/yaml" => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
-        _ => {
-            return Err(ApiError::unsupported_media_type(&["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]));
+        "application/json" | "" | "*/*" => {
+            if let Some(go) = go_json::unmarshal_error(body) {
+                return Err(unrecognized(format!("couldn't get version/kind; json parse error: {go}")));
+            }
+            strict::json(body).map_err(|e| unrecognized(format!("couldn't decode JSON: {e}")))?
         }
+        "application/yaml" => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+        _ => return Err(ApiError::unsupported_media_type(&BODY_TYPES)),
     };
     if !document.value.is_object() {
         return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
     }
     Ok(document)
+}
+
+/// A body as upstream's decode errors quote it (`summarizeData`): its first 30 bytes, as text
+/// if it starts like a JSON object, else in hex.
+fn summary(body: &[u8]) -> String {
+    const LONGEST: usize = 30;
+    let (head, more) = if body.len() > LONGEST { (&body[..LONGEST], " ...") } else { (body, "") };
+    match body.first() {
+        None => "<empty>".to_string(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(head)),
+        Some(_) => format!("{}{more}", head.iter().map(|b| format!("{b:02x}")).collect::<String>()),
+    }
 }
 
 /// A YAML (or JSON) document; the error without the parser's source excerpt.
@@ -94,13 +116,22 @@ fn field_manager(query: &Query, headers: &HeaderMap) -> String {
     out
 }
 
-/// A DELETE body as JSON: typed clients send `DeleteOptions` as protobuf.
+/// A DELETE body as JSON (typed clients send `DeleteOptions` as protobuf, kubectl may send
+/// YAML), refused as upstream's DELETE handlers refuse it (k8s.io/apiserver
+/// pkg/endpoints/handlers/delete.go): 415 in a media type no serializer reads, 400 with the
+/// decoder's words when it is not an object.
 fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
-    match header_str(headers, header::CONTENT_TYPE) {
-        Some(ct) if protobuf::is_protobuf(ct) && !body.is_empty() => {
-            Ok(Bytes::from(protobuf::decode(body).map_err(ApiError::bad_request)?.to_string()))
-        }
-        _ => Ok(body.clone()),
+    let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("");
+    let json = match content_type.split(';').next().unwrap_or("").trim() {
+        _ if body.is_empty() => return Ok(body.clone()),
+        _ if protobuf::is_protobuf(content_type) => protobuf::decode(body).map_err(ApiError::bad_request)?.to_string().into_bytes(),
+        "application/json" | "" | "*/*" => body.to_vec(),
+        "application/yaml" => yaml(body).map_err(ApiError::bad_request)?.value.to_string().into_bytes(),
+        _ => return Err(ApiError::unsupported_media_type(&BODY_TYPES)),
+    };
+    match go_json::unmarshal_error(&json) {
+        Some(go) => Err(ApiError::bad_request(format!("couldn't get version/kind; json parse error: {go}"))),
+        None => Ok(Bytes::from(json)),
     }
 }
 
@@ -180,13 +211,13 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::CONTENT_TYPE, "application/yaml".parse().unwrap());
         let body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  n: \"1\"\n";
-        let value = object(&headers, body).unwrap().value;
+        let value = object(&headers, body, "Pod").unwrap().value;
         assert_eq!(value["metadata"]["name"], "a");
         assert_eq!(value["data"]["n"], "1");
-        let err = object(&headers, b"metadata: [unclosed").unwrap_err();
+        let err = object(&headers, b"metadata: [unclosed", "Pod").unwrap_err();
         assert_eq!((err.code, err.reason), (400, "BadRequest"));
         assert!(err.message.starts_with("error decoding YAML: "), "{}", err.message);
         assert!(!err.message.contains('\n'), "one line, without the parser's excerpt: {}", err.message);
-        assert_eq!(object(&headers, b"- a\n- b\n").unwrap_err().code, 400, "a list is not an object");
+        assert_eq!(object(&headers, b"- a\n- b\n", "Pod").unwrap_err().code, 400, "a list is not an object");
     }
 }

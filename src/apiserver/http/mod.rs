@@ -4,6 +4,7 @@
 //! [`watch`]; nothing below this module knows HTTP.
 
 pub mod decode;
+pub mod go_json;
 pub mod render;
 pub mod request;
 pub mod table;
@@ -197,7 +198,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
         }
         (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
-            let (value, opts) = (object(&parts.headers, &body)?.value, write_options(&query, &parts.headers)?);
+            let (value, opts) = (object(&parts.headers, &body, "Scale")?.value, write_options(&query, &parts.headers)?);
             Ok(json_response(200, &server.lock().update_scale(&scope, name, value, opts)?))
         }
         (Method::PATCH, Some(name)) if path.subresource.as_deref() == Some("scale") => {
@@ -224,13 +225,15 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(list_as(repr, &scope, listed, now))
         }
         (Method::POST, None) => {
-            let (value, opts) = with_body_keys(object(&parts.headers, &body)?, write_options(&query, &parts.headers)?);
+            let (value, opts) =
+                with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, write_options(&query, &parts.headers)?);
             let created = server.lock().create(&scope, value, opts)?;
             Ok(object_response(201, repr, &scope, &created, now))
         }
         (Method::PUT, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
-            let (value, opts) = with_body_keys(object(&parts.headers, &body)?, write_options(&query, &parts.headers)?);
+            let (value, opts) =
+                with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, write_options(&query, &parts.headers)?);
             let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
             Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &written, now))
         }
