@@ -31,7 +31,8 @@ async fn a_service_with_a_selector_has_endpoints_and_slices_until_it_goes() {
     assert!(!slices.is_empty());
     for slice in &slices {
         assert_eq!(slice.metadata.labels.as_ref().unwrap()["endpointslice.kubernetes.io/managed-by"], "endpointslice-controller.k8s.io");
-        assert_eq!(slice.endpoints.as_deref(), Some(&[][..]));
+        // No endpoints: stored as protobuf, the empty list reads back as null, as on a cluster.
+        assert_eq!(slice.endpoints, None);
         assert_eq!(slice.metadata.owner_references.as_ref().unwrap()[0].kind, "Service");
     }
 

@@ -64,7 +64,7 @@ fn is_qualified_name_part(s: &str) -> bool {
 }
 
 /// Problems with a qualified name (`[prefix/]name`), in upstream `IsLabelKey`'s order and words.
-fn qualified_name_problems(s: &str) -> Vec<String> {
+pub fn qualified_name_problems(s: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let name = match s.split('/').collect::<Vec<_>>()[..] {
         [name] => name,

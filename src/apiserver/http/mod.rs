@@ -185,7 +185,10 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         }
     }
     let name = path.name.as_deref();
-    let is_watch = path.watch_prefix || query.flag("watch")?.unwrap_or(false);
+    // `watch` is a list option: only the verbs that read ListOptions (a GET, a collection
+    // delete) parse it, and every other verb ignores it.
+    let reads_list_options = parts.method == Method::GET || (parts.method == Method::DELETE && path.name.is_none());
+    let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch")?.unwrap_or(false));
     let now = server.clock.now();
 
     match (parts.method, name) {

@@ -12,7 +12,7 @@
 //! - [`definitions`]: CustomResourceDefinitions — status, validation, the cleanup finalizer
 //!   and its controller, serving the resources they define.
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
-//! - [`records`]: core Events and ControllerRevisions, which only validate fields of their own.
+//! - [`records`]: Events (core and events.k8s.io) and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create.
 //! - [`services`]: a Service's cluster IP, IP families and node ports, allocated at create and
 //!   kept by updates.
@@ -48,7 +48,8 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "services") => &services::Services,
         ("", "persistentvolumeclaims") => &volumes::CLAIMS,
         ("", "persistentvolumes") => &volumes::VOLUMES,
-        ("", "events") => &records::CoreEvents,
+        ("", "events") => &records::CORE_EVENTS,
+        ("events.k8s.io", "events") => &records::EVENTS_V1,
         ("apps", "controllerrevisions") => &records::ControllerRevisions,
         ("apps", "deployments") => &deployments::Deployments,
         ("apps", "daemonsets") => &daemon_sets::DaemonSets,

@@ -1,29 +1,73 @@
-//! Kinds that only validate fields of their own: core/v1 Events and ControllerRevisions.
+//! Kinds that only validate fields of their own: Events (core/v1 and events.k8s.io/v1) and
+//! ControllerRevisions.
 
 use serde_json::{Value, json};
 
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::Kind;
+use crate::apiserver::validation::qualified_name_problems;
+
+/// Events, as one API version names their fields: the validation is upstream's
+/// `legacyValidateEvent` (pkg/apis/core/validation/events.go), which every Event passes on
+/// create and update, whichever version it is written at.
+pub struct Events {
+    /// The field of the object the Event is about (`involvedObject`, `regarding`).
+    regarding: &'static str,
+    /// The field of its reporting controller (`reportingComponent`, `reportingController`),
+    /// as validation names it.
+    controller: &'static str,
+    /// The field of its message (`message`, `note`).
+    message: &'static str,
+}
 
 /// core/v1 Events.
-pub struct CoreEvents;
+pub const CORE_EVENTS: Events = Events { regarding: "involvedObject", controller: "reportingComponent", message: "message" };
+/// events.k8s.io/v1 Events.
+pub const EVENTS_V1: Events = Events { regarding: "regarding", controller: "reportingController", message: "note" };
 
-impl Kind for CoreEvents {
-    /// An Event without `eventTime` (the old form every scenario uses) must name its involved
-    /// object's namespace as its own; with none, only a cluster-wide or `default` Event passes
-    /// (upstream `legacyValidateEvent`).
+/// The longest reporting instance, action and reason (`ReportingInstanceLengthLimit`, ...).
+const SHORT_LIMIT: usize = 128;
+/// The longest message (`NoteLengthLimit`).
+const NOTE_LIMIT: usize = 1024;
+
+impl Kind for Events {
+    /// An Event without `eventTime` (the old form) must name its involved object's namespace as
+    /// its own, or with none be cluster-wide or in `default`. One with `eventTime` (the new form)
+    /// may name none only in `default` or `kube-system`, and must say which controller and
+    /// instance reported what action for what reason. Errors name the internal type's fields.
     fn validate(&self, event: &Value) -> Vec<FieldError> {
-        if !event["eventTime"].is_null() {
-            return vec![];
-        }
+        let text = |field: &str| event[field].as_str().unwrap_or("");
         let own = event["metadata"]["namespace"].as_str().unwrap_or("");
-        let involved = event["involvedObject"]["namespace"].as_str().unwrap_or("");
-        let agrees = if involved.is_empty() { own.is_empty() || own == "default" } else { own == involved };
-        if agrees {
-            vec![]
-        } else {
-            vec![FieldError::invalid("involvedObject.namespace", json!(involved), "does not match event.namespace")]
+        let involved = event[self.regarding]["namespace"].as_str().unwrap_or("");
+        let mismatch = || FieldError::invalid("involvedObject.namespace", json!(involved), "does not match event.namespace");
+        let mut errors = Vec::new();
+        if event["eventTime"].is_null() {
+            let agrees = if involved.is_empty() { own.is_empty() || own == "default" } else { own == involved };
+            if !agrees {
+                errors.push(mismatch());
+            }
+            return errors;
         }
+        if involved.is_empty() && own != "default" && own != "kube-system" {
+            errors.push(mismatch());
+        }
+        let controller = text(self.controller);
+        if controller.is_empty() {
+            errors.push(FieldError::required(self.controller, ""));
+        }
+        errors.extend(qualified_name_problems(controller).into_iter().map(|p| FieldError::invalid(self.controller, json!(controller), p)));
+        for field in ["reportingInstance", "action", "reason"] {
+            if text(field).is_empty() {
+                errors.push(FieldError::required(field, ""));
+            }
+            if text(field).len() > SHORT_LIMIT {
+                errors.push(FieldError::invalid(field, json!(""), format!("can have at most {SHORT_LIMIT} characters")));
+            }
+        }
+        if text(self.message).len() > NOTE_LIMIT {
+            errors.push(FieldError::invalid("message", json!(""), format!("can have at most {NOTE_LIMIT} characters")));
+        }
+        errors
     }
 }
 
@@ -38,5 +82,26 @@ impl Kind for ControllerRevisions {
             Value::Null => vec![FieldError::required("data", "data is mandatory")],
             _ => vec![FieldError::required("data", "data must be a valid JSON object")],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_of_the_new_form_says_who_reported_what() {
+        let event = json!({"metadata": {"name": "e", "namespace": "ns"}, "eventTime": "2024-01-01T00:00:00.000000Z",
+            "regarding": {"kind": "Pod", "name": "p"}, "reportingController": "fuzz", "reportingInstance": "i", "action": "A", "reason": "R"});
+        let errors = EVENTS_V1.validate(&event);
+        assert_eq!(errors, vec![FieldError::invalid("involvedObject.namespace", json!(""), "does not match event.namespace")]);
+        let mut core = event.clone();
+        core["involvedObject"] = json!({"namespace": "ns"});
+        core["reportingController"] = Value::Null;
+        let errors = CORE_EVENTS.validate(&core);
+        assert_eq!(errors[0], FieldError::required("reportingComponent", ""), "{errors:?}");
+        assert_eq!(errors.len(), 3, "an empty name is also not a qualified name, twice: {errors:?}");
+        let old_form = json!({"metadata": {"namespace": "ns"}, "involvedObject": {"namespace": "ns"}});
+        assert!(CORE_EVENTS.validate(&old_form).is_empty());
     }
 }
