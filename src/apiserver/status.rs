@@ -269,6 +269,7 @@ impl ApiError {
             // representations the fake encodes: upstream names protobuf too.
             "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml".to_string(),
         )
+        .with_details(json!({}))
     }
 
     /// 410 Gone: a watch or continue token refers to compacted history.

@@ -171,7 +171,6 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         return Ok(page_not_found());
     }
     let query = Query::parse(parts.uri.query());
-    let repr = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
     let scope = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
     if scope.resource.namespaced && path.namespace.is_none() {
@@ -184,6 +183,9 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             return Err(ApiError::method_not_allowed());
         }
     }
+    // The REST router refuses an Accept header it cannot produce once the path and method
+    // have found a route: an unknown resource or version is 404 first.
+    let repr = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
     let name = path.name.as_deref();
     // `watch` is a list option: only the verbs that read ListOptions (a GET, a collection
     // delete) parse it, and every other verb ignores it.

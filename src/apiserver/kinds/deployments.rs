@@ -19,7 +19,7 @@ impl Kind for Deployments {
     /// pkg/registry/apps/deployment/strategy.go, `deploymentStatusStrategy.PrepareForUpdate`).
     fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {
         if target == Target::Status {
-            keep_stored(new, existing, "labels");
+            keep_stored(new, existing, "metadata", "labels");
         }
         Vec::new()
     }

@@ -10,7 +10,7 @@ use crate::apiserver::deletion::{DeleteOptions, DeletePlan, Propagation};
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::delete::DeletePlanner;
-use crate::apiserver::storage::hooks::{Kind, objects_along};
+use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::write::Target;
 use crate::apiserver::storage::{Scope, Storage};
@@ -50,7 +50,12 @@ impl Kind for Namespaces {
         label_with_name(namespace);
     }
 
-    fn prepare_update(&self, _target: Target, new: &mut Value, _existing: &Value, _now: &str) -> Vec<FieldError> {
+    /// An update keeps `spec.finalizers` as they are: only the `finalize` subresource writes
+    /// them (`namespaceStrategy.PrepareForUpdate`, pkg/registry/core/namespace/strategy.go).
+    fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {
+        if target == Target::Main {
+            keep_stored(new, existing, "spec", "finalizers");
+        }
         label_with_name(new);
         Vec::new()
     }

@@ -82,7 +82,7 @@ impl Kind for Pods {
     /// (pkg/apis/core/validation/validation.go).
     fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {
         match target {
-            Target::Status => keep_stored(new, existing, "ownerReferences"),
+            Target::Status => keep_stored(new, existing, "metadata", "ownerReferences"),
             Target::Main => return spec_change_refused(&new["spec"], &existing["spec"]).into_iter().collect(),
             _ => {}
         }

@@ -97,16 +97,18 @@ pub fn objects_along(value: &Value, path: &[&str]) -> bool {
     true
 }
 
-/// Puts the stored `metadata.<field>` back into `new`, or removes it where none is stored (a
-/// `metadata` that is not an object is left for validation to refuse).
-pub fn keep_stored(new: &mut Value, existing: &Value, field: &str) {
-    let Some(meta) = new["metadata"].as_object_mut() else { return };
-    match existing["metadata"].get(field) {
-        Some(value) => {
-            meta.insert(field.into(), value.clone());
-        }
+/// Puts the stored `<parent>.<field>` back into `new`, or removes it where none is stored (a
+/// `parent` that is neither an object nor absent is left for validation to refuse).
+pub fn keep_stored(new: &mut Value, existing: &Value, parent: &str, field: &str) {
+    if !objects_along(new, &[parent]) {
+        return;
+    }
+    match existing[parent].get(field) {
+        Some(value) => new[parent][field] = value.clone(),
         None => {
-            meta.remove(field);
+            if let Some(map) = new[parent].as_object_mut() {
+                map.remove(field);
+            }
         }
     }
 }
