@@ -5,7 +5,8 @@
 //! it up, see [`Admission::service_account`]); the RuntimeClass plugin, after it, refuses a pod
 //! naming a RuntimeClass that does not exist ([`Admission::runtime_class`]). Three plugins
 //! fill in a new pod ([`Admission::pod_defaults`]): ServiceAccount, DefaultTolerationSeconds
-//! and Priority.
+//! and Priority. TaintNodesByCondition taints a new Node not-ready
+//! ([`Admission::not_ready_taint`]).
 
 use serde_json::{Value, json};
 
@@ -40,6 +41,10 @@ pub struct Admission {
     /// (`plugin/pkg/admission/defaulttolerationseconds`); Priority gives a pod naming no
     /// priority class priority 0, preempting lower priorities (`plugin/pkg/admission/priority`).
     pub pod_defaults: bool,
+    /// Whether the object is a Node the TaintNodesByCondition plugin taints
+    /// `node.kubernetes.io/not-ready:NoSchedule` unless it has that taint already, so that
+    /// nothing is scheduled to it before it reports Ready (`plugin/pkg/admission/nodetaint`).
+    pub not_ready_taint: bool,
 }
 
 /// Where the ServiceAccount plugin mounts the token volume.
@@ -49,9 +54,10 @@ const TOKEN_MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 const DEFAULT_TOLERATED: [&str; 2] = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"];
 
 impl Admission {
-    /// The service account a new pod names, if admission must find it.
-    pub fn service_account_of(self, object: &Value) -> Option<&str> {
-        let name = object["spec"]["serviceAccountName"].as_str().filter(|n| !n.is_empty() && *n != "default");
+    /// The service account a new pod in `namespace` names, if admission must find it: the
+    /// `default` account only in the empty namespace, where no account exists.
+    pub fn service_account_of<'a>(self, object: &'a Value, namespace: &str) -> Option<&'a str> {
+        let name = object["spec"]["serviceAccountName"].as_str().filter(|n| !n.is_empty() && (*n != "default" || namespace.is_empty()));
         if self.service_account { name } else { None }
     }
 
@@ -77,6 +83,9 @@ impl Admission {
                 }
             }
         }
+        if self.not_ready_taint {
+            taint_not_ready(object);
+        }
         let Some(finalizer) = self.protection_finalizer else { return };
         let meta = &mut object["metadata"];
         match meta["finalizers"].as_array_mut() {
@@ -84,6 +93,20 @@ impl Admission {
             Some(list) => list.push(json!(finalizer)),
             None => meta["finalizers"] = json!([finalizer]),
         }
+    }
+}
+
+/// TaintNodesByCondition: the not-ready taint, unless one of that key and effect is there.
+fn taint_not_ready(node: &mut Value) {
+    let taint = json!({"key": DEFAULT_TOLERATED[0], "effect": "NoSchedule"});
+    let spec = &mut node["spec"];
+    if spec.is_null() {
+        *spec = json!({});
+    }
+    match spec["taints"].as_array_mut() {
+        Some(taints) if taints.iter().any(|t| t["key"] == taint["key"] && t["effect"] == taint["effect"]) => {}
+        Some(taints) => taints.push(taint),
+        None => spec["taints"] = json!([taint]),
     }
 }
 

@@ -135,6 +135,13 @@ pub struct ResourceInfo {
 }
 
 impl ResourceInfo {
+    /// The group of the internal type its strategy validates, which names the kind in an
+    /// Invalid error: core for events.k8s.io Events (`rest.BeforeCreate` uses the internal
+    /// object's kind, k8s.io/apiserver/pkg/registry/rest/create.go).
+    pub fn internal_group(&self) -> &str {
+        &self.storage.0
+    }
+
     /// The resource as named in error messages.
     pub fn qualified(&self) -> QualifiedResource<'_> {
         QualifiedResource { group: &self.group, resource: &self.plural }

@@ -73,7 +73,7 @@ pub struct DeleteRequest {
     /// `propagationPolicy`.
     pub propagation: ApiResult<Option<Propagation>>,
     /// Deprecated `orphanDependents`.
-    pub orphan_dependents: ApiResult<Option<bool>>,
+    pub orphan_dependents: Option<bool>,
     /// `gracePeriodSeconds`.
     pub grace_period_seconds: ApiResult<Option<i64>>,
     /// `preconditions.uid`.
@@ -91,7 +91,7 @@ impl DeleteRequest {
     pub fn validate(self) -> ApiResult<DeleteOptions> {
         let opts = DeleteOptions {
             propagation: self.propagation?,
-            orphan_dependents: self.orphan_dependents?,
+            orphan_dependents: self.orphan_dependents,
             grace_period_seconds: self.grace_period_seconds?,
             precondition_uid: self.precondition_uid,
             precondition_resource_version: self.precondition_resource_version,

@@ -41,7 +41,8 @@
 //! - [`faults`]: ready-made interceptors for fault injection.
 //! - [`discovery`], [`openapi`]: what kubectl reads before it does anything; [`protobuf`]: the
 //!   protobuf bodies typed clients send; [`kubeconfig`]: the file written for clients of a
-//!   served instance; [`status`]: `Status` errors; [`warning`]: the `Warning` headers a request's
+//!   served instance; [`status`]: `Status` errors; [`go_quote`]: strings quoted as upstream's
+//!   messages quote them; [`warning`]: the `Warning` headers a request's
 //!   handling gives its client; [`user`]: the one user every request is served as.
 //! - [`mutant`]: deliberately broken rules, for judging specifications.
 
@@ -56,6 +57,7 @@ pub mod deletion;
 pub mod discovery;
 pub mod enums;
 pub mod faults;
+pub mod go_quote;
 pub mod http;
 pub mod ids;
 pub mod kinds;

@@ -122,7 +122,7 @@ impl Mutable for DeleteRequest {
         let propagation = self.propagation.or(Ok(None));
         // With a policy set, orphanDependents gives way instead of conflicting.
         let orphan_dependents = match propagation {
-            Ok(Some(_)) => self.orphan_dependents.map(|_| None),
+            Ok(Some(_)) => None,
             _ => self.orphan_dependents,
         };
         Self { propagation, orphan_dependents, dry_run: self.dry_run.or(Ok(false)), ..self }

@@ -1,6 +1,7 @@
 //! Kubernetes `Status` errors: every failure the fake apiserver returns, with the reason and
 //! HTTP code a real kube-apiserver uses, so that clients' `IsNotFound`/`IsConflict` checks work.
 
+use crate::apiserver::go_quote::quote;
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde_json::{Value, json};
@@ -134,6 +135,12 @@ impl FieldError {
         Self::new(FieldErrorKind::NotFound, field, Some(Value::from(value)), "")
     }
 
+    /// `Too long`: more than `longest` bytes (upstream's `field.TooLong`).
+    pub fn too_long(field: impl Into<String>, longest: usize) -> Self {
+        let unit = if longest == 1 { "byte" } else { "bytes" };
+        Self::new(FieldErrorKind::TooLong, field, None, format!("may not be more than {longest} {unit}"))
+    }
+
     /// `Forbidden`.
     pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(FieldErrorKind::Forbidden, field, None, detail)
@@ -146,8 +153,11 @@ impl FieldError {
     /// The message without the field, as a `Status` cause gives it (apimachinery's `ErrorBody`).
     fn body(&self) -> String {
         let mut m = self.kind.text().to_string();
-        if let Some(v) = &self.value {
-            m.push_str(&format!(": {}", go_json(v)));
+        match &self.value {
+            // apimachinery's `ErrorBody`: a string as `%q`, anything else as JSON.
+            Some(Value::String(text)) => m.push_str(&format!(": {}", quote(text))),
+            Some(v) => m.push_str(&format!(": {}", go_json(v))),
+            None => {}
         }
         if !self.detail.is_empty() {
             m.push_str(&format!(": {}", self.detail));
@@ -172,6 +182,14 @@ fn go_json(v: &Value) -> String {
             let fields: Vec<String> = keys.iter().map(|k| format!("{}:{}", Value::from(k.as_str()), go_json(&map[k.as_str()]))).collect();
             format!("{{{}}}", fields.join(","))
         }
+        // Go's encoder also escapes what HTML and JavaScript treat specially.
+        Value::String(_) => v
+            .to_string()
+            .replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026")
+            .replace('\u{2028}', "\\u2028")
+            .replace('\u{2029}', "\\u2029"),
         other => other.to_string(),
     }
 }

@@ -257,6 +257,9 @@ pub fn string_list(meta: &Value, key: &str) -> Vec<String> {
 pub enum MetaRule {
     /// The name's format.
     Name,
+    /// A namespaced object names its namespace (none when created under an empty namespace
+    /// in the path).
+    Namespace,
     /// Label and annotation keys and values.
     LabelsAndAnnotations,
     /// Finalizer names, and not both GC finalizers (B.3 rows 16-17).
@@ -313,11 +316,14 @@ fn validate_object_meta(meta: &Value, resource: &ResourceInfo) -> Vec<(MetaRule,
         Some(name) if !name.is_empty() => validate_name(name, resource.name_rule, "metadata.name"),
         _ => vec![FieldError::required("metadata.name", "name or generateName is required")],
     };
+    let unnamed = resource.namespaced && meta["namespace"].as_str().unwrap_or("").is_empty();
+    let namespace = if unnamed { vec![FieldError::required("metadata.namespace", "")] } else { vec![] };
     // Only kube-apiserver's own kinds validate with core's ObjectMeta rules; CustomResourceDefinitions
     // (apiextensions-apiserver) and custom resources use apimachinery's alone.
     let core_rules = !resource.custom && resource.group != "apiextensions.k8s.io";
     tagged([
         (MetaRule::Name, name),
+        (MetaRule::Namespace, namespace),
         (MetaRule::LabelsAndAnnotations, validate_labels_and_annotations(meta)),
         (MetaRule::Finalizers, validate_finalizers(&string_list(meta, "finalizers"))),
         (MetaRule::OwnerReferences, validate_owner_references(&meta["ownerReferences"])),

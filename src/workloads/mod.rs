@@ -2,7 +2,8 @@
 //! replicaset, replicationcontroller, job and cronjob controllers do that garbage collection
 //! rests on, the disruption controller's PodDisruptionBudget status, and the endpoints,
 //! EndpointSlice, EndpointSlice mirroring and service account controllers, which give Services
-//! their endpoints and namespaces their `default` account.
+//! their endpoints and namespaces their `default` account, and the node lifecycle controller's
+//! NoSchedule taints.
 //! They create children with a controller owner reference (`controller` and
 //! `blockOwnerDeletion` set), adopt orphans their selector matches and release children it no
 //! longer matches, never adopting while the owner is being deleted, and scale. With them,
@@ -31,6 +32,7 @@
 //! - [`endpoint_slices`]: the EndpointSlices of a Service with a selector.
 //! - [`mirroring`]: EndpointSlices mirroring the Endpoints of a Service without one.
 //! - [`service_accounts`]: the `default` ServiceAccount of every namespace.
+//! - [`node_taints`]: the NoSchedule taints a Node's conditions call for.
 //! - [`root_ca`]: the `kube-root-ca.crt` ConfigMap of every namespace.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
 
@@ -43,6 +45,7 @@ pub mod endpoint_slices;
 pub mod endpoints;
 pub mod jobs;
 pub mod mirroring;
+pub mod node_taints;
 pub mod pods;
 pub mod replicas;
 pub mod root_ca;
@@ -61,7 +64,7 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Node, Pod, ReplicationController, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
@@ -207,6 +210,7 @@ async fn pass(
     }
     service_accounts::sync(&mut writes, &snapshot.namespaces, &snapshot.service_accounts).await;
     root_ca::sync(&mut writes, &snapshot.namespaces, &snapshot.root_ca_configmaps).await;
+    node_taints::sync(&mut writes, &snapshot.nodes, clock.now()).await;
     endpoints::sync(&mut writes, known_services, &snapshot.services, &snapshot.pods, &snapshot.endpoints).await;
     endpoint_slices::sync(&mut writes, &snapshot.services, &snapshot.pods, &snapshot.endpoint_slices).await;
     mirroring::sync(&mut writes, &snapshot.services, &snapshot.endpoints, &snapshot.endpoint_slices).await;
@@ -246,6 +250,7 @@ async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, du
         watch::<EndpointSlice>(client, revision, "").await,
         watch::<Namespace>(client, revision, "").await,
         watch::<ServiceAccount>(client, revision, "").await,
+        watch::<Node>(client, revision, "").await,
         watch::<ConfigMap>(client, revision, &snapshot::root_ca_selection()).await,
     ];
     let Some(watches) = watches.into_iter().collect::<Option<Vec<_>>>() else {

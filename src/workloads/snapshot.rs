@@ -1,11 +1,11 @@
 //! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController, CronJob,
-//! Job, PodDisruptionBudget and Pod, Service, Endpoints, EndpointSlice, Namespace and
-//! ServiceAccount, and every namespace's `kube-root-ca.crt` ConfigMap, each listed afresh (a list is a consistent read, so a pass sees every write
+//! Job, PodDisruptionBudget and Pod, Service, Endpoints, EndpointSlice, Namespace,
+//! ServiceAccount and Node, and every namespace's `kube-root-ca.crt` ConfigMap, each listed afresh (a list is a consistent read, so a pass sees every write
 //! before it), and the oldest revision among the lists.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Node, Pod, ReplicationController, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
@@ -16,7 +16,7 @@ use crate::workloads::root_ca;
 
 /// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
 /// has seen every write to them up to `r`.
-pub const LISTED: [(&str, &str); 12] = [
+pub const LISTED: [(&str, &str); 13] = [
     ("apps", "deployments"),
     ("apps", "replicasets"),
     ("", "replicationcontrollers"),
@@ -29,6 +29,7 @@ pub const LISTED: [(&str, &str); 12] = [
     ("discovery.k8s.io", "endpointslices"),
     ("", "namespaces"),
     ("", "serviceaccounts"),
+    ("", "nodes"),
 ];
 
 /// Every workload and pod, as listed at the start of a pass (but those that cannot be read).
@@ -58,6 +59,8 @@ pub struct Snapshot {
     pub namespaces: Vec<Namespace>,
     /// core/v1 ServiceAccounts.
     pub service_accounts: Vec<ServiceAccount>,
+    /// core/v1 Nodes.
+    pub nodes: Vec<Node>,
     /// The core/v1 ConfigMaps named [`root_ca::NAME`], in every namespace.
     pub root_ca_configmaps: Vec<ConfigMap>,
     /// The oldest resourceVersion among the lists.
@@ -84,6 +87,7 @@ impl Snapshot {
         let endpoint_slices = list::<EndpointSlice>(client, seen).await?;
         let namespaces = list::<Namespace>(client, seen).await?;
         let service_accounts = list::<ServiceAccount>(client, seen).await?;
+        let nodes = list::<Node>(client, seen).await?;
         let root_ca_configmaps = list_with::<ConfigMap>(client, &root_ca_selection(), seen).await?;
         Ok(Self {
             deployments,
@@ -98,6 +102,7 @@ impl Snapshot {
             endpoint_slices,
             namespaces,
             service_accounts,
+            nodes,
             root_ca_configmaps,
             revision: seen.revision,
             unreadable: std::mem::take(&mut seen.unreadable),

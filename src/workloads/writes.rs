@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::core::NamespaceResourceScope;
+use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -84,6 +84,18 @@ impl Writes {
         let what = format!("updating {} {namespace}/{name}", K::kind(&()));
         let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
         let result = self.api::<K>(&namespace).replace(&name, &params, object).await;
+        self.outcome(what, result);
+    }
+
+    /// Replaces the cluster-scoped `object` as it is written, as [`Writes::replace`].
+    pub async fn replace_cluster<K>(&mut self, object: &K)
+    where
+        K: Resource<Scope = ClusterResourceScope, DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        let name = object.name_any();
+        let what = format!("updating {} {name}", K::kind(&()));
+        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let result = Api::<K>::all(self.client.clone()).replace(&name, &params, object).await;
         self.outcome(what, result);
     }
 

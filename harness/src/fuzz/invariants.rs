@@ -35,8 +35,10 @@ fn reasons_for(code: u16) -> &'static [&'static str] {
 /// - a conversion through a CRD's webhook, which the fake never reaches (upstream: 500 when the
 ///   webhook's service cannot be reached);
 /// - server-side apply failing to build or merge the typed objects (upstream's field manager
-///   returns these errors unwrapped, which its response writer turns into 500).
-const UPSTREAM_5XX: &[&str] = &["conversion webhook for ", "failed to "];
+///   returns these errors unwrapped, which its response writer turns into 500);
+/// - a watch from a resourceVersion that is not a number (the storage's parse error reaches the
+///   watch handler unwrapped).
+const UPSTREAM_5XX: &[&str] = &["conversion webhook for ", "failed to ", "resourceVersion: Invalid value: "];
 
 /// An answer as the fuzzer sees it.
 #[derive(Debug)]

@@ -222,5 +222,5 @@ async fn stream_head(mut body: Body) -> (Vec<u8>, bool) {
 pub fn asks_for_watch(request: &FuzzRequest) -> bool {
     let Ok(uri) = request.uri.parse::<http::Uri>() else { return false };
     let prefixed = ResourcePath::parse(uri.path()).is_some_and(|p| p.watch_prefix);
-    request.method == "GET" && (prefixed || Query::parse(uri.query()).flag("watch").ok().flatten() == Some(true))
+    request.method == "GET" && (prefixed || Query::parse(uri.query()).flag("watch") == Some(true))
 }

@@ -3,6 +3,7 @@
 //! (`f:` a field, `k:` a keyed list item, `v:` a set item, `i:` an index, `.` the node itself
 //! where it has children too).
 
+use crate::apiserver::go_quote::quote;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,7 +29,7 @@ impl Atom {
     /// The value as a path string shows it (Go's `%q` for strings).
     fn display(&self) -> String {
         match &self.0 {
-            Value::String(s) => go_quote(s),
+            Value::String(s) => quote(s),
             other => other.to_string(),
         }
     }
@@ -52,24 +53,6 @@ impl PartialOrd for Atom {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
-}
-
-/// Go's `%q` of a string: quoted, with Go's escapes.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// One step of a path, in structured-merge-diff's order: field names, then list keys, set

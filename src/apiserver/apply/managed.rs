@@ -4,8 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::apiserver::apply::fieldset::{Element, FieldSet, Path, go_quote, path_string};
+use crate::apiserver::apply::fieldset::{Element, FieldSet, Path, path_string};
 use crate::apiserver::apply::typed::Comparison;
+use crate::apiserver::go_quote::quote as go_quote;
 use crate::apiserver::status::ApiError;
 
 /// The operation a managedFields entry records.

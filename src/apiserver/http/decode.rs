@@ -6,6 +6,7 @@ use http::{HeaderMap, header};
 use serde_json::Value;
 
 use crate::apiserver::deletion::{DeleteRequest, parse_dry_run, parse_policy};
+use crate::apiserver::go_quote::{printable, quote};
 use crate::apiserver::http::go_json;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::protobuf;
@@ -85,20 +86,6 @@ pub fn apply_configuration(body: &[u8]) -> ApiResult<Document> {
     }
 }
 
-/// The `force` of a PATCH, checked as upstream's `ValidatePatchOptions`: an apply needs a
-/// `fieldManager`, and only an apply may say `force` (422 `PatchOptions`).
-pub fn patch_force(query: &Query, apply: bool) -> ApiResult<bool> {
-    let force = query.flag("force")?;
-    let error = if apply && query.get("fieldManager").is_none_or(str::is_empty) {
-        FieldError::required("fieldManager", "is required for apply patch")
-    } else if !apply && force.is_some() {
-        FieldError::forbidden("force", "may not be specified for non-apply patch")
-    } else {
-        return Ok(force.unwrap_or(false));
-    };
-    Err(ApiError::invalid("meta.k8s.io", "PatchOptions", "", vec![error]))
-}
-
 /// The field manager of a write: the `fieldManager` parameter, else the User-Agent's part
 /// before its first `/`, printable characters only, at most 128 bytes (upstream's rule).
 fn field_manager(query: &Query, headers: &HeaderMap) -> String {
@@ -135,6 +122,44 @@ fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
     }
 }
 
+/// Kinds any `apiVersion` may name in the scheme DELETE bodies are decoded with (its
+/// unversioned types: k8s.io/apimachinery pkg/apis/meta/internalversion/register.go and
+/// `metav1.AddToGroupVersion`).
+const UNVERSIONED_KINDS: [&str; 8] =
+    ["DeleteOptions", "CreateOptions", "UpdateOptions", "Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"];
+
+/// Kinds `meta.k8s.io/v1` knows besides the unversioned ones (`v1beta1` only the last four).
+const META_V1_KINDS: [&str; 8] = [
+    "ListOptions",
+    "GetOptions",
+    "PatchOptions",
+    "WatchEvent",
+    "Table",
+    "TableOptions",
+    "PartialObjectMetadata",
+    "PartialObjectMetadataList",
+];
+
+/// Refuses a DELETE body that names a kind other than `DeleteOptions`, as the scheme decoding
+/// it does (400): a kind it knows cannot be converted, one it does not know is not registered.
+/// A body naming no version is `meta.k8s.io/v1`, one naming no kind `DeleteOptions`.
+fn delete_options_kind(body: &Value) -> ApiResult<()> {
+    let version = body["apiVersion"].as_str().filter(|v| !v.is_empty()).unwrap_or("meta.k8s.io/v1");
+    let kind = body["kind"].as_str().filter(|k| !k.is_empty()).unwrap_or("DeleteOptions");
+    let known = UNVERSIONED_KINDS.contains(&kind)
+        || (version == "meta.k8s.io/v1" && META_V1_KINDS.contains(&kind))
+        || (version == "meta.k8s.io/v1beta1" && META_V1_KINDS[4..].contains(&kind));
+    match kind {
+        "DeleteOptions" => Ok(()),
+        _ if known => Err(ApiError::bad_request(format!("converting (v1.{kind}) to (v1.DeleteOptions): unknown conversion"))),
+        _ => Err(ApiError::bad_request(format!(
+            "no kind {} is registered for version {} in scheme \"pkg/runtime/scheme.go:111\"",
+            quote(kind),
+            quote(version)
+        ))),
+    }
+}
+
 /// The `DeleteOptions` of a DELETE as the request gives them, not yet validated: from the
 /// body if it has one, else from the query parameters, as the upstream DELETE handler reads
 /// them. Fails only on a body that cannot be decoded.
@@ -142,10 +167,11 @@ pub fn delete_request(headers: &HeaderMap, body: &Bytes, query: &Query) -> ApiRe
     let body = delete_body(headers, body)?;
     if body.iter().any(|b| !b.is_ascii_whitespace()) {
         let v: Value = serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+        delete_options_kind(&v)?;
         let dry: Vec<&str> = v["dryRun"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
         Ok(DeleteRequest {
             propagation: parse_policy(v["propagationPolicy"].as_str()),
-            orphan_dependents: Ok(v["orphanDependents"].as_bool()),
+            orphan_dependents: v["orphanDependents"].as_bool(),
             grace_period_seconds: Ok(v["gracePeriodSeconds"].as_i64()),
             precondition_uid: v["preconditions"]["uid"].as_str().map(String::from),
             precondition_resource_version: v["preconditions"]["resourceVersion"].as_str().map(String::from),
@@ -177,29 +203,142 @@ pub fn selection(query: &Query, scope: &Scope, name: Option<&str>) -> ApiResult<
     })
 }
 
+/// The checks of a list's, watch's or collection delete's `ListOptions` once they are decoded
+/// (k8s.io/apiserver pkg/endpoints/handlers/get.go `listOpts`): integers that do not parse are
+/// 400, then `SetListOptionsDefaults` and `ValidateListOptions`
+/// (k8s.io/apimachinery pkg/apis/meta/internalversion) refuse a `resourceVersionMatch` or
+/// `sendInitialEvents` the request cannot have, 422 `ListOptions`. Only the `watch` parameter
+/// makes them a watch's options (a path under `/watch/` is validated as a list's).
+pub fn check_list_options(query: &Query) -> ApiResult<()> {
+    query.int("timeoutSeconds")?;
+    query.int("limit")?;
+    let watch = query.flag("watch") == Some(true);
+    let rv = query.get("resourceVersion").unwrap_or("");
+    let continuing = query.get("continue").is_some();
+    let mut matching = query.get("resourceVersionMatch").unwrap_or("");
+    let mut send_initial = query.flag("sendInitialEvents");
+    // The WatchList defaults: a watch from no resourceVersion (or 0) that says nothing of
+    // initial events gets them.
+    if watch && send_initial.is_none() && matching.is_empty() && (rv.is_empty() || rv == "0") {
+        send_initial = Some(true);
+        matching = "NotOlderThan";
+    }
+    let forbidden = |why: &str| FieldError::forbidden("resourceVersionMatch", why);
+    let mut errors = Vec::new();
+    if watch {
+        if send_initial.is_some() && matching != "NotOlderThan" {
+            errors.push(forbidden("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+        }
+        if !matching.is_empty() {
+            if send_initial.is_none() {
+                errors.push(forbidden("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            }
+            if matching != "NotOlderThan" {
+                errors.push(FieldError::not_supported("resourceVersionMatch", Value::from(matching), &["NotOlderThan"]));
+            }
+            if continuing {
+                errors.push(forbidden("resourceVersionMatch is forbidden when continue is provided"));
+            }
+        }
+    } else {
+        if !matching.is_empty() {
+            if rv.is_empty() {
+                errors.push(forbidden("resourceVersionMatch is forbidden unless resourceVersion is provided"));
+            }
+            if continuing {
+                errors.push(forbidden("resourceVersionMatch is forbidden when continue is provided"));
+            }
+            if matching != "Exact" && matching != "NotOlderThan" {
+                errors.push(FieldError::not_supported("resourceVersionMatch", Value::from(matching), &["Exact", "NotOlderThan", ""]));
+            }
+            if matching == "Exact" && rv == "0" {
+                errors.push(forbidden("resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""));
+            }
+        }
+        if send_initial.is_some() {
+            errors.push(FieldError::forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+        }
+    }
+    if errors.is_empty() { Ok(()) } else { Err(ApiError::invalid("meta.k8s.io", "ListOptions", "", errors)) }
+}
+
+/// The `resourceVersion` a list, watch or collection delete reads from, as the storage parses
+/// it (`APIObjectVersioner.ParseResourceVersion`): none for an empty one or `0`. One that is
+/// not an unsigned 64-bit integer is a 400 `invalid resource version` for a list, and for a
+/// watch the 500 with no reason its unexpected error becomes.
+pub fn resource_version(query: &Query, watch: bool) -> ApiResult<Option<u64>> {
+    let rv = query.get("resourceVersion").unwrap_or("");
+    if rv.is_empty() || rv == "0" {
+        return Ok(None);
+    }
+    rv.parse::<u64>().map(Some).map_err(|_| {
+        let why = if rv.bytes().all(|b| b.is_ascii_digit()) { "value out of range" } else { "invalid syntax" };
+        let invalid = format!("resourceVersion: Invalid value: {q}: strconv.ParseUint: parsing {q}: {why}", q = quote(rv));
+        if watch { ApiError::unknown(invalid) } else { ApiError::bad_request(format!("invalid resource version: {invalid}")) }
+    })
+}
+
 /// The `limit` and `continue` of a list.
 pub fn list_page(query: &Query) -> ApiResult<Page> {
     Ok(Page { limit: query.int("limit")?.filter(|l| *l > 0).map(|l| l as usize), continue_token: query.get("continue").map(String::from) })
 }
 
-/// `dryRun`, `fieldValidation` and the field manager of a write.
-pub fn write_options(query: &Query, headers: &HeaderMap) -> ApiResult<WriteOptions> {
-    let dry_run = match query.all("dryRun").as_slice() {
-        [] => false,
-        ["All"] => true,
-        other => return Err(ApiError::bad_request(format!("Unsupported value: {other:?}: supported values: \"All\""))),
-    };
+/// The options of a create (`CreateOptions`) or an update (`UpdateOptions`): `dryRun`,
+/// `fieldValidation` and the field manager, checked as upstream's handlers check them before
+/// they read the body (k8s.io/apiserver pkg/endpoints/handlers/create.go, update.go).
+pub fn write_options(query: &Query, headers: &HeaderMap, kind: &str) -> ApiResult<WriteOptions> {
+    options(query, headers, kind, Vec::new())
+}
+
+/// The options of a PATCH and its `force`: an apply needs a `fieldManager`, and only an apply
+/// may say `force` (upstream's `ValidatePatchOptions`), besides what every write checks.
+pub fn patch_options(query: &Query, headers: &HeaderMap, apply: bool) -> ApiResult<(WriteOptions, bool)> {
+    let force = query.flag("force");
+    let mut errors = Vec::new();
+    if apply && query.get("fieldManager").is_none() {
+        errors.push(FieldError::required("fieldManager", "is required for apply patch"));
+    } else if !apply && force.is_some() {
+        errors.push(FieldError::forbidden("force", "may not be specified for non-apply patch"));
+    }
+    Ok((options(query, headers, "PatchOptions", errors)?, force.unwrap_or(false)))
+}
+
+/// The longest `fieldManager` (`FieldManagerMaxLength`).
+const FIELD_MANAGER_LONGEST: usize = 128;
+
+/// A write's options after `errors` found already, refused with all of them as one 422 of
+/// `kind` (apimachinery's `ValidateFieldManager`, `ValidateDryRun`, `ValidateFieldValidation`).
+fn options(query: &Query, headers: &HeaderMap, kind: &str, mut errors: Vec<FieldError>) -> ApiResult<WriteOptions> {
+    let manager = query.get("fieldManager").unwrap_or("");
+    if manager.len() > FIELD_MANAGER_LONGEST {
+        errors.push(FieldError::too_long("fieldManager", FIELD_MANAGER_LONGEST));
+    }
+    for (at, c) in manager.char_indices().filter(|(_, c)| !printable(*c)) {
+        let why = format!("invalid character U+{:04X} (at position {at})", c as u32);
+        errors.push(FieldError::invalid("fieldManager", Value::from(manager), why));
+    }
+    let dry_run = query.all("dryRun");
+    if dry_run.iter().any(|v| *v != "All") {
+        errors.push(FieldError::not_supported("dryRun", Value::from(dry_run.clone()), &["All"]));
+    }
     let field_validation = match query.get("fieldValidation") {
         None | Some("Warn") => FieldValidation::Warn,
         Some("Ignore") => FieldValidation::Ignore,
         Some("Strict") => FieldValidation::Strict,
         Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "fieldValidation parameter unsupported: {other}; valid values are Ignore, Warn and Strict"
-            )));
+            errors.push(FieldError::not_supported("fieldValidation", Value::from(other), &["", "Ignore", "Strict", "Warn"]));
+            FieldValidation::Warn
         }
     };
-    Ok(WriteOptions { dry_run, field_validation, field_manager: field_manager(query, headers), body_keys: Keys::default() })
+    if !errors.is_empty() {
+        return Err(ApiError::invalid("meta.k8s.io", kind, "", errors));
+    }
+    Ok(WriteOptions {
+        dry_run: !dry_run.is_empty(),
+        field_validation,
+        field_manager: field_manager(query, headers),
+        body_keys: Keys::default(),
+    })
 }
 
 #[cfg(test)]

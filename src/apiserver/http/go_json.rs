@@ -5,6 +5,7 @@
 //! end of JSON input`: encoding/json scanner.go), and one that is JSON but not an object, or
 //! whose `apiVersion` or `kind` is not a string, the decoder's type error.
 
+use crate::apiserver::go_quote::escaped;
 use serde_json::Value;
 
 /// The struct the body is unmarshalled into, as Go's `%v` of its type prints it.
@@ -225,27 +226,9 @@ fn quote_char(c: u8) -> String {
         b'\'' => r"'\''".to_string(),
         b'"' => "'\"'".to_string(),
         _ => {
-            let quoted = go_quote(char::from(c));
+            let quoted = escaped(char::from(c));
             format!("'{quoted}'")
         }
-    }
-}
-
-/// `strconv.Quote` of one character, without its double quotes.
-fn go_quote(c: char) -> String {
-    match c {
-        '\x07' => r"\a".into(),
-        '\x08' => r"\b".into(),
-        '\x0c' => r"\f".into(),
-        '\n' => r"\n".into(),
-        '\r' => r"\r".into(),
-        '\t' => r"\t".into(),
-        '\x0b' => r"\v".into(),
-        '\\' => r"\\".into(),
-        c if (c as u32) < 0x20 || c as u32 == 0x7f => format!(r"\x{:02x}", c as u32),
-        // Go's IsPrint: of Latin-1, the C1 controls and the soft hyphen are not printable.
-        c if (0x80..0xa0).contains(&(c as u32)) || c as u32 == 0xad => format!(r"\u{:04x}", c as u32),
-        c => c.to_string(),
     }
 }
 

@@ -24,7 +24,8 @@ use serde_json::Value;
 use crate::apiserver::Server;
 use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
-    apply_configuration, delete_request, header_str, is_apply, list_page, object, patch_force, selection, write_options,
+    apply_configuration, check_list_options, delete_request, header_str, is_apply, list_page, object, patch_options, resource_version,
+    selection, write_options,
 };
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Query, Representation, ResourcePath};
@@ -49,11 +50,17 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/version", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
         // The Python client's `VersionApi().get_code()` asks with a trailing slash.
         .route("/version/", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
+        // Discovery is served with a trailing slash too.
         .route("/api", get(|| async { axum::Json(discovery::core_versions()) }).fallback(not_allowed))
+        .route("/api/", get(|| async { axum::Json(discovery::core_versions()) }).fallback(not_allowed))
         .route("/api/{version}", get(core_resources).fallback(core_not_allowed))
+        .route("/api/{version}/", get(core_resources).fallback(core_not_allowed))
         .route("/apis/{group}/{version}", get(group_resources).fallback(group_not_allowed))
+        .route("/apis/{group}/{version}/", get(group_resources).fallback(group_not_allowed))
         .route("/apis", any(api_groups))
+        .route("/apis/", any(api_groups))
         .route("/apis/{group}", any(api_group))
+        .route("/apis/{group}/", any(api_group))
         .route("/openapi/v3", any(openapi_index))
         .route("/openapi/v3/{*path}", any(openapi_group_version))
         .route("/healthz", any(|| async { "ok" }))
@@ -172,7 +179,15 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     }
     let query = Query::parse(parts.uri.query());
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
-    let scope = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
+    let mut scope = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
+    // An empty namespace in the path: upstream lists and watches every namespace, creates in
+    // none (validation then asks for one), and refuses whatever needs an object's storage key
+    // (`NamespaceKeyFunc`, k8s.io/apiserver pkg/registry/generic/registry/store.go).
+    let keyless = scope.resource.namespaced && path.namespace.as_deref() == Some("");
+    if keyless && parts.method != Method::POST {
+        scope.namespace = None;
+    }
+    let need_key = || if keyless { Err(ApiError::bad_request("Namespace parameter required.")) } else { Ok(()) };
     if scope.resource.namespaced && path.namespace.is_none() {
         // Across namespaces upstream serves only list and watch (no route names an object, and
         // no create or collection delete spans every namespace).
@@ -190,7 +205,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     // `watch` is a list option: only the verbs that read ListOptions (a GET, a collection
     // delete) parse it, and every other verb ignores it.
     let reads_list_options = parts.method == Method::GET || (parts.method == Method::DELETE && path.name.is_none());
-    let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch")?.unwrap_or(false));
+    let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch").unwrap_or(false));
     let now = server.clock.now();
 
     match (parts.method, name) {
@@ -203,18 +218,17 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
         }
         (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
-            let (value, opts) = (object(&parts.headers, &body, "Scale")?.value, write_options(&query, &parts.headers)?);
+            let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
+            let value = object(&parts.headers, &body, "Scale")?.value;
             Ok(json_response(200, &server.lock().update_scale(&scope, name, value, opts)?))
         }
         (Method::PATCH, Some(name)) if path.subresource.as_deref() == Some("scale") => {
             let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
-            let opts = write_options(&query, &parts.headers)?;
+            let (opts, force) = patch_options(&query, &parts.headers, is_apply(content_type))?;
             if is_apply(content_type) {
-                let force = patch_force(&query, true)?;
                 let config = apply_configuration(&body)?.value;
                 return Ok(json_response(200, &server.lock().apply_scale(&scope, name, config, force, opts)?));
             }
-            patch_force(&query, false)?;
             Ok(json_response(200, &server.lock().patch_scale(&scope, name, content_type, &body, opts)?))
         }
         (Method::GET, Some(name)) => {
@@ -222,49 +236,61 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             if Target::from_subresource(&scope, path.subresource.as_deref())? == Target::Finalize {
                 return Err(ApiError::method_not_allowed());
             }
+            need_key()?;
             let object = server.lock().get(&scope, name)?;
             Ok(object_response(200, repr, &scope, &object, now))
         }
         (Method::GET, None) => {
-            let listed = server.lock().list(&scope, &selection(&query, &scope, None)?, &list_page(&query)?)?;
+            check_list_options(&query)?;
+            let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
+            resource_version(&query, false)?;
+            let listed = server.lock().list(&scope, &selection, &page)?;
             Ok(list_as(repr, &scope, listed, now))
         }
         (Method::POST, None) => {
-            let (value, opts) =
-                with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, write_options(&query, &parts.headers)?);
+            let opts = write_options(&query, &parts.headers, "CreateOptions")?;
+            let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
             let created = server.lock().create(&scope, value, opts)?;
             Ok(object_response(201, repr, &scope, &created, now))
         }
         (Method::PUT, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
-            let (value, opts) =
-                with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, write_options(&query, &parts.headers)?);
+            let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
+            let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
+            need_key()?;
             let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
             Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &written, now))
         }
         (Method::PATCH, Some(name)) => {
             let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
             let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
-            let opts = write_options(&query, &parts.headers)?;
+            let (opts, force) = patch_options(&query, &parts.headers, is_apply(content_type))?;
+            need_key()?;
             if is_apply(content_type) {
-                let force = patch_force(&query, true)?;
                 let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
                 let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
                 return Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now));
             }
-            patch_force(&query, false)?;
             let patched = server.lock().patch(&scope, name, content_type, &body, target, opts)?;
             Ok(object_response(200, repr, &scope, &patched, now))
         }
         (Method::DELETE, Some(name)) if path.subresource.is_none() => {
             let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
+            need_key()?;
             let deleted = server.lock().delete(&scope, name, &opts)?;
             Ok(json_response(deleted.code, &*deleted.body))
         }
         (Method::DELETE, None) if !scope.resource.collection_delete => Err(ApiError::method_not_allowed()),
         (Method::DELETE, None) => {
+            check_list_options(&query)?;
             let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
-            let listed = server.lock().delete_collection(&scope, &selection(&query, &scope, None)?, &list_page(&query)?, &opts)?;
+            let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
+            resource_version(&query, false)?;
+            // Every namespace is listed, and the first delete needs a key.
+            if keyless && !server.lock().list(&scope, &selection, &page)?.items.is_empty() {
+                need_key()?;
+            }
+            let listed = server.lock().delete_collection(&scope, &selection, &page, &opts)?;
             Ok(list_as(Representation::Full, &scope, listed, now))
         }
         // A subresource the resource does not have is no route at all (404); one it has does

@@ -1,6 +1,7 @@
 //! What a request is about: the resource path (as upstream `RequestInfoFactory` parses it),
 //! the query parameters, and the representation the client accepts.
 
+use crate::apiserver::go_quote::quote;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// The parts of a resource URL.
@@ -95,21 +96,25 @@ impl Query {
         self.pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str()).collect()
     }
 
-    /// A boolean parameter (`true`/`1`).
-    pub fn flag(&self, name: &str) -> ApiResult<Option<bool>> {
-        match self.get(name) {
-            None => Ok(None),
-            Some("true" | "1" | "True") => Ok(Some(true)),
-            Some("false" | "0" | "False") => Ok(Some(false)),
-            Some(v) => Err(ApiError::bad_request(format!("invalid boolean value {v:?} for parameter {name}"))),
-        }
+    /// The first value of `name`, even if empty.
+    fn first(&self, name: &str) -> Option<&str> {
+        self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
-    /// An integer parameter.
+    /// A boolean parameter as upstream decodes one (`Convert_Slice_string_To_bool` in
+    /// k8s.io/apimachinery pkg/runtime/conversion.go): `0` and `false` in any case are false,
+    /// anything else, even an empty value, is true.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        self.first(name).map(|v| !(v == "0" || v.eq_ignore_ascii_case("false")))
+    }
+
+    /// An integer parameter; one that is not a 64-bit integer (even an empty one) is a 400 with
+    /// Go's `strconv.ParseInt` error, as upstream's parameter decoding answers.
     pub fn int(&self, name: &str) -> ApiResult<Option<i64>> {
-        self.get(name)
-            .map(|v| v.parse::<i64>().map_err(|_| ApiError::bad_request(format!("invalid integer value {v:?} for parameter {name}"))))
-            .transpose()
+        let Some(v) = self.first(name) else { return Ok(None) };
+        let digits = v.strip_prefix(['+', '-']).unwrap_or(v);
+        let why = if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) { "invalid syntax" } else { "value out of range" };
+        v.parse::<i64>().map(Some).map_err(|_| ApiError::bad_request(format!("strconv.ParseInt: parsing {}: {why}", quote(v))))
     }
 }
 

@@ -46,15 +46,13 @@ pub struct WatchRequest {
 impl WatchRequest {
     /// Reads the watch parameters of a request; a watch of object `name` selects it by name.
     pub fn from_query(query: &Query, scope: &Scope, representation: Representation, name: Option<&str>) -> ApiResult<Self> {
-        let from = match query.get("resourceVersion") {
-            None | Some("0") => None,
-            Some(rv) => Some(rv.parse::<u64>().map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv}")))?),
-        };
+        decode::check_list_options(query)?;
+        let selection = decode::selection(query, scope, name)?;
         Ok(Self {
-            selection: decode::selection(query, scope, name)?,
-            from,
-            send_initial_events: query.flag("sendInitialEvents")?.unwrap_or(false),
-            bookmarks: query.flag("allowWatchBookmarks")?.unwrap_or(false),
+            selection,
+            from: decode::resource_version(query, true)?,
+            send_initial_events: query.flag("sendInitialEvents").unwrap_or(false),
+            bookmarks: query.flag("allowWatchBookmarks").unwrap_or(false),
             timeout: query.int("timeoutSeconds")?.filter(|t| *t > 0).map(|t| Duration::from_secs(t as u64)),
             representation,
         })

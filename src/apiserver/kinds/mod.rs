@@ -11,6 +11,7 @@
 //!   `spec.finalizers` is empty, the namespace controller.
 //! - [`definitions`]: CustomResourceDefinitions — status, validation, the cleanup finalizer
 //!   and its controller, serving the resources they define.
+//! - [`nodes`]: the not-ready taint of a new Node.
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
 //! - [`records`]: Events (core and events.k8s.io) and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create.
@@ -31,6 +32,7 @@ pub mod deployments;
 pub mod endpoint_slices;
 pub mod jobs;
 pub mod namespaces;
+pub mod nodes;
 pub mod pods;
 pub mod rbac;
 pub mod records;
@@ -45,6 +47,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
     match (group, plural) {
         ("", "pods") => &pods::Pods,
         ("", "namespaces") => &namespaces::Namespaces,
+        ("", "nodes") => &nodes::Nodes,
         ("", "services") => &services::Services,
         ("", "persistentvolumeclaims") => &volumes::CLAIMS,
         ("", "persistentvolumes") => &volumes::VOLUMES,

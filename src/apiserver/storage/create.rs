@@ -55,10 +55,10 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
 }
 
 /// Makes `metadata.namespace` agree with the URL: filled when absent, 400 on mismatch, cleared
-/// for cluster-scoped resources.
+/// for cluster-scoped resources and an empty namespace in the URL.
 pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
     let meta = body["metadata"].as_object_mut().expect("checked by check_type");
-    match &scope.namespace {
+    match scope.namespace.as_deref().filter(|ns| !ns.is_empty()) {
         Some(ns) => match meta.get("namespace").and_then(Value::as_str) {
             None | Some("") => {
                 meta.insert("namespace".into(), json!(ns));
@@ -122,7 +122,7 @@ impl Storage {
             meta["name"] = json!(format!("{prefix}{}", self.ids.name_suffix()));
         }
         let name = meta["name"].as_str().unwrap_or("").to_string();
-        if let Some(ns) = &scope.namespace {
+        if let Some(ns) = scope.namespace.as_deref().filter(|ns| !ns.is_empty()) {
             self.check_namespace_accepts(scope, ns, &name)?;
         }
         let now = format_time(self.clock.now());
@@ -141,7 +141,7 @@ impl Storage {
         // (pkg/registry/core/service/storage/alloc.go): allocated addresses are nobody's.
         let refused = kind.allocate(self, &mut body, opts.dry_run);
         if !refused.is_empty() {
-            return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, refused));
+            return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, &name, refused));
         }
         let admission = kind.admission().mutated_by(self.mutant);
         admission.admit(&mut body, &self.ids);
@@ -150,7 +150,9 @@ impl Storage {
         if !scope.resource.custom {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
         }
-        if let (Some(account), Some(ns)) = (admission.service_account_of(&body), &scope.namespace) {
+        if let Some(ns) = &scope.namespace
+            && let Some(account) = admission.service_account_of(&body, ns)
+        {
             self.check_service_account(scope, ns, &named, account)?;
         }
         if let Some(class) = admission.runtime_class_of(&body) {
@@ -161,7 +163,7 @@ impl Storage {
         errs.extend(enums::validate(&scope.resource, &body));
         errs.extend(pod_specs::validate(&scope.resource, &body));
         if !errs.is_empty() {
-            return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, &name, errs));
+            return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, &name, errs));
         }
         // The strategy's `WarningsOnCreate`, once the object is valid.
         for text in write_warnings::on_create(&scope.resource.group, &scope.resource.kind, &body) {

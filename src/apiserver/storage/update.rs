@@ -159,7 +159,7 @@ impl Storage {
         errs.extend(enums::validate(&scope.resource, &new));
         errs.extend(pod_specs::validate(&scope.resource, &new));
         if !errs.is_empty() {
-            return Err(ApiError::invalid(&scope.resource.group, &scope.resource.kind, name, errs));
+            return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, name, errs));
         }
         // The strategy's `WarningsOnUpdate` (a status strategy's gives none).
         if matches!(target, Target::Main | Target::Scale) {
