@@ -13,6 +13,10 @@ on_both_servers!(
     unroutable_paths_under_served_groups_are_a_not_found_status,
     a_path_with_a_doubled_leading_slash_is_the_mux_plain_not_found,
     discovery_paths_refuse_other_methods_and_the_mux_serves_any,
+    names_that_cannot_be_path_segments_are_bad_requests,
+    routes_are_found_before_the_answer_is_negotiated,
+    a_patch_that_is_not_json_is_refused_before_the_object_is_read,
+    a_put_without_a_name_is_refused_and_null_is_an_empty_object,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -58,6 +62,48 @@ async fn discovery_paths_refuse_other_methods_and_the_mux_serves_any(server: Ser
     {
         assert_eq!(raw(&server, method.clone(), path, None, Body::empty()).await.code, 200, "{method} {path}");
     }
+}
+
+/// Seed 1: `GET .../replicationcontrollers/.` was 404; the registry's key refuses such a name.
+async fn names_that_cannot_be_path_segments_are_bad_requests(server: Server) {
+    for (method, name, why) in [(Method::GET, "..", "may not be '..'"), (Method::DELETE, ".", "may not be '.'")] {
+        let r = raw(&server, method.clone(), &cm_path(name), Some("application/json"), Body::empty()).await;
+        let message = format!("Name parameter invalid: \"{name}\": {why}");
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{method} {name}: {}", r.body);
+    }
+}
+
+/// Seed 1: an Accept header the fake cannot produce was refused (406) before the path and the
+/// method had found a route; the REST router answers 404 and 405 first.
+async fn routes_are_found_before_the_answer_is_negotiated(server: Server) {
+    let unproducible = "application/x-unknown";
+    for (method, path, code) in [
+        (Method::POST, cm_path("x"), 405),
+        (Method::HEAD, cm_path("x"), 405),
+        (Method::GET, format!("{}/nosuch", cm_path("x")), 404),
+        (Method::GET, "/api/v1/namespaces/default/persistentvolumes".to_string(), 404),
+    ] {
+        let request = http::Request::builder().method(method.clone()).uri(&path).header("accept", unproducible);
+        let r = server.send(request.body(Body::empty()).unwrap()).await;
+        assert_eq!(r.code, code, "{method} {path}");
+    }
+}
+
+/// Seed 1: a merge patch in YAML was read only after the object, with serde's words.
+async fn a_patch_that_is_not_json_is_refused_before_the_object_is_read(server: Server) {
+    let r = raw(&server, Method::PATCH, &cm_path("absent"), Some("application/merge-patch+json"), "kind: ConfigMap\n").await;
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some("invalid JSON patch")), "{}", r.body);
+}
+
+/// Seed 1: a PUT of `null` was "unrecognized", and one without a name took the URL's.
+async fn a_put_without_a_name_is_refused_and_null_is_an_empty_object(server: Server) {
+    create_cm(&server, "named", &[]).await;
+    let undeterminable = "the name of the object (named based on URL) was undeterminable: name must be provided";
+    for body in ["null", r#"{"apiVersion":"v1","kind":"ConfigMap","data":{"k":"changed"}}"#] {
+        let r = raw(&server, Method::PUT, &cm_path("named"), Some("application/json"), body).await;
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(undeterminable)), "{body}: {}", r.body);
+    }
+    assert_eq!(get(&server, &cm_path("named")).await.body["data"]["k"], "v", "the object is unchanged");
 }
 
 /// Seed 9 (a Pod whose `spec` is an array), seed 243 (a Job whose `spec` is a number) and seed

@@ -63,10 +63,20 @@ impl LabelSelector {
     /// Parses a selector such as `app=web,tier!=db,env in (a,b),!legacy`.
     pub fn parse(s: &str) -> ApiResult<Self> {
         let mut reqs = Vec::new();
-        for part in split_top_level(s) {
+        let parts = split_top_level(s);
+        for (at, part) in parts.iter().enumerate() {
             let part = part.trim();
             if part.is_empty() {
-                continue;
+                // A comma needs a requirement on either side (`Parser.parse`, k8s.io/apimachinery
+                // pkg/labels/selector.go), and the lexer skips blanks.
+                match (at, parts.get(at + 1)) {
+                    (_, None) if at == 0 => continue,
+                    (0, Some(_)) => return Err(ApiError::bad_request("found ',', expected: !, identifier, or 'end of string'")),
+                    (_, next) => {
+                        let found = if next.is_some() { "," } else { "" };
+                        return Err(ApiError::bad_request(format!("found '{found}', expected: identifier after ','")));
+                    }
+                }
             }
             let req = if let Some(key) = part.strip_prefix('!') {
                 LabelReq::NotExists(key.trim().to_string())
@@ -275,6 +285,21 @@ impl FieldSelector {
     /// Parses a selector such as `metadata.name=x,reason!=Killing` and checks that every field is
     /// selectable on `resource` (else 400 `field label not supported`).
     pub fn parse(s: &str, resource: &ResourceInfo) -> ApiResult<Self> {
+        let mut reqs = Self::syntax(s)?;
+        for req in &mut reqs {
+            req.field = stored_label(&req.field, resource)?.to_string();
+        }
+        Ok(Self { reqs })
+    }
+
+    /// Checks `s` as decoding a request's `fieldSelector` parameter does (`fields.ParseSelector`),
+    /// before its fields are checked against a resource.
+    pub fn check_syntax(s: &str) -> ApiResult<()> {
+        Self::syntax(s).map(drop)
+    }
+
+    /// The requirements of `s` as written.
+    fn syntax(s: &str) -> ApiResult<Vec<FieldReq>> {
         let mut reqs = Vec::new();
         for part in split_unescaped(s) {
             let part = part.trim();
@@ -288,10 +313,9 @@ impl FieldSelector {
             } else {
                 return Err(ApiError::bad_request(format!("invalid selector: '{s}'; can't understand '{part}'")));
             };
-            let field = stored_label(field.trim(), resource)?;
-            reqs.push(FieldReq { field: field.to_string(), value: unescape(value.trim()), equal });
+            reqs.push(FieldReq { field: field.trim().to_string(), value: unescape(value.trim()), equal });
         }
-        Ok(Self { reqs })
+        Ok(reqs)
     }
 
     /// Whether the stored object satisfies every requirement.

@@ -49,10 +49,35 @@ pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Documen
         "application/yaml" => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
         _ => return Err(ApiError::unsupported_media_type(&BODY_TYPES)),
     };
-    if !document.value.is_object() {
-        return Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object"));
+    match document.value {
+        // Go decodes `null` into the empty object of the URL's kind.
+        Value::Null => Ok(Document { value: Value::Object(Default::default()), keys: Keys::default() }),
+        Value::Object(_) => Ok(document),
+        _ => Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object")),
     }
-    Ok(document)
+}
+
+/// The name and namespace of a PUT's object against its URL's, as the update handler checks
+/// them before the registry sees the object (`checkName`, k8s.io/apiserver
+/// pkg/endpoints/handlers/rest.go).
+pub fn check_name(object: &Value, name: &str, namespace: Option<&str>) -> ApiResult<()> {
+    let meta = &object["metadata"];
+    match meta["name"].as_str().unwrap_or("") {
+        "" => {
+            let why = format!("the name of the object ({name} based on URL) was undeterminable: name must be provided");
+            return Err(ApiError::bad_request(why));
+        }
+        own if own != name => {
+            return Err(ApiError::bad_request(format!("the name of the object ({own}) does not match the name on the URL ({name})")));
+        }
+        _ => {}
+    }
+    match (namespace.unwrap_or(""), meta["namespace"].as_str().unwrap_or("")) {
+        (url, own) if !url.is_empty() && !own.is_empty() && url != own => {
+            Err(ApiError::bad_request(format!("the namespace of the object ({own}) does not match the namespace on the request ({url})")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A body as upstream's decode errors quote it (`summarizeData`): its first 30 bytes, as text
@@ -75,6 +100,15 @@ fn yaml(body: &[u8]) -> Result<Document, String> {
 /// Whether a PATCH's `Content-Type` is server-side apply's.
 pub fn is_apply(content_type: &str) -> bool {
     content_type.split(';').next().unwrap_or("").trim() == "application/apply-patch+yaml"
+}
+
+/// A JSON, merge or strategic patch is refused before anything is read unless it is JSON
+/// (`validateAndTranscodePatch`, k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+pub fn check_patch_json(body: &[u8]) -> ApiResult<()> {
+    match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(ApiError::bad_request("invalid JSON patch")),
+    }
 }
 
 /// The configuration a server-side apply sends: a YAML (or JSON) object, with its keys.
@@ -204,7 +238,7 @@ pub fn selection(query: &Query, scope: &Scope, name: Option<&str>) -> ApiResult<
 }
 
 /// The checks of a list's, watch's or collection delete's `ListOptions` once they are decoded
-/// (k8s.io/apiserver pkg/endpoints/handlers/get.go `listOpts`): integers that do not parse are
+/// (k8s.io/apiserver pkg/endpoints/handlers/get.go `listOpts`): integers and selectors that do not parse are
 /// 400, then `SetListOptionsDefaults` and `ValidateListOptions`
 /// (k8s.io/apimachinery pkg/apis/meta/internalversion) refuse a `resourceVersionMatch` or
 /// `sendInitialEvents` the request cannot have, 422 `ListOptions`. Only the `watch` parameter
@@ -212,6 +246,8 @@ pub fn selection(query: &Query, scope: &Scope, name: Option<&str>) -> ApiResult<
 pub fn check_list_options(query: &Query) -> ApiResult<()> {
     query.int("timeoutSeconds")?;
     query.int("limit")?;
+    query.get("labelSelector").map(LabelSelector::parse).transpose()?;
+    query.get("fieldSelector").map(FieldSelector::check_syntax).transpose()?;
     let watch = query.flag("watch") == Some(true);
     let rv = query.get("resourceVersion").unwrap_or("");
     let continuing = query.get("continue").is_some();
@@ -358,5 +394,33 @@ mod tests {
         assert!(err.message.starts_with("error decoding YAML: "), "{}", err.message);
         assert!(!err.message.contains('\n'), "one line, without the parser's excerpt: {}", err.message);
         assert_eq!(object(&headers, b"- a\n- b\n", "Pod").unwrap_err().code, 400, "a list is not an object");
+    }
+
+    #[test]
+    fn a_put_names_its_object_as_its_url_does() {
+        let message = |object: Value, namespace| check_name(&object, "a", namespace).unwrap_err().message;
+        let headers = HeaderMap::new();
+        let null = object(&headers, b"null", "ConfigMap").unwrap().value;
+        assert_eq!(message(null, Some("ns")), "the name of the object (a based on URL) was undeterminable: name must be provided");
+        let other = serde_json::json!({"metadata": {"name": "b"}});
+        assert_eq!(message(other, None), "the name of the object (b) does not match the name on the URL (a)");
+        let elsewhere = serde_json::json!({"metadata": {"name": "a", "namespace": "x"}});
+        assert_eq!(
+            message(elsewhere.clone(), Some("ns")),
+            "the namespace of the object (x) does not match the namespace on the request (ns)"
+        );
+        assert!(check_name(&elsewhere, "a", None).is_ok(), "a cluster-scoped URL has no namespace to match");
+    }
+
+    #[test]
+    fn selectors_that_do_not_parse_are_refused_before_the_options_are_validated() {
+        let query = |q: &str| Query::parse(Some(q));
+        let message = |q: &str| check_list_options(&query(q)).unwrap_err().message;
+        assert_eq!(message("labelSelector=app%3D%3Dx%2C%2C"), "found ',', expected: identifier after ','");
+        assert_eq!(message("labelSelector=app%3Dx%2C"), "found '', expected: identifier after ','");
+        assert_eq!(message("labelSelector=%2Capp"), "found ',', expected: !, identifier, or 'end of string'");
+        let both = "fieldSelector=metadata.name&resourceVersionMatch=Bogus";
+        assert_eq!(message(both), "invalid selector: 'metadata.name'; can't understand 'metadata.name'");
+        assert!(check_list_options(&query("labelSelector=app%3Dx%2Ctier")).is_ok());
     }
 }

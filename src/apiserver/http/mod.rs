@@ -24,16 +24,18 @@ use serde_json::Value;
 use crate::apiserver::Server;
 use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
-    apply_configuration, check_list_options, delete_request, header_str, is_apply, list_page, object, patch_options, resource_version,
-    selection, write_options,
+    apply_configuration, check_list_options, check_name, check_patch_json, delete_request, header_str, is_apply, list_page, object,
+    patch_options, resource_version, selection, write_options,
 };
 use crate::apiserver::http::render::{json_response, list_as, object_response};
-use crate::apiserver::http::request::{Query, Representation, ResourcePath};
+use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::openapi;
+use crate::apiserver::patch::PatchType;
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
+use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::write::Target;
 use crate::apiserver::strict::Document;
 use crate::apiserver::warning;
@@ -147,8 +149,12 @@ async fn openapi_group_version(State(server): State<Arc<Server>>, Path(path): Pa
 
 /// Serves every resource URL, with the warnings its handling gave as `Warning` headers.
 pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Response {
+    let errors_in = Encoding::of_errors(header_str(request.headers(), header::ACCEPT));
     let (result, warnings) = warning::recording(dispatch(&server, request)).await;
-    let mut response = result.unwrap_or_else(IntoResponse::into_response);
+    let mut response = match result {
+        Ok(response) => response,
+        Err(e) => render::encoded(e.into_response(), errors_in).await,
+    };
     for text in warnings {
         if let Ok(value) = HeaderValue::from_bytes(text.as_bytes()) {
             response.headers_mut().append(header::WARNING, value);
@@ -180,14 +186,22 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     let query = Query::parse(parts.uri.query());
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
     let mut scope = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
+    // The apiextensions server's handler passes a method that is no verb to the mux (a plain
+    // 404); no route puts a cluster-scoped resource under a namespace.
+    if scope.resource.custom
+        && ![Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE].contains(&parts.method)
+    {
+        return Ok(page_not_found());
+    }
+    if !scope.resource.namespaced && path.namespace.is_some() {
+        return Err(ApiError::not_found_path());
+    }
     // An empty namespace in the path: upstream lists and watches every namespace, creates in
     // none (validation then asks for one), and refuses whatever needs an object's storage key
     // (`NamespaceKeyFunc`, k8s.io/apiserver pkg/registry/generic/registry/store.go).
-    let keyless = scope.resource.namespaced && path.namespace.as_deref() == Some("");
-    if keyless && parts.method != Method::POST {
+    if scope.resource.namespaced && path.namespace.as_deref() == Some("") && parts.method != Method::POST {
         scope.namespace = None;
     }
-    let need_key = || if keyless { Err(ApiError::bad_request("Namespace parameter required.")) } else { Ok(()) };
     if scope.resource.namespaced && path.namespace.is_none() {
         // Across namespaces upstream serves only list and watch (no route names an object, and
         // no create or collection delete spans every namespace).
@@ -198,9 +212,20 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             return Err(ApiError::method_not_allowed());
         }
     }
+    check_route(&parts.method, &path, &scope)?;
+    // A PATCH handler refuses a patch type it does not take before anything else (415); a
+    // Scale is a built-in type, patched strategically even for a custom resource.
+    let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
+    let patch_type = match parts.method {
+        Method::PATCH if !is_apply(content_type) => {
+            let custom = scope.resource.custom && path.subresource.as_deref() != Some("scale");
+            Some(PatchType::of(content_type, custom)?)
+        }
+        _ => None,
+    };
     // The REST router refuses an Accept header it cannot produce once the path and method
-    // have found a route: an unknown resource or version is 404 first.
-    let repr = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
+    // have found a route: an unknown resource, subresource or method is 404 or 405 first.
+    let (repr, encoding) = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
     let name = path.name.as_deref();
     // `watch` is a list option: only the verbs that read ListOptions (a GET, a collection
     // delete) parse it, and every other verb ignores it.
@@ -208,96 +233,113 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch").unwrap_or(false));
     let now = server.clock.now();
 
-    match (parts.method, name) {
-        (Method::GET, _) if is_watch => {
-            let request = WatchRequest::from_query(&query, &scope, repr, name)?;
-            let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
-            Ok(render::watch_stream(lines))
-        }
-        (Method::GET, Some(name)) if path.subresource.as_deref() == Some("scale") => {
-            Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
-        }
-        (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
-            let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
-            let value = object(&parts.headers, &body, "Scale")?.value;
-            Ok(json_response(200, &server.lock().update_scale(&scope, name, value, opts)?))
-        }
-        (Method::PATCH, Some(name)) if path.subresource.as_deref() == Some("scale") => {
-            let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
-            let (opts, force) = patch_options(&query, &parts.headers, is_apply(content_type))?;
-            if is_apply(content_type) {
-                let config = apply_configuration(&body)?.value;
-                return Ok(json_response(200, &server.lock().apply_scale(&scope, name, config, force, opts)?));
+    // Once negotiated, an answer is in the media type the client accepts (a watch streams
+    // JSON); an error is encoded as any error is.
+    let answer: ApiResult<Response> = async {
+        match (parts.method, name) {
+            (Method::GET, _) if is_watch => {
+                let request = WatchRequest::from_query(&query, &scope, repr, name)?;
+                let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
+                Ok(render::watch_stream(lines))
             }
-            Ok(json_response(200, &server.lock().patch_scale(&scope, name, content_type, &body, opts)?))
-        }
-        (Method::GET, Some(name)) => {
-            // The namespace registry's `finalize` is served for updates alone.
-            if Target::from_subresource(&scope, path.subresource.as_deref())? == Target::Finalize {
-                return Err(ApiError::method_not_allowed());
+            (Method::GET, Some(name)) if path.subresource.as_deref() == Some("scale") => {
+                Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
             }
-            need_key()?;
-            let object = server.lock().get(&scope, name)?;
-            Ok(object_response(200, repr, &scope, &object, now))
-        }
-        (Method::GET, None) => {
-            check_list_options(&query)?;
-            let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
-            resource_version(&query, false)?;
-            let listed = server.lock().list(&scope, &selection, &page)?;
-            Ok(list_as(repr, &scope, listed, now))
-        }
-        (Method::POST, None) => {
-            let opts = write_options(&query, &parts.headers, "CreateOptions")?;
-            let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
-            let created = server.lock().create(&scope, value, opts)?;
-            Ok(object_response(201, repr, &scope, &created, now))
-        }
-        (Method::PUT, Some(name)) => {
-            let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
-            let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
-            let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
-            need_key()?;
-            let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
-            Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &written, now))
-        }
-        (Method::PATCH, Some(name)) => {
-            let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
-            let content_type = header_str(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
-            let (opts, force) = patch_options(&query, &parts.headers, is_apply(content_type))?;
-            need_key()?;
-            if is_apply(content_type) {
-                let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
-                let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
-                return Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now));
+            (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
+                let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
+                let value = object(&parts.headers, &body, "Scale")?.value;
+                check_name(&value, name, scope.namespace.as_deref())?;
+                Ok(json_response(200, &server.lock().update_scale(&scope, name, value, opts)?))
             }
-            let patched = server.lock().patch(&scope, name, content_type, &body, target, opts)?;
-            Ok(object_response(200, repr, &scope, &patched, now))
-        }
-        (Method::DELETE, Some(name)) if path.subresource.is_none() => {
-            let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
-            need_key()?;
-            let deleted = server.lock().delete(&scope, name, &opts)?;
-            Ok(json_response(deleted.code, &*deleted.body))
-        }
-        (Method::DELETE, None) if !scope.resource.collection_delete => Err(ApiError::method_not_allowed()),
-        (Method::DELETE, None) => {
-            check_list_options(&query)?;
-            let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
-            let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
-            resource_version(&query, false)?;
-            // Every namespace is listed, and the first delete needs a key.
-            if keyless && !server.lock().list(&scope, &selection, &page)?.items.is_empty() {
-                need_key()?;
+            (Method::PATCH, Some(name)) if path.subresource.as_deref() == Some("scale") => {
+                let (opts, force) = patch_options(&query, &parts.headers, patch_type.is_none())?;
+                let Some(patch_type) = patch_type else {
+                    let config = apply_configuration(&body)?.value;
+                    return Ok(json_response(200, &server.lock().apply_scale(&scope, name, config, force, opts)?));
+                };
+                check_patch_json(&body)?;
+                Ok(json_response(200, &server.lock().patch_scale(&scope, name, patch_type, &body, opts)?))
             }
-            let listed = server.lock().delete_collection(&scope, &selection, &page, &opts)?;
-            Ok(list_as(Representation::Full, &scope, listed, now))
+            (Method::GET, Some(name)) => {
+                let object = server.lock().get(&scope, name)?;
+                Ok(object_response(200, repr, &scope, &object, now))
+            }
+            (Method::GET, None) => {
+                check_list_options(&query)?;
+                let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
+                resource_version(&query, false)?;
+                let listed = server.lock().list(&scope, &selection, &page)?;
+                Ok(list_as(repr, &scope, listed, now))
+            }
+            (Method::POST, None) => {
+                let opts = write_options(&query, &parts.headers, "CreateOptions")?;
+                let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
+                let created = server.lock().create(&scope, value, opts)?;
+                Ok(object_response(201, repr, &scope, &created, now))
+            }
+            (Method::PUT, Some(name)) => {
+                let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
+                let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
+                let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
+                check_name(&value, name, scope.namespace.as_deref())?;
+                let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
+                Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &written, now))
+            }
+            (Method::PATCH, Some(name)) => {
+                let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
+                let (opts, force) = patch_options(&query, &parts.headers, patch_type.is_none())?;
+                let Some(patch_type) = patch_type else {
+                    let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
+                    let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
+                    return Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now));
+                };
+                check_patch_json(&body)?;
+                let patched = server.lock().patch(&scope, name, patch_type, &body, target, opts)?;
+                Ok(object_response(200, repr, &scope, &patched, now))
+            }
+            (Method::DELETE, Some(name)) if path.subresource.is_none() => {
+                let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
+                let deleted = server.lock().delete(&scope, name, &opts)?;
+                Ok(json_response(deleted.code, &*deleted.body))
+            }
+            (Method::DELETE, None) => {
+                check_list_options(&query)?;
+                let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
+                let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
+                resource_version(&query, false)?;
+                let listed = server.lock().delete_collection(&scope, &selection, &page, &opts)?;
+                Ok(list_as(repr, &scope, listed, now))
+            }
+            _ => Err(ApiError::method_not_allowed()),
         }
-        // A subresource the resource does not have is no route at all (404); one it has does
-        // not serve this method (405).
-        _ => match path.subresource.as_deref() {
-            Some("scale") if scope.resource.scale.is_some() => Err(ApiError::method_not_allowed()),
-            sub => Target::from_subresource(&scope, sub).and(Err(ApiError::method_not_allowed())),
-        },
     }
+    .await;
+    match answer {
+        Ok(response) if !is_watch => Ok(render::encoded(response, encoding).await),
+        other => other,
+    }
+}
+
+/// What upstream's REST router answers before a handler runs: a subresource the resource does
+/// not have is no route at all (404), and a method no route of the path serves is 405 (the
+/// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` does not), PUT, PATCH and DELETE, a
+/// collection GET, POST and, where the registry deletes collections, DELETE; a subresource
+/// serves no DELETE).
+fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
+    let target = match path.subresource.as_deref() {
+        Some("scale") if scope.resource.scale.is_some() => None,
+        sub => Some(Target::from_subresource(scope, sub)?),
+    };
+    let item = path.name.is_some();
+    let served = match *method {
+        // The namespace registry's `finalize` is served for updates alone.
+        Method::GET => target != Some(Target::Finalize),
+        _ if path.watch_prefix => false,
+        Method::POST => !item,
+        Method::PUT | Method::PATCH => item,
+        Method::DELETE if item => path.subresource.is_none(),
+        Method::DELETE => scope.resource.collection_delete,
+        _ => false,
+    };
+    if served { Ok(()) } else { Err(ApiError::method_not_allowed()) }
 }

@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::apiserver::http::request::Representation;
+use crate::apiserver::http::request::{Encoding, META_V1, META_V1BETA1, Representation};
 use crate::apiserver::http::table;
+use crate::apiserver::status::ApiError;
 use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::read::Listed;
 
@@ -25,14 +26,34 @@ pub fn json_response(code: u16, body: &impl Serialize) -> Response {
     (code, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// `response` in `encoding`: a JSON body re-encoded as YAML as upstream's YAML serializer writes
+/// it (sorted keys), with its `Content-Type`.
+pub async fn encoded(response: Response, encoding: Encoding) -> Response {
+    let is_json = response.headers().get(header::CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if encoding == Encoding::Json || !is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return ApiError::internal("the answer could not be read to encode it as YAML".to_string()).into_response();
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+        return ApiError::internal("the answer is not JSON to encode as YAML".to_string()).into_response();
+    };
+    let yaml = serde_saphyr::to_string(&value).expect("a JSON value serializes as YAML");
+    parts.headers.insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/yaml"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(yaml))
+}
+
 /// One object in representation `repr`, with status `code`; `now` dates a Table's ages.
 pub fn object_response(code: u16, repr: Representation, scope: &Scope, object: &Value, now: DateTime<Utc>) -> Response {
     match repr {
         Representation::Full => json_response(code, object),
-        Representation::Metadata => json_response(code, &table::partial_metadata(object)),
-        Representation::Table => {
+        Representation::Metadata(version) => json_response(code, &table::partial_metadata(object, version)),
+        Representation::Table(version) => {
             let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
-            json_response(code, &table::table(&scope.resource, &[object], meta, now))
+            json_response(code, &table::table(&scope.resource, &[object], meta, now, version))
         }
     }
 }
@@ -54,12 +75,16 @@ pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTim
             };
             streamed_list(&scope.resource.api_version(&scope.version), &kind, listed, write)
         }
-        Representation::Metadata => streamed_list("meta.k8s.io/v1", "PartialObjectMetadataList", listed, |item, out| {
-            serde_json::to_writer(out, &table::partial_metadata(item))
-        }),
-        Representation::Table => {
+        Representation::Metadata(version) => {
+            let write: WriteItem = match version {
+                META_V1BETA1 => |item, out| serde_json::to_writer(out, &table::partial_metadata(item, META_V1BETA1)),
+                _ => |item, out| serde_json::to_writer(out, &table::partial_metadata(item, META_V1)),
+            };
+            streamed_list(version, "PartialObjectMetadataList", listed, write)
+        }
+        Representation::Table(version) => {
             let items: Vec<&Value> = listed.items.iter().map(|i| &**i).collect();
-            json_response(200, &table::table(&scope.resource, &items, list_meta(&listed), now))
+            json_response(200, &table::table(&scope.resource, &items, list_meta(&listed), now, version))
         }
     }
 }

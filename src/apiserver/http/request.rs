@@ -118,42 +118,88 @@ impl Query {
     }
 }
 
+/// The `apiVersion` of `meta.k8s.io/v1` renderings.
+pub const META_V1: &str = "meta.k8s.io/v1";
+/// The `apiVersion` of `meta.k8s.io/v1beta1` renderings.
+pub const META_V1BETA1: &str = "meta.k8s.io/v1beta1";
+
 /// The form in which objects are returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Representation {
     /// The whole object.
     Full,
-    /// `meta.k8s.io/v1` `PartialObjectMetadata` (and `...List`).
-    Metadata,
-    /// `meta.k8s.io/v1` `Table`, as `kubectl get` asks for.
-    Table,
+    /// `PartialObjectMetadata` (and `...List`) of the `apiVersion` given.
+    Metadata(&'static str),
+    /// `Table` of the `apiVersion` given, as `kubectl get` asks for.
+    Table(&'static str),
+}
+
+/// The media type an answer is encoded in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// `application/json`.
+    Json,
+    /// `application/yaml`.
+    Yaml,
+}
+
+impl Encoding {
+    /// The encoding of an error answer, negotiated with no rendering as another kind
+    /// (`ErrorNegotiated` with `DefaultEndpointRestrictions`, k8s.io/apiserver
+    /// pkg/endpoints/handlers/responsewriters): the first JSON or YAML media type accepted
+    /// without an `as` parameter, and JSON when there is none.
+    pub fn of_errors(accept: Option<&str>) -> Self {
+        for media in accept.unwrap_or("").split(',') {
+            let mut params = media.split(';').map(str::trim);
+            let essence = params.next().unwrap_or("");
+            if params.any(|p| p.split_once('=').is_some_and(|(k, _)| k.trim() == "as")) {
+                continue;
+            }
+            match essence {
+                "application/yaml" => return Self::Yaml,
+                "application/json" | "*/*" | "application/*" | "json" => return Self::Json,
+                _ => {}
+            }
+        }
+        Self::Json
+    }
 }
 
 impl Representation {
-    /// Picks the first media type of an `Accept` header the server can produce.
-    pub fn negotiate(accept: Option<&str>) -> ApiResult<Self> {
-        let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Ok(Self::Full) };
+    /// Picks the first media type of an `Accept` header the server can produce, and its
+    /// encoding. A rendering as another kind names a version of `meta.k8s.io` the endpoint
+    /// transforms to (`RequestScope.AllowsMediaTypeTransform`, k8s.io/apiserver
+    /// pkg/endpoints/handlers/rest.go).
+    pub fn negotiate(accept: Option<&str>) -> ApiResult<(Self, Encoding)> {
+        let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Ok((Self::Full, Encoding::Json)) };
         for media in accept.split(',') {
             let mut params = media.split(';').map(str::trim);
-            let essence = params.next().unwrap_or("");
-            if !matches!(essence, "application/json" | "application/yaml" | "*/*" | "application/*" | "json") {
-                continue;
-            }
-            let mut as_kind = None;
-            let mut group = None;
+            let encoding = match params.next().unwrap_or("") {
+                "application/yaml" => Encoding::Yaml,
+                "application/json" | "*/*" | "application/*" | "json" => Encoding::Json,
+                _ => continue,
+            };
+            let (mut as_kind, mut group, mut version) = (None, None, None);
             for p in params {
                 if let Some((k, v)) = p.split_once('=') {
                     match k.trim() {
                         "as" => as_kind = Some(v.trim()),
                         "g" => group = Some(v.trim()),
+                        "v" => version = Some(v.trim()),
                         _ => {}
                     }
                 }
             }
-            match (as_kind, group) {
-                (None, _) => return Ok(Self::Full),
-                (Some("Table"), Some("meta.k8s.io")) => return Ok(Self::Table),
-                (Some("PartialObjectMetadata" | "PartialObjectMetadataList"), Some("meta.k8s.io")) => return Ok(Self::Metadata),
+            let meta = match (group, version) {
+                (Some("meta.k8s.io"), Some("v1")) => META_V1,
+                (Some("meta.k8s.io"), Some("v1beta1")) => META_V1BETA1,
+                _ if as_kind.is_none() => return Ok((Self::Full, encoding)),
+                _ => continue,
+            };
+            match as_kind {
+                None => return Ok((Self::Full, encoding)),
+                Some("Table") => return Ok((Self::Table(meta), encoding)),
+                Some("PartialObjectMetadata" | "PartialObjectMetadataList") => return Ok((Self::Metadata(meta), encoding)),
                 _ => continue,
             }
         }
@@ -203,11 +249,13 @@ mod tests {
     #[test]
     fn negotiates_kubectl_and_metadata_accept_headers() {
         let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(Representation::negotiate(Some(kubectl)).unwrap(), Representation::Table);
-        let meta = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-        assert_eq!(Representation::negotiate(Some(meta)).unwrap(), Representation::Metadata);
-        assert_eq!(Representation::negotiate(Some("application/json")).unwrap(), Representation::Full);
-        assert_eq!(Representation::negotiate(None).unwrap(), Representation::Full);
+        assert_eq!(Representation::negotiate(Some(kubectl)).unwrap(), (Representation::Table(META_V1), Encoding::Json));
+        let meta = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1";
+        assert_eq!(Representation::negotiate(Some(meta)).unwrap(), (Representation::Metadata(META_V1BETA1), Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/json")).unwrap(), (Representation::Full, Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/yaml")).unwrap(), (Representation::Full, Encoding::Yaml));
+        assert_eq!(Representation::negotiate(None).unwrap(), (Representation::Full, Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/json;as=Table;g=meta.k8s.io")).unwrap_err().code, 406);
         assert_eq!(Representation::negotiate(Some("application/vnd.kubernetes.protobuf")).unwrap_err().code, 406);
     }
 }

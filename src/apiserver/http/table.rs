@@ -17,9 +17,9 @@ pub struct PartialMetadata<'a> {
     metadata: &'a Value,
 }
 
-/// `object` as `PartialObjectMetadata`.
-pub fn partial_metadata(object: &Value) -> PartialMetadata<'_> {
-    PartialMetadata { api_version: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: &object["metadata"] }
+/// `object` as `PartialObjectMetadata` of `api_version` (`meta.k8s.io/v1` or `v1beta1`).
+pub fn partial_metadata<'a>(object: &'a Value, api_version: &'static str) -> PartialMetadata<'a> {
+    PartialMetadata { api_version, kind: "PartialObjectMetadata", metadata: &object["metadata"] }
 }
 
 /// A column: name, type and the function that fills its cell.
@@ -89,8 +89,9 @@ fn columns(resource: &ResourceInfo) -> Vec<Column> {
     cols
 }
 
-/// A `Table` of `objects` (as served) for `kubectl get`.
-pub fn table(resource: &ResourceInfo, objects: &[&Value], list_meta: Value, now: DateTime<Utc>) -> Value {
+/// A `Table` of `api_version` (`meta.k8s.io/v1` or `v1beta1`) of `objects` (as served) for
+/// `kubectl get`; each row's object is `PartialObjectMetadata` of the same version.
+pub fn table(resource: &ResourceInfo, objects: &[&Value], list_meta: Value, now: DateTime<Utc>, api_version: &'static str) -> Value {
     let cols = columns(resource);
     let definitions: Vec<Value> = cols
         .iter()
@@ -101,7 +102,7 @@ pub fn table(resource: &ResourceInfo, objects: &[&Value], list_meta: Value, now:
         .collect();
     let rows: Vec<Value> = objects
         .iter()
-        .map(|o| json!({"cells": cols.iter().map(|c| (c.cell)(o, now)).collect::<Vec<_>>(), "object": partial_metadata(o)}))
+        .map(|o| json!({"cells": cols.iter().map(|c| (c.cell)(o, now)).collect::<Vec<_>>(), "object": partial_metadata(o, api_version)}))
         .collect();
-    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta, "columnDefinitions": definitions, "rows": rows})
+    json!({"kind": "Table", "apiVersion": api_version, "metadata": list_meta, "columnDefinitions": definitions, "rows": rows})
 }

@@ -96,7 +96,9 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
 
 /// Checks the magic prefix and decodes the `runtime.Unknown` envelope after it.
 fn decode_envelope(body: &[u8]) -> Result<Unknown, String> {
-    let message = body.strip_prefix(MAGIC).ok_or("protobuf body: missing the Kubernetes protobuf prefix \"k8s\\x00\"")?;
+    // As the protobuf serializer words it (k8s.io/apimachinery pkg/runtime/serializer/protobuf).
+    let message =
+        body.strip_prefix(MAGIC).ok_or("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")?;
     let envelope = <Unknown as prost::Message>::decode(message)
         .map_err(|e| format!("protobuf body: cannot decode the runtime.Unknown envelope: {e}"))?;
     match envelope.content_encoding.as_deref() {

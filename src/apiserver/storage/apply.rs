@@ -29,7 +29,7 @@ impl Storage {
     ) -> ApiResult<(Value, bool)> {
         let context = self.field_context(scope, target);
         let manager = opts.field_manager.clone();
-        let live = match self.store.get(&scope.key(name)) {
+        let live = match self.store.get(&scope.request_key(name)?) {
             Some(stored) => Some(scope.present(stored)?),
             None if target == Target::Main => None,
             None => return Err(ApiError::not_found(scope.resource.qualified(), name)),

@@ -44,7 +44,7 @@ impl Storage {
         if let Some(why) = self.kind(scope).forbid_delete(name) {
             return Err(ApiError::forbidden(scope.resource.qualified(), name, why));
         }
-        let key = scope.key(name);
+        let key = scope.request_key(name)?;
         let existing = self.store.get(&key).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.serve(existing)?;
         let ctx = DeleteContext {
@@ -149,8 +149,9 @@ impl Storage {
         let listed = self.list(scope, &selection, page)?;
         for item in &listed.items {
             let name = item["metadata"]["name"].as_str().unwrap_or("");
-            let item_scope = Scope { namespace: item["metadata"]["namespace"].as_str().map(String::from), ..scope.clone() };
-            match self.delete_one(&item_scope, name, opts) {
+            // Each item is deleted in the request's namespace: across every namespace (an empty
+            // one in the path) the first delete has no key.
+            match self.delete_one(scope, name, opts) {
                 Ok(_) => {}
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),

@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::{Catalogue, ResourceInfo};
 use crate::apiserver::convert;
+use crate::apiserver::go_quote;
 use crate::apiserver::ids::Ids;
 use crate::apiserver::mutant::Mutant;
 use crate::apiserver::status::{ApiError, ApiResult};
@@ -52,6 +53,24 @@ impl Scope {
     pub fn key(&self, name: &str) -> ObjectKey {
         let (g, r) = &self.resource.storage;
         ObjectKey::new(g, r, self.namespace.as_deref().unwrap_or(""), name)
+    }
+
+    /// The storage key of object `name` named by a request, refused as the registry's key
+    /// functions refuse it (`NamespaceKeyFunc` and `NoNamespaceKeyFunc`, k8s.io/apiserver
+    /// pkg/registry/generic/registry/store.go): a namespaced resource without a namespace, and a
+    /// name that cannot be a path segment (`content.IsPathSegmentName`).
+    pub fn request_key(&self, name: &str) -> ApiResult<ObjectKey> {
+        if self.resource.namespaced && self.namespace.as_deref().unwrap_or("").is_empty() {
+            return Err(ApiError::bad_request("Namespace parameter required."));
+        }
+        let problems: Vec<String> = match name {
+            "." | ".." => vec![format!("may not be '{name}'")],
+            _ => ["/", "%"].iter().filter(|c| name.contains(*c)).map(|c| format!("may not contain '{c}'")).collect(),
+        };
+        if !problems.is_empty() {
+            return Err(ApiError::bad_request(format!("Name parameter invalid: {}: {}", go_quote::quote(name), problems.join(";"))));
+        }
+        Ok(self.key(name))
     }
 
     /// The stored object as served at this scope's version (fails when that needs a conversion

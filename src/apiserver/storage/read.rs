@@ -51,7 +51,10 @@ fn decode_continue(token: &str) -> ApiResult<ContinueToken> {
 impl Storage {
     /// GET one object.
     pub fn get(&self, scope: &Scope, name: &str) -> ApiResult<Arc<Value>> {
-        self.store.get(&scope.key(name)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name)).and_then(|o| scope.serve(o))
+        self.store
+            .get(&scope.request_key(name)?)
+            .ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))
+            .and_then(|o| scope.serve(o))
     }
 
     /// GET a list: the selected objects in key order, paginated when `limit` is set.

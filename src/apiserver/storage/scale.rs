@@ -60,12 +60,11 @@ impl Storage {
         self.write_scale(scope, name, &paths, &parent, &body, opts)
     }
 
-    /// PATCH of the Scale of object `name` with a body of `content_type`, applied to the Scale
+    /// PATCH of the Scale of object `name` with a body of `patch_type`, applied to the Scale
     /// the parent shows (strategic merge too: a Scale is a built-in type, even of a custom
     /// resource).
-    pub fn patch_scale(&mut self, scope: &Scope, name: &str, content_type: &str, body: &[u8], opts: WriteOptions) -> ApiResult<Value> {
+    pub fn patch_scale(&mut self, scope: &Scope, name: &str, patch_type: PatchType, body: &[u8], opts: WriteOptions) -> ApiResult<Value> {
         let paths = paths(scope)?.clone();
-        let patch_type = PatchType::of(content_type, false)?;
         let parent = self.scale_parent(scope, name)?;
         let mut current = scale_of(&paths, &parent);
         if !has_replicas(&paths, &parent) {
@@ -94,7 +93,7 @@ impl Storage {
 
     /// The parent of a Scale written, as served; 404 if it is missing.
     fn scale_parent(&self, scope: &Scope, name: &str) -> ApiResult<Value> {
-        let stored = self.store.get(&scope.key(name)).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
+        let stored = self.store.get(&scope.request_key(name)?).ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         scope.present(stored)
     }
 

@@ -32,7 +32,7 @@ impl Storage {
     /// PUT: replaces object `name` with `body`, or creates it when it is absent and the kind's
     /// registry creates on update; returns the object as served and whether it was created.
     pub fn put(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<(Value, bool)> {
-        if !(target == Target::Main && scope.resource.create_on_update && self.store.get(&scope.key(name)).is_none()) {
+        if !(target == Target::Main && scope.resource.create_on_update && self.store.get(&scope.request_key(name)?).is_none()) {
             return Ok((self.update(scope, name, body, target, opts)?, false));
         }
         let mut body = body;
@@ -82,7 +82,7 @@ impl Storage {
                 return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
             }
         }
-        let key = scope.key(name);
+        let key = scope.request_key(name)?;
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.present(&existing)?;
         match body["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty()) {
@@ -184,18 +184,17 @@ impl Storage {
         scope.present(&stored)
     }
 
-    /// Applies a PATCH body of `content_type` to object `name`; returns the result as served.
+    /// Applies a PATCH body of `patch_type` to object `name`; returns the result as served.
     pub fn patch(
         &mut self,
         scope: &Scope,
         name: &str,
-        content_type: &str,
+        patch_type: PatchType,
         body: &[u8],
         target: Target,
         opts: WriteOptions,
     ) -> ApiResult<Value> {
-        let patch_type = PatchType::of(content_type, scope.resource.custom)?;
-        let key = scope.key(name);
+        let key = scope.request_key(name)?;
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let current = scope.present(&existing)?;
         let patched = patch_type.apply(&current, body)?;
