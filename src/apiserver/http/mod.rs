@@ -24,8 +24,8 @@ use serde_json::Value;
 use crate::apiserver::Server;
 use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
-    apply_configuration, check_list_options, check_name, check_patch_json, delete_request, header_str, is_apply, list_page, object,
-    patch_options, resource_version, selection, write_options,
+    apply_configuration, check_list_options, check_patch_json, delete_request, header_str, is_apply, list_page, object, patch_options,
+    resource_version, selection, write_options,
 };
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
@@ -248,7 +248,6 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
                 let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
                 let value = object(&parts.headers, &body, "Scale")?.value;
-                check_name(&value, name, scope.namespace.as_deref())?;
                 Ok(json_response(200, &server.lock().update_scale(&scope, name, value, opts)?))
             }
             (Method::PATCH, Some(name)) if path.subresource.as_deref() == Some("scale") => {
@@ -281,7 +280,6 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
                 let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
                 let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
                 let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
-                check_name(&value, name, scope.namespace.as_deref())?;
                 let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
                 Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &written, now))
             }
@@ -322,7 +320,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
 
 /// What upstream's REST router answers before a handler runs: a subresource the resource does
 /// not have is no route at all (404), and a method no route of the path serves is 405 (the
-/// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` does not), PUT, PATCH and DELETE, a
+/// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` serves PUT alone), PUT, PATCH and DELETE, a
 /// collection GET, POST and, where the registry deletes collections, DELETE; a subresource
 /// serves no DELETE).
 fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
@@ -336,7 +334,8 @@ fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult
         Method::GET => target != Some(Target::Finalize),
         _ if path.watch_prefix => false,
         Method::POST => !item,
-        Method::PUT | Method::PATCH => item,
+        Method::PUT => item,
+        Method::PATCH => item && target != Some(Target::Finalize),
         Method::DELETE if item => path.subresource.is_none(),
         Method::DELETE => scope.resource.collection_delete,
         _ => false,

@@ -43,10 +43,12 @@ impl ResourcePath {
             out.watch_prefix = true;
             rest = &rest[1..];
         }
+        let mut scoped = false;
         if rest.first() == Some(&"namespaces") && rest.len() > 1 {
             out.namespace = Some(rest[1].to_string());
             if rest.len() > 2 && !NAMESPACE_SUBRESOURCES.contains(&rest[2]) {
                 rest = &rest[2..];
+                scoped = true;
             }
         }
         match rest {
@@ -62,7 +64,7 @@ impl ResourcePath {
             }
             _ => return None,
         }
-        if out.resource == "namespaces" {
+        if !scoped {
             // `/api/v1/namespaces/{name}` names a namespace, not a namespace scope.
             out.namespace = None;
         }
