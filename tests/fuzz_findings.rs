@@ -5,7 +5,7 @@ mod support;
 
 use axum::body::Body;
 use http::Method;
-use serde_json::json;
+use serde_json::{Value, json};
 use support::*;
 
 on_both_servers!(
@@ -17,6 +17,9 @@ on_both_servers!(
     routes_are_found_before_the_answer_is_negotiated,
     a_patch_that_is_not_json_is_refused_before_the_object_is_read,
     a_put_without_a_name_is_refused_and_null_is_an_empty_object,
+    answers_and_errors_are_protobuf_when_asked,
+    a_write_is_done_before_its_answer_is_refused,
+    an_empty_list_sent_for_a_field_without_omitempty_is_managed,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -122,4 +125,52 @@ async fn a_spec_of_the_wrong_type_does_not_panic_the_server() {
     }
     let r = get(&server, "/api/v1/namespaces/default/configmaps").await;
     assert_eq!(r.code, 200, "the server still serves");
+}
+
+/// Sends `body` (if any) with an `Accept` header.
+async fn accepting(server: &Server, method: Method, uri: &str, accept: &str, body: Option<Value>) -> Raw {
+    let request = http::Request::builder().method(method).uri(uri).header("accept", accept).header("content-type", "application/json");
+    let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+    server.send(request.body(body).unwrap()).await
+}
+
+/// Seed 1: a client asking for protobuf (as client-go's typed clients do) got 406, though the
+/// write it asked for was made upstream; answers and errors are protobuf, read back here by
+/// k8s-pb's types.
+async fn answers_and_errors_are_protobuf_when_asked(server: Server) {
+    const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+    let r = accepting(&server, Method::POST, "/api/v1/namespaces/default/configmaps", PROTOBUF, Some(configmap("pb", &[]))).await;
+    assert_eq!((r.code, r.body["kind"].as_str(), r.body["data"]["k"].as_str()), (201, Some("ConfigMap"), Some("v")), "{}", r.body);
+    assert_eq!(r.body["metadata"]["name"], "pb");
+    let r = accepting(&server, Method::GET, "/api/v1/namespaces/default/configmaps", PROTOBUF, None).await;
+    assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("ConfigMapList")), "{}", r.body);
+    let names: Vec<&str> = r.body["items"].as_array().unwrap().iter().filter_map(|i| i["metadata"]["name"].as_str()).collect();
+    assert!(names.contains(&"pb"), "{names:?}");
+    let r = accepting(&server, Method::GET, &cm_path("missing"), PROTOBUF, None).await;
+    assert_eq!((r.code, r.body["kind"].as_str(), r.body["reason"].as_str()), (404, Some("Status"), Some("NotFound")), "{}", r.body);
+    assert_eq!(r.body["message"], "configmaps \"missing\" not found");
+}
+
+/// Seed 1: a write asking for the metadata of a list was refused before it was made; upstream
+/// makes it, then finds it cannot answer so.
+async fn a_write_is_done_before_its_answer_is_refused(server: Server) {
+    let accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::POST, "/api/v1/namespaces/default/configmaps", accept, Some(configmap("made", &[]))).await;
+    let message = "you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)";
+    assert_eq!((r.code, r.body["reason"].as_str(), r.body["message"].as_str()), (406, Some("NotAcceptable"), Some(message)), "{}", r.body);
+    assert_eq!(get(&server, &cm_path("made")).await.code, 200, "the ConfigMap was created");
+    let accept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::GET, "/api/v1/namespaces/default/configmaps", accept, None).await;
+    let message = "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)";
+    assert_eq!((r.code, r.body["message"].as_str()), (406, Some(message)), "{}", r.body);
+}
+
+/// Seed 1: a Role sent with `rules: []` had no managedFields; the field manager sees the
+/// decoded Go object, whose empty slice protobuf storage then drops.
+async fn an_empty_list_sent_for_a_field_without_omitempty_is_managed(server: Server) {
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "empty"}, "rules": []});
+    let r = post(&server, "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", role).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    assert_eq!(r.body["rules"], Value::Null, "stored without its empty list");
+    assert_eq!(r.body["metadata"]["managedFields"][0]["fieldsV1"], json!({"f:rules": {}}), "{}", r.body);
 }

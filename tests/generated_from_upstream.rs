@@ -2,8 +2,11 @@
 //! `src/apiserver/apply/zero_objects.json` (the zero object of every built-in kind that a
 //! create's managedFields are recorded from, `upstream/cmd/zero-objects`) and
 //! `src/apiserver/storage/bootstrap_rbac.jsonl` (the RBAC objects a fresh kube-apiserver
-//! creates, `upstream/cmd/bootstrap-rbac`) and `src/apiserver/schema/go_shapes.json` (how each
-//! built-in kind's Go type decodes and encodes JSON, `upstream/cmd/go-shapes`).
+//! creates, `upstream/cmd/bootstrap-rbac`), `src/apiserver/schema/go_shapes.json` (how each
+//! built-in kind's Go type decodes and encodes JSON, `upstream/cmd/go-shapes`),
+//! `src/apiserver/protobuf/proto_shapes.json` (how it is written as protobuf,
+//! `upstream/cmd/proto-shapes`) and `src/apiserver/http/table_columns.json` (the Table columns of
+//! upstream's printers, `upstream/cmd/table-columns`).
 
 use std::process::Command;
 
@@ -36,4 +39,14 @@ fn the_bootstrap_rbac_objects_are_those_of_the_pinned_release() {
 #[test]
 fn the_go_shapes_are_those_of_the_pinned_release() {
     prints_committed("go-shapes", "src/apiserver/schema/go_shapes.json");
+}
+
+#[test]
+fn the_proto_shapes_are_those_of_the_pinned_release() {
+    prints_committed("proto-shapes", "src/apiserver/protobuf/proto_shapes.json");
+}
+
+#[test]
+fn the_table_columns_are_those_of_the_pinned_release() {
+    prints_committed("table-columns", "src/apiserver/http/table_columns.json");
 }

@@ -142,6 +142,15 @@ impl ResourceInfo {
         &self.storage.0
     }
 
+    /// The Go package of the internal type of a built-in kind, as `%T` and the printers name
+    /// it: `core` for the core group, else the group's first label (`rbac`, `apps`).
+    pub fn internal_package(&self) -> &str {
+        match self.internal_group() {
+            "" => "core",
+            group => group.split('.').next().unwrap_or(group),
+        }
+    }
+
     /// The resource as named in error messages.
     pub fn qualified(&self) -> QualifiedResource<'_> {
         QualifiedResource { group: &self.group, resource: &self.plural }

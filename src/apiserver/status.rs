@@ -279,15 +279,34 @@ impl ApiError {
     }
 
     /// 406 NotAcceptable.
-    pub fn not_acceptable() -> Self {
+    pub fn not_acceptable(with_protobuf: bool) -> Self {
+        // The text of the REST router's refusal (go-restful's jsr311.go), naming the
+        // representations the resource has: custom resources have no protobuf.
+        let protobuf = if with_protobuf { ", application/vnd.kubernetes.protobuf" } else { "" };
         Self::new(
             406,
             "NotAcceptable",
-            // The text of the REST router's refusal (go-restful's jsr311.go), naming the
-            // representations the fake encodes: upstream names protobuf too.
-            "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml".to_string(),
+            format!("406: Not Acceptable\n\nAvailable representations: application/json, application/yaml{protobuf}"),
         )
         .with_details(json!({}))
+    }
+
+    /// 406 NotAcceptable of an answer the handler cannot render as asked (`errNotAcceptable`,
+    /// k8s.io/apiserver pkg/endpoints/handlers/response.go): no details.
+    pub fn not_renderable(message: String) -> Self {
+        Self::new(406, "NotAcceptable", message)
+    }
+
+    /// 406 NotAcceptable from a handler's own negotiation (`NewNotAcceptableError`,
+    /// k8s.io/apiserver pkg/endpoints/handlers/negotiation/errors.go), with the media types a
+    /// custom resource's serializer lists.
+    pub fn not_acceptable_media_types() -> Self {
+        Self::new(
+            406,
+            "NotAcceptable",
+            "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+                .to_string(),
+        )
     }
 
     /// 410 Gone: a watch or continue token refers to compacted history.

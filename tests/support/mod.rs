@@ -7,6 +7,7 @@ use axum::body::Body;
 use http::{Method, Request};
 use http_body_util::BodyExt;
 use kubegc::apiserver::ApiServer;
+use kubegc::apiserver::protobuf;
 use kubegc_control_plane::control_plane::ALL_BUT_GARBAGE_COLLECTOR;
 use kubegc_control_plane::shared;
 use serde_json::{Value, json};
@@ -100,10 +101,8 @@ pub trait Target {
 
 impl Target for ApiServer {
     async fn send(&self, request: Request<Body>) -> Raw {
-        let resp = self.router().oneshot(request).await.unwrap();
-        let code = resp.status().as_u16();
-        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-        Raw { code, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+        let (parts, body) = self.router().oneshot(request).await.unwrap().into_parts();
+        Raw::read(parts.status.as_u16(), &parts.headers, body.collect().await.unwrap().to_bytes().as_ref())
     }
 }
 
@@ -118,16 +117,28 @@ impl Target for Server {
         parts.uri = uri.parse().unwrap();
         let bytes = body.collect().await.unwrap().to_bytes().to_vec();
         let resp = client.send(Request::from_parts(parts, kube::client::Body::from(bytes))).await.unwrap();
-        let code = resp.status().as_u16();
-        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-        Raw { code, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+        let (code, headers) = (resp.status().as_u16(), resp.headers().clone());
+        Raw::read(code, &headers, resp.into_body().collect().await.unwrap().to_bytes().as_ref())
     }
 }
 
-/// A raw response: status code and JSON body (or `Value::Null` when the body is not JSON).
+/// A raw response: status code and JSON body (or `Value::Null` when the body is not JSON); a
+/// protobuf body is read with the protobuf decoder of request bodies (k8s-pb's types).
 pub struct Raw {
     pub code: u16,
     pub body: Value,
+}
+
+impl Raw {
+    fn read(code: u16, headers: &http::HeaderMap, bytes: &[u8]) -> Self {
+        let content_type = headers.get("content-type").and_then(|t| t.to_str().ok()).unwrap_or("");
+        let body = if protobuf::is_protobuf(content_type) {
+            protobuf::decode(bytes).unwrap_or(Value::Null)
+        } else {
+            serde_json::from_slice(bytes).unwrap_or(Value::Null)
+        };
+        Self { code, body }
+    }
 }
 
 /// Sends one request (to the fake: through its router, without a socket).

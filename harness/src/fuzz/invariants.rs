@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use kubegc::apiserver::ApiServer;
 use kubegc::apiserver::http::request::{Query, ResourcePath};
+use kubegc::apiserver::protobuf;
 use kubegc::apiserver::storage::store::ObjectKey;
 use serde_json::Value;
 
@@ -63,11 +64,14 @@ pub fn check_answer(server: &ApiServer, request: &FuzzRequest, answer: &Answer) 
     if answer.code < 400 || request.method == "HEAD" {
         return Ok(());
     }
-    // An error is encoded as the client accepts it: YAML when it asks for YAML.
-    let yaml = answer.content_type.as_deref().is_some_and(|t| t.starts_with("application/yaml"));
-    let status: Option<Value> = match yaml {
-        true => std::str::from_utf8(&answer.body).ok().and_then(|text| serde_saphyr::from_str(text).ok()),
-        false => serde_json::from_slice(&answer.body).ok(),
+    // An error is encoded as the client accepts it: YAML or protobuf when it asks for that.
+    let content_type = answer.content_type.as_deref().unwrap_or("");
+    let status: Option<Value> = if content_type.starts_with("application/yaml") {
+        std::str::from_utf8(&answer.body).ok().and_then(|text| serde_saphyr::from_str(text).ok())
+    } else if protobuf::is_protobuf(content_type) {
+        protobuf::decode(&answer.body).ok()
+    } else {
+        serde_json::from_slice(&answer.body).ok()
     };
     let Some(status) = status.filter(|s| s["kind"] == "Status") else {
         let plain = answer.code == 404 && answer.body == b"404 page not found\n";
@@ -253,7 +257,11 @@ impl Reach {
 /// run; otherwise only the object it names (or, for a collection delete, objects of the
 /// collection), plus the custom resources of a definition it removed.
 pub fn check_changes(server: &ApiServer, request: &FuzzRequest, answer: &Answer, changes: &Changes) -> Result<(), String> {
-    let refused = answer.code >= 400;
+    // A handler that cannot render its answer as asked refuses it once the verb is done
+    // (`transformResponseObject`, k8s.io/apiserver pkg/endpoints/handlers/response.go); the REST
+    // router's own 406 ("406: Not Acceptable") comes before anything is done.
+    let rendered_after = answer.code == 406 && !answer.body.windows(19).any(|w| w == b"406: Not Acceptable");
+    let refused = answer.code >= 400 && !rendered_after;
     let read_only = !matches!(request.method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
     let (path, query) = request.uri.split_once('?').map_or((request.uri.as_str(), None), |(p, q)| (p, Some(q)));
     let dry_run = dry_run(request, query);

@@ -31,14 +31,17 @@ const BODY_TYPES: [&str; 3] = ["application/json", "application/yaml", "applicat
 pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Document> {
     let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("application/json");
     let essence = content_type.split(';').next().unwrap_or("").trim();
-    if protobuf::is_protobuf(content_type) {
-        let value = protobuf::decode(body).map_err(ApiError::bad_request)?;
-        return Ok(Document { value, keys: Keys::default() });
-    }
     let unrecognized = |why: String| {
         // k8s.io/apiserver pkg/endpoints/handlers/rest.go `transformDecodeError`.
         ApiError::bad_request(format!("the object provided is unrecognized (must be of type {kind}): {why} ({})", summary(body)))
     };
+    if protobuf::is_protobuf(content_type) {
+        if body.is_empty() {
+            return Err(unrecognized("empty data".to_string()));
+        }
+        let value = protobuf::decode(body).map_err(unrecognized)?;
+        return Ok(Document { value, keys: Keys::default() });
+    }
     let document = match essence {
         "application/json" | "" | "*/*" => {
             if let Some(go) = go_json::unmarshal_error(body) {
@@ -92,6 +95,8 @@ pub fn check_patch_json(body: &[u8]) -> ApiResult<()> {
 pub fn apply_configuration(body: &[u8]) -> ApiResult<Document> {
     match yaml(body) {
         Ok(document) if document.value.is_object() => Ok(document),
+        // Nothing (or null) decodes as an object of no kind, which the apply then refuses.
+        Ok(document) if document.value.is_null() => Ok(Document { value: Value::Object(Default::default()), ..document }),
         Ok(document) => Err(ApiError::bad_request(format!("error decoding patch: expected an object, got {}", document.value))),
         Err(e) => Err(ApiError::bad_request(format!("error decoding patch: {e}"))),
     }

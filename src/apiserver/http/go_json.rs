@@ -35,7 +35,7 @@ pub fn unmarshal_error(body: &[u8]) -> Option<String> {
 }
 
 /// How Go's decoder names a JSON value's type.
-fn type_name(value: &Value) -> &'static str {
+pub fn type_name(value: &Value) -> &'static str {
     match value {
         Value::String(_) => "string",
         Value::Number(_) => "number",

@@ -225,7 +225,15 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     };
     // The REST router refuses an Accept header it cannot produce once the path and method
     // have found a route: an unknown resource, subresource or method is 404 or 405 first.
-    let (repr, encoding) = Representation::negotiate(header_str(&parts.headers, header::ACCEPT))?;
+    // The apiextensions server's handlers negotiate a custom resource's answer once the verb
+    // is done (`transformResponseObject`, k8s.io/apiserver pkg/endpoints/handlers/response.go):
+    // a write they cannot answer is made, then refused.
+    let (repr, encoding, refused_after) =
+        match Representation::negotiate(header_str(&parts.headers, header::ACCEPT), !scope.resource.custom) {
+            Ok((repr, encoding)) => (repr, encoding, None),
+            Err(_) if scope.resource.custom => (Representation::Full, Encoding::Json, Some(ApiError::not_acceptable_media_types())),
+            Err(e) => return Err(e),
+        };
     let name = path.name.as_deref();
     // `watch` is a list option: only the verbs that read ListOptions (a GET, a collection
     // delete) parse it, and every other verb ignores it.
@@ -233,6 +241,10 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch").unwrap_or(false));
     let now = server.clock.now();
 
+    // A watch negotiates before it starts.
+    if is_watch && refused_after.is_some() {
+        return Err(ApiError::not_acceptable_media_types());
+    }
     // Once negotiated, an answer is in the media type the client accepts (a watch streams
     // JSON); an error is encoded as any error is.
     let answer: ApiResult<Response> = async {
@@ -261,27 +273,27 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             }
             (Method::GET, Some(name)) => {
                 let object = server.lock().get(&scope, name)?;
-                Ok(object_response(200, repr, &scope, &object, now))
+                object_response(200, repr, &scope, &object, now)
             }
             (Method::GET, None) => {
                 check_list_options(&query)?;
                 let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
                 resource_version(&query, false)?;
                 let listed = server.lock().list(&scope, &selection, &page)?;
-                Ok(list_as(repr, &scope, listed, now))
+                list_as(repr, &scope, listed, now)
             }
             (Method::POST, None) => {
                 let opts = write_options(&query, &parts.headers, "CreateOptions")?;
                 let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
                 let created = server.lock().create(&scope, value, opts)?;
-                Ok(object_response(201, repr, &scope, &created, now))
+                object_response(201, repr, &scope, &created, now)
             }
             (Method::PUT, Some(name)) => {
                 let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
                 let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
                 let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
                 let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
-                Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &written, now))
+                object_response(if created { 201 } else { 200 }, repr, &scope, &written, now)
             }
             (Method::PATCH, Some(name)) => {
                 let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
@@ -289,16 +301,20 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
                 let Some(patch_type) = patch_type else {
                     let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
                     let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
-                    return Ok(object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now));
+                    return object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now);
                 };
                 check_patch_json(&body)?;
                 let patched = server.lock().patch(&scope, name, patch_type, &body, target, opts)?;
-                Ok(object_response(200, repr, &scope, &patched, now))
+                object_response(200, repr, &scope, &patched, now)
             }
             (Method::DELETE, Some(name)) if path.subresource.is_none() => {
                 let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
                 let deleted = server.lock().delete(&scope, name, &opts)?;
-                Ok(json_response(deleted.code, &*deleted.body))
+                // The deleted object is rendered as asked; a Status as it is.
+                match deleted.body["kind"].as_str() {
+                    Some("Status") => Ok(json_response(deleted.code, &*deleted.body)),
+                    _ => object_response(deleted.code, repr, &scope, &deleted.body, now),
+                }
             }
             (Method::DELETE, None) => {
                 check_list_options(&query)?;
@@ -306,15 +322,16 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
                 let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
                 resource_version(&query, false)?;
                 let listed = server.lock().delete_collection(&scope, &selection, &page, &opts)?;
-                Ok(list_as(repr, &scope, listed, now))
+                list_as(repr, &scope, listed, now)
             }
             _ => Err(ApiError::method_not_allowed()),
         }
     }
     .await;
-    match answer {
-        Ok(response) if !is_watch => Ok(render::encoded(response, encoding).await),
-        other => other,
+    match (answer, refused_after) {
+        (Ok(_), Some(refused)) => Err(refused),
+        (Ok(response), None) if !is_watch => Ok(render::encoded(response, encoding).await),
+        (other, _) => other,
     }
 }
 

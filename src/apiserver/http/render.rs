@@ -15,7 +15,8 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::apiserver::http::request::{Encoding, META_V1, META_V1BETA1, Representation};
 use crate::apiserver::http::table;
-use crate::apiserver::status::ApiError;
+use crate::apiserver::protobuf;
+use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::read::Listed;
 
@@ -27,7 +28,7 @@ pub fn json_response(code: u16, body: &impl Serialize) -> Response {
 }
 
 /// `response` in `encoding`: a JSON body re-encoded as YAML as upstream's YAML serializer writes
-/// it (sorted keys), with its `Content-Type`.
+/// it (sorted keys) or as Kubernetes protobuf, with its `Content-Type`.
 pub async fn encoded(response: Response, encoding: Encoding) -> Response {
     let is_json = response.headers().get(header::CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
     if encoding == Encoding::Json || !is_json {
@@ -35,34 +36,58 @@ pub async fn encoded(response: Response, encoding: Encoding) -> Response {
     }
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return ApiError::internal("the answer could not be read to encode it as YAML".to_string()).into_response();
+        return ApiError::internal("the answer could not be read to encode it".to_string()).into_response();
     };
     let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
-        return ApiError::internal("the answer is not JSON to encode as YAML".to_string()).into_response();
+        return ApiError::internal("the answer is not JSON to encode".to_string()).into_response();
     };
-    let yaml = serde_saphyr::to_string(&value).expect("a JSON value serializes as YAML");
-    parts.headers.insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/yaml"));
+    let (media_type, body) = match encoding {
+        Encoding::Protobuf => match protobuf::encode(&value) {
+            Ok(body) => (protobuf::MEDIA_TYPE, body),
+            Err(e) => return ApiError::internal(format!("the answer has no protobuf encoding: {e}")).into_response(),
+        },
+        _ => ("application/yaml", serde_saphyr::to_string(&value).expect("a JSON value serializes as YAML").into_bytes()),
+    };
+    parts.headers.insert(header::CONTENT_TYPE, http::HeaderValue::from_static(media_type));
     parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, Body::from(yaml))
+    Response::from_parts(parts, Body::from(body))
 }
 
-/// One object in representation `repr`, with status `code`; `now` dates a Table's ages.
-pub fn object_response(code: u16, repr: Representation, scope: &Scope, object: &Value, now: DateTime<Utc>) -> Response {
-    match repr {
+/// One object in representation `repr`, with status `code`; `now` dates a Table's ages. 406
+/// for the metadata of a list: the handler has done its work when it finds it cannot answer
+/// so (`asPartialObjectMetadataList`, k8s.io/apiserver pkg/endpoints/handlers/response.go).
+pub fn object_response(code: u16, repr: Representation, scope: &Scope, object: &Value, now: DateTime<Utc>) -> ApiResult<Response> {
+    Ok(match repr {
         Representation::Full => json_response(code, object),
         Representation::Metadata(version) => json_response(code, &table::partial_metadata(object, version)),
+        Representation::MetadataList(_) => {
+            let message =
+                format!("you requested PartialObjectMetadataList, but the requested object is not a list ({})", go_type(scope, ""));
+            return Err(ApiError::not_renderable(message));
+        }
         Representation::Table(version) => {
             let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
             json_response(code, &table::table(&scope.resource, &[object], meta, now, version))
         }
+    })
+}
+
+/// The Go type of the resource's objects (`suffix` "List": its lists) in the API server, as
+/// `%T` prints it: the internal type of a built-in kind, unstructured for a custom resource.
+fn go_type(scope: &Scope, suffix: &str) -> String {
+    let resource = &scope.resource;
+    if resource.custom {
+        return format!("*unstructured.Unstructured{suffix}");
     }
+    format!("*{}.{}{suffix}", resource.internal_package(), resource.kind)
 }
 
 /// A list page in representation `repr`. Full and metadata-only lists are streamed: each item
 /// is encoded as the client reads the body, from the objects the store shares, so a list of
-/// any length holds one chunk of its body at a time.
-pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTime<Utc>) -> Response {
-    match repr {
+/// any length holds one chunk of its body at a time. 406 for the metadata of one object
+/// (`asPartialObjectMetadata`), once the list (or collection delete) is done.
+pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTime<Utc>) -> ApiResult<Response> {
+    Ok(match repr {
         Representation::Full => {
             let kind = format!("{}List", scope.resource.kind);
             // A built-in list's items are typed Go structs with empty kind and apiVersion:
@@ -75,7 +100,11 @@ pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTim
             };
             streamed_list(&scope.resource.api_version(&scope.version), &kind, listed, write)
         }
-        Representation::Metadata(version) => {
+        Representation::Metadata(_) => {
+            let message = format!("you requested PartialObjectMetadata, but the requested object is a list ({})", go_type(scope, "List"));
+            return Err(ApiError::not_renderable(message));
+        }
+        Representation::MetadataList(version) => {
             let write: WriteItem = match version {
                 META_V1BETA1 => |item, out| serde_json::to_writer(out, &table::partial_metadata(item, META_V1BETA1)),
                 _ => |item, out| serde_json::to_writer(out, &table::partial_metadata(item, META_V1)),
@@ -86,7 +115,7 @@ pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTim
             let items: Vec<&Value> = listed.items.iter().map(|i| &**i).collect();
             json_response(200, &table::table(&scope.resource, &items, list_meta(&listed), now, version))
         }
-    }
+    })
 }
 
 /// The `metadata` of a list page.

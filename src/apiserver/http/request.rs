@@ -2,6 +2,7 @@
 //! the query parameters, and the representation the client accepts.
 
 use crate::apiserver::go_quote::quote;
+use crate::apiserver::protobuf;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// The parts of a resource URL.
@@ -130,8 +131,10 @@ pub const META_V1BETA1: &str = "meta.k8s.io/v1beta1";
 pub enum Representation {
     /// The whole object.
     Full,
-    /// `PartialObjectMetadata` (and `...List`) of the `apiVersion` given.
+    /// `PartialObjectMetadata` of the `apiVersion` given: an object's metadata.
     Metadata(&'static str),
+    /// `PartialObjectMetadataList` of the `apiVersion` given: a list's metadata.
+    MetadataList(&'static str),
     /// `Table` of the `apiVersion` given, as `kubectl get` asks for.
     Table(&'static str),
 }
@@ -143,13 +146,16 @@ pub enum Encoding {
     Json,
     /// `application/yaml`.
     Yaml,
+    /// `application/vnd.kubernetes.protobuf`, which built-in kinds have and custom resources
+    /// do not.
+    Protobuf,
 }
 
 impl Encoding {
     /// The encoding of an error answer, negotiated with no rendering as another kind
     /// (`ErrorNegotiated` with `DefaultEndpointRestrictions`, k8s.io/apiserver
-    /// pkg/endpoints/handlers/responsewriters): the first JSON or YAML media type accepted
-    /// without an `as` parameter, and JSON when there is none.
+    /// pkg/endpoints/handlers/responsewriters): the first JSON, YAML or protobuf media type
+    /// accepted without an `as` parameter, and JSON when there is none.
     pub fn of_errors(accept: Option<&str>) -> Self {
         for media in accept.unwrap_or("").split(',') {
             let mut params = media.split(';').map(str::trim);
@@ -160,6 +166,7 @@ impl Encoding {
             match essence {
                 "application/yaml" => return Self::Yaml,
                 "application/json" | "*/*" | "application/*" | "json" => return Self::Json,
+                protobuf::MEDIA_TYPE => return Self::Protobuf,
                 _ => {}
             }
         }
@@ -171,14 +178,16 @@ impl Representation {
     /// Picks the first media type of an `Accept` header the server can produce, and its
     /// encoding. A rendering as another kind names a version of `meta.k8s.io` the endpoint
     /// transforms to (`RequestScope.AllowsMediaTypeTransform`, k8s.io/apiserver
-    /// pkg/endpoints/handlers/rest.go).
-    pub fn negotiate(accept: Option<&str>) -> ApiResult<(Self, Encoding)> {
+    /// pkg/endpoints/handlers/rest.go). Protobuf is offered for the whole object of a built-in
+    /// kind (`with_protobuf`).
+    pub fn negotiate(accept: Option<&str>, with_protobuf: bool) -> ApiResult<(Self, Encoding)> {
         let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Ok((Self::Full, Encoding::Json)) };
         for media in accept.split(',') {
             let mut params = media.split(';').map(str::trim);
             let encoding = match params.next().unwrap_or("") {
                 "application/yaml" => Encoding::Yaml,
                 "application/json" | "*/*" | "application/*" | "json" => Encoding::Json,
+                protobuf::MEDIA_TYPE if with_protobuf => Encoding::Protobuf,
                 _ => continue,
             };
             let (mut as_kind, mut group, mut version) = (None, None, None);
@@ -199,13 +208,16 @@ impl Representation {
                 _ => continue,
             };
             match as_kind {
+                // Tables and metadata have no protobuf encoding.
+                Some(_) if encoding == Encoding::Protobuf => continue,
                 None => return Ok((Self::Full, encoding)),
                 Some("Table") => return Ok((Self::Table(meta), encoding)),
-                Some("PartialObjectMetadata" | "PartialObjectMetadataList") => return Ok((Self::Metadata(meta), encoding)),
+                Some("PartialObjectMetadata") => return Ok((Self::Metadata(meta), encoding)),
+                Some("PartialObjectMetadataList") => return Ok((Self::MetadataList(meta), encoding)),
                 _ => continue,
             }
         }
-        Err(ApiError::not_acceptable())
+        Err(ApiError::not_acceptable(with_protobuf))
     }
 }
 
@@ -251,13 +263,17 @@ mod tests {
     #[test]
     fn negotiates_kubectl_and_metadata_accept_headers() {
         let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(Representation::negotiate(Some(kubectl)).unwrap(), (Representation::Table(META_V1), Encoding::Json));
+        assert_eq!(Representation::negotiate(Some(kubectl), true).unwrap(), (Representation::Table(META_V1), Encoding::Json));
         let meta = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1";
-        assert_eq!(Representation::negotiate(Some(meta)).unwrap(), (Representation::Metadata(META_V1BETA1), Encoding::Json));
-        assert_eq!(Representation::negotiate(Some("application/json")).unwrap(), (Representation::Full, Encoding::Json));
-        assert_eq!(Representation::negotiate(Some("application/yaml")).unwrap(), (Representation::Full, Encoding::Yaml));
-        assert_eq!(Representation::negotiate(None).unwrap(), (Representation::Full, Encoding::Json));
-        assert_eq!(Representation::negotiate(Some("application/json;as=Table;g=meta.k8s.io")).unwrap_err().code, 406);
-        assert_eq!(Representation::negotiate(Some("application/vnd.kubernetes.protobuf")).unwrap_err().code, 406);
+        assert_eq!(Representation::negotiate(Some(meta), false).unwrap(), (Representation::MetadataList(META_V1BETA1), Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/json"), false).unwrap(), (Representation::Full, Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/yaml"), false).unwrap(), (Representation::Full, Encoding::Yaml));
+        assert_eq!(Representation::negotiate(None, false).unwrap(), (Representation::Full, Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/json;as=Table;g=meta.k8s.io"), false).unwrap_err().code, 406);
+        assert_eq!(Representation::negotiate(Some("application/vnd.kubernetes.protobuf"), false).unwrap_err().code, 406);
+        assert_eq!(
+            Representation::negotiate(Some("application/vnd.kubernetes.protobuf"), true).unwrap(),
+            (Representation::Full, Encoding::Protobuf)
+        );
     }
 }

@@ -78,7 +78,9 @@ impl Watch {
                 Some(json) => Ok(self.line_with(event_type, json)),
                 None => Ok(self.line(event_type, &*served)),
             },
-            Representation::Metadata(version) => Ok(self.line(event_type, &table::partial_metadata(&served, version))),
+            Representation::Metadata(version) | Representation::MetadataList(version) => {
+                Ok(self.line(event_type, &table::partial_metadata(&served, version)))
+            }
             Representation::Table(version) => {
                 Ok(self.line(event_type, &table::table(&self.scope.resource, &[&served], json!({}), self.clock.now(), version)))
             }
@@ -116,7 +118,9 @@ impl Watch {
             meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
         let (kind, api_version) = match self.request.representation {
-            Representation::Metadata(version) => ("PartialObjectMetadata".to_string(), version.to_string()),
+            Representation::Metadata(version) | Representation::MetadataList(version) => {
+                ("PartialObjectMetadata".to_string(), version.to_string())
+            }
             _ => (self.scope.resource.kind.clone(), self.scope.resource.api_version(&self.scope.version)),
         };
         self.line("BOOKMARK", &json!({"kind": kind, "apiVersion": api_version, "metadata": meta}))

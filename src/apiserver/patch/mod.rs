@@ -5,6 +5,7 @@ mod strategic;
 
 use serde_json::Value;
 
+use crate::apiserver::http::go_json::type_name;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 pub use strategic::strategic_merge;
@@ -45,21 +46,58 @@ impl PatchType {
         match self {
             Self::Merge => {
                 let patch = parse()?;
-                if !patch.is_object() {
-                    return Err(ApiError::bad_request("error decoding patch: a merge patch must be a JSON object"));
+                if patch.is_null() {
+                    // evanphx/json-patch's MergePatch refuses a null document.
+                    return Err(ApiError::bad_request("Invalid JSON Patch"));
                 }
-                json_patch::merge(&mut out, &patch);
+                json_patch::merge(&mut out, &object_patch(patch)?);
             }
             Self::Json => {
+                // The handler decodes the operations into `[]jsonPatchOp` first
+                // (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+                let patch = parse()?;
+                if !patch.is_array() && !patch.is_null() {
+                    return Err(go_type_error(&patch, "[]handlers.jsonPatchOp"));
+                }
                 let patch: json_patch::Patch =
-                    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+                    serde_json::from_value(patch).map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
                 json_patch::patch(&mut out, &patch).map_err(|e| {
                     tracing::debug!(error = %e, "JSON patch not applied");
                     ApiError::invalid_patch()
                 })?;
             }
-            Self::Strategic => strategic_merge(&mut out, &parse()?).map_err(ApiError::bad_request)?,
+            Self::Strategic => strategic_merge(&mut out, &object_patch(parse()?)?).map_err(ApiError::bad_request)?,
         }
         Ok(out)
+    }
+}
+
+/// A merge or strategic patch, which the handler decodes into a `map[string]interface{}`.
+fn object_patch(patch: Value) -> ApiResult<Value> {
+    match patch {
+        Value::Object(_) | Value::Null => Ok(patch),
+        other => Err(go_type_error(&other, "map[string]interface {}")),
+    }
+}
+
+/// The 400 of a patch Go's decoder cannot read into `go_type`.
+fn go_type_error(patch: &Value, go_type: &str) -> ApiError {
+    ApiError::bad_request(format!("error decoding patch: json: cannot unmarshal {} into Go value of type {go_type}", type_name(patch)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn patches_of_the_wrong_json_type_are_refused_in_go_words() {
+        let message = |patch_type: PatchType, body: &str| patch_type.apply(&json!({}), body.as_bytes()).unwrap_err().message;
+        let go = |t: &str, go_type: &str| format!("error decoding patch: json: cannot unmarshal {t} into Go value of type {go_type}");
+        assert_eq!(message(PatchType::Json, r#""a string""#), go("string", "[]handlers.jsonPatchOp"));
+        assert_eq!(message(PatchType::Json, "{}"), go("object", "[]handlers.jsonPatchOp"));
+        assert_eq!(message(PatchType::Merge, "[1]"), go("array", "map[string]interface {}"));
+        assert_eq!(message(PatchType::Strategic, "1"), go("number", "map[string]interface {}"));
+        assert_eq!(message(PatchType::Merge, "null"), "Invalid JSON Patch");
     }
 }

@@ -1,4 +1,5 @@
-//! Kubernetes protobuf request bodies, turned into the Kubernetes JSON the store keeps.
+//! Kubernetes protobuf: request bodies turned into the Kubernetes JSON the store keeps, and
+//! answers written from it ([`encode`]).
 //!
 //! kubectl and client-go typed clients send bodies for built-in kinds (create, update, DELETE
 //! options, evictions) as `application/vnd.kubernetes.protobuf`: the magic bytes `k8s\0`
@@ -47,7 +48,10 @@ use serde_json::{Map, Value};
 use debug_text::Parser;
 use to_json::node_to_json;
 
+pub use encode::{encode, encodes};
+
 mod debug_text;
+mod encode;
 mod kept_zeros;
 mod names;
 mod to_json;
@@ -56,7 +60,7 @@ mod to_json;
 mod tests;
 
 /// The media type of Kubernetes protobuf bodies.
-const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
+pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 
 /// The four bytes every Kubernetes protobuf body starts with.
 const MAGIC: &[u8] = b"k8s\0";
@@ -181,4 +185,40 @@ supported_kinds! {
     "networking.k8s.io/v1", "Ingress" => networking::v1::Ingress;
     "networking.k8s.io/v1", "IngressClass" => networking::v1::IngressClass;
     "networking.k8s.io/v1", "NetworkPolicy" => networking::v1::NetworkPolicy;
+    "v1", "ConfigMapList" => core::v1::ConfigMapList;
+    "v1", "EndpointsList" => core::v1::EndpointsList;
+    "v1", "EventList" => core::v1::EventList;
+    "v1", "LimitRangeList" => core::v1::LimitRangeList;
+    "v1", "NamespaceList" => core::v1::NamespaceList;
+    "v1", "NodeList" => core::v1::NodeList;
+    "v1", "PersistentVolumeList" => core::v1::PersistentVolumeList;
+    "v1", "PersistentVolumeClaimList" => core::v1::PersistentVolumeClaimList;
+    "v1", "PodList" => core::v1::PodList;
+    "v1", "PodTemplateList" => core::v1::PodTemplateList;
+    "v1", "ReplicationControllerList" => core::v1::ReplicationControllerList;
+    "v1", "ResourceQuotaList" => core::v1::ResourceQuotaList;
+    "v1", "SecretList" => core::v1::SecretList;
+    "v1", "ServiceList" => core::v1::ServiceList;
+    "v1", "ServiceAccountList" => core::v1::ServiceAccountList;
+    "apps/v1", "ControllerRevisionList" => apps::v1::ControllerRevisionList;
+    "apps/v1", "DaemonSetList" => apps::v1::DaemonSetList;
+    "apps/v1", "DeploymentList" => apps::v1::DeploymentList;
+    "apps/v1", "ReplicaSetList" => apps::v1::ReplicaSetList;
+    "apps/v1", "StatefulSetList" => apps::v1::StatefulSetList;
+    "batch/v1", "CronJobList" => batch::v1::CronJobList;
+    "batch/v1", "JobList" => batch::v1::JobList;
+    "coordination.k8s.io/v1", "LeaseList" => coordination::v1::LeaseList;
+    "events.k8s.io/v1", "EventList" => events::v1::EventList;
+    "rbac.authorization.k8s.io/v1", "ClusterRoleList" => rbac::v1::ClusterRoleList;
+    "rbac.authorization.k8s.io/v1", "ClusterRoleBindingList" => rbac::v1::ClusterRoleBindingList;
+    "rbac.authorization.k8s.io/v1", "RoleList" => rbac::v1::RoleList;
+    "rbac.authorization.k8s.io/v1", "RoleBindingList" => rbac::v1::RoleBindingList;
+    "apiextensions.k8s.io/v1", "CustomResourceDefinitionList" => apiextensions::CustomResourceDefinitionList;
+    "policy/v1", "PodDisruptionBudgetList" => policy::v1::PodDisruptionBudgetList;
+    "node.k8s.io/v1", "RuntimeClassList" => node::v1::RuntimeClassList;
+    "scheduling.k8s.io/v1", "PriorityClassList" => scheduling::v1::PriorityClassList;
+    "networking.k8s.io/v1", "IngressList" => networking::v1::IngressList;
+    "networking.k8s.io/v1", "IngressClassList" => networking::v1::IngressClassList;
+    "networking.k8s.io/v1", "NetworkPolicyList" => networking::v1::NetworkPolicyList;
+    "v1", "Status" => meta::Status;
 }

@@ -132,10 +132,30 @@ fn parse(text: &str) -> Shape {
 }
 
 /// `object` (of `kind` at `api_version`) as kube-apiserver encodes it once decoded into its Go
-/// type; unchanged for a kind with no Go type here.
+/// type and stored; unchanged for a kind with no Go type here.
 pub fn round_trip(api_version: &str, kind: &str, object: &Value) -> Value {
+    with_shape(api_version, kind, object, Stage::Stored)
+}
+
+/// `object` as kube-apiserver encodes it once decoded into its Go type, before it is stored:
+/// an empty list or map sent for a field without `omitempty` is still there (field management
+/// records it: a Role sent with `rules: []` has `f:rules`), and is gone once stored.
+pub fn decoded(api_version: &str, kind: &str, object: &Value) -> Value {
+    with_shape(api_version, kind, object, Stage::Decoded)
+}
+
+/// Where an object is on its way into the store.
+#[derive(Clone, Copy, PartialEq)]
+enum Stage {
+    /// Decoded from a request into its Go type.
+    Decoded,
+    /// Stored as protobuf and read back.
+    Stored,
+}
+
+fn with_shape(api_version: &str, kind: &str, object: &Value, stage: Stage) -> Value {
     match SHAPES.kinds.get(&format!("{api_version} {kind}")) {
-        Some(shape) => encode(Some(object), shape),
+        Some(shape) => encode(Some(object), shape, stage),
         None => object.clone(),
     }
 }
@@ -213,34 +233,35 @@ impl GoNode {
     }
 }
 
-/// How a value sent as `value` (`None` when absent) of `shape` is encoded. A value of the
-/// wrong JSON type is left as sent: decoding refuses it before this is asked.
-fn encode(value: Option<&Value>, shape: &Shape) -> Value {
+/// How a value sent as `value` (`None` when absent) of `shape` is encoded at `stage`. A value of
+/// the wrong JSON type is left as sent: decoding refuses it before this is asked.
+fn encode(value: Option<&Value>, shape: &Shape, stage: Stage) -> Value {
     let value = value.filter(|v| !v.is_null());
     match (shape, value) {
         (Shape::Scalar(zero) | Shape::Opaque(zero), None) => zero.clone(),
         (Shape::Bytes | Shape::Pointer(_) | Shape::List(_) | Shape::Map(_), None) => Value::Null,
-        (Shape::Pointer(inner), Some(v)) => encode(Some(v), inner),
+        (Shape::Pointer(inner), Some(v)) => encode(Some(v), inner, stage),
         // Stored as protobuf, an empty list or map reads back as none.
-        (Shape::List(_), Some(Value::Array(items))) if items.is_empty() => Value::Null,
-        (Shape::Map(_), Some(Value::Object(entries))) if entries.is_empty() => Value::Null,
-        (Shape::List(element), Some(Value::Array(items))) => items.iter().map(|item| encode(Some(item), element)).collect(),
+        (Shape::List(_), Some(Value::Array(items))) if items.is_empty() && stage == Stage::Stored => Value::Null,
+        (Shape::Map(_), Some(Value::Object(entries))) if entries.is_empty() && stage == Stage::Stored => Value::Null,
+        (Shape::List(element), Some(Value::Array(items))) => items.iter().map(|item| encode(Some(item), element, stage)).collect(),
         (Shape::Map(element), Some(Value::Object(entries))) => {
-            Value::Object(entries.iter().map(|(k, v)| (k.clone(), encode(Some(v), element))).collect())
+            Value::Object(entries.iter().map(|(k, v)| (k.clone(), encode(Some(v), element, stage))).collect())
         }
-        (Shape::Struct(name), Some(Value::Object(fields))) => encode_struct(name, fields),
-        (Shape::Struct(name), None) => encode_struct(name, &Map::new()),
+        (Shape::Struct(name), Some(Value::Object(fields))) => encode_struct(name, fields, stage),
+        (Shape::Struct(name), None) => encode_struct(name, &Map::new(), stage),
         (_, Some(v)) => v.clone(),
     }
 }
 
 /// Struct `name` decoded from `sent` and encoded: its fields by their tags, others dropped.
-fn encode_struct(name: &str, sent: &Map<String, Value>) -> Value {
+fn encode_struct(name: &str, sent: &Map<String, Value>, stage: Stage) -> Value {
     let Some(fields) = SHAPES.types.get(name) else { return Value::Object(sent.clone()) };
     let mut out = Map::new();
     for field in fields {
-        let value = encode(sent.get(&field.name), &field.shape);
-        let left_out = (field.omitempty && is_empty(&value, &field.shape)) || (field.omitzero && value == encode(None, &field.shape));
+        let value = encode(sent.get(&field.name), &field.shape, stage);
+        let left_out =
+            (field.omitempty && is_empty(&value, &field.shape)) || (field.omitzero && value == encode(None, &field.shape, stage));
         if !left_out {
             out.insert(field.name.clone(), value);
         }
@@ -274,6 +295,8 @@ mod tests {
         assert_eq!(encoded["rules"], Value::Null, "a nil slice without omitempty is written as null");
         let empty_rules = json!({"metadata": {"name": "r"}, "rules": []});
         assert_eq!(round_trip("rbac.authorization.k8s.io/v1", "Role", &empty_rules)["rules"], Value::Null, "an empty one too");
+        let before_storage = decoded("rbac.authorization.k8s.io/v1", "Role", &empty_rules);
+        assert_eq!(before_storage["rules"], json!([]), "decoded, before it is stored, the empty list is there");
         let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"}});
         assert_eq!(round_trip("coordination.k8s.io/v1", "Lease", &lease)["spec"], json!({}), "a struct is always written");
         let deployment = json!({"spec": {"strategy": {"type": "Recreate", "rollingUpdate": null}, "replicas": 0,

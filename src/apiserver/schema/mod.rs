@@ -90,7 +90,7 @@ pub fn check_fields(resource: &ResourceInfo, object: Value, opts: &WriteOptions,
             Err(wrong_type) => return Err(undecodable(resource, &object, &wrong_type)),
         };
         let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
-        object = go_shapes::round_trip(&api_version, &resource.kind, &object);
+        object = go_shapes::decoded(&api_version, &resource.kind, &object);
         errors
     };
     report_strict_errors(&errors, opts.field_validation, |list| undecodable(resource, &object, &format!("strict decoding error: {list}")))?;

@@ -71,8 +71,10 @@ impl Storage {
             body["metadata"] = json!({});
         }
         let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
-        check_name(&body, name, scope.namespace.as_deref())?;
+        // The namespace before the name, as the update and patch handlers check them
+        // (k8s.io/apiserver pkg/endpoints/handlers/update.go, patch.go).
         check_namespace(scope, &mut body)?;
+        check_name(&body, name)?;
         if !scope.resource.custom {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
         }
@@ -218,24 +220,18 @@ fn carry_over_metadata(new: &mut Value, old: &Value) {
     normalize_metadata(nm);
 }
 
-/// The name and namespace of an updated object (a PUT's, a patch's result) against its URL's,
-/// as the update and patch handlers check them once the object is decoded (`checkName`, k8s.io/apiserver
-/// pkg/endpoints/handlers/rest.go).
-fn check_name(object: &Value, name: &str, namespace: Option<&str>) -> ApiResult<()> {
-    let meta = &object["metadata"];
-    match meta["name"].as_str().unwrap_or("") {
+/// The name of an updated object (a PUT's, a patch's result) against its URL's, as the update
+/// and patch handlers check it once the object is decoded and its namespace matched
+/// (`checkName`, k8s.io/apiserver pkg/endpoints/handlers/rest.go; its namespace check cannot
+/// fail after that).
+fn check_name(object: &Value, name: &str) -> ApiResult<()> {
+    match object["metadata"]["name"].as_str().unwrap_or("") {
         "" => {
             let why = format!("the name of the object ({name} based on URL) was undeterminable: name must be provided");
-            return Err(ApiError::bad_request(why));
+            Err(ApiError::bad_request(why))
         }
         own if own != name => {
-            return Err(ApiError::bad_request(format!("the name of the object ({own}) does not match the name on the URL ({name})")));
-        }
-        _ => {}
-    }
-    match (namespace.unwrap_or(""), meta["namespace"].as_str().unwrap_or("")) {
-        (url, own) if !url.is_empty() && !own.is_empty() && url != own => {
-            Err(ApiError::bad_request(format!("the namespace of the object ({own}) does not match the namespace on the request ({url})")))
+            Err(ApiError::bad_request(format!("the name of the object ({own}) does not match the name on the URL ({name})")))
         }
         _ => Ok(()),
     }
@@ -247,15 +243,9 @@ mod tests {
 
     #[test]
     fn a_put_names_its_object_as_its_url_does() {
-        let message = |object: Value, namespace| check_name(&object, "a", namespace).unwrap_err().message;
-        assert_eq!(message(json!({}), Some("ns")), "the name of the object (a based on URL) was undeterminable: name must be provided");
-        let other = json!({"metadata": {"name": "b"}});
-        assert_eq!(message(other, None), "the name of the object (b) does not match the name on the URL (a)");
-        let elsewhere = json!({"metadata": {"name": "a", "namespace": "x"}});
-        assert_eq!(
-            message(elsewhere.clone(), Some("ns")),
-            "the namespace of the object (x) does not match the namespace on the request (ns)"
-        );
-        assert!(check_name(&elsewhere, "a", None).is_ok(), "a cluster-scoped URL has no namespace to match");
+        let message = |object: Value| check_name(&object, "a").unwrap_err().message;
+        assert_eq!(message(json!({})), "the name of the object (a based on URL) was undeterminable: name must be provided");
+        assert_eq!(message(json!({"metadata": {"name": "b"}})), "the name of the object (b) does not match the name on the URL (a)");
+        assert!(check_name(&json!({"metadata": {"name": "a"}}), "a").is_ok());
     }
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::apiserver::apply::schema::Node;
 use crate::apiserver::apply::{self, Owns, Write};
+use crate::apiserver::schema::go_shapes;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
@@ -76,10 +77,15 @@ impl FieldContext {
         }
     }
 
-    /// Records the `Update` of `manager` turning `live` into `new` (nothing for an apply).
+    /// Records the `Update` of `manager` turning `live` into `new` (nothing for an apply); then
+    /// a built-in object is as it will be stored: the empty lists and maps its decoded Go type
+    /// held (and field management saw) are gone, as protobuf keeps none.
     pub fn record(&self, live: &Value, new: &mut Value, management: &Management) {
         if let Management::Update(manager) = management {
             apply::record_update(live, new, manager, &self.write());
+        }
+        if !self.custom {
+            *new = go_shapes::round_trip(&self.api_version, &self.kind, new);
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use std::sync::LazyLock;
 
+use kubegc::apiserver::protobuf;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
@@ -95,6 +96,10 @@ pub fn see_in(request: &FuzzRequest, answer: &Answer, watch: bool, context: &str
                 .collect(),
         )
     } else if let Ok(mut value) = serde_json::from_slice::<Value>(&answer.body) {
+        mask(&mut value, "", context);
+        Shape::Json(value)
+    } else if let Some(mut value) = protobuf::is_protobuf(&media).then(|| protobuf::decode(&answer.body).ok()).flatten() {
+        // Read with the protobuf decoder for request bodies (k8s-pb's types), not the encoder.
         mask(&mut value, "", context);
         Shape::Json(value)
     } else {
