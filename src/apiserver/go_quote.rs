@@ -1,5 +1,6 @@
 //! Go's `strconv.Quote`, which `%q` uses: how upstream's messages quote the strings they show
-//! (field errors' values, field managers, the characters JSON errors name).
+//! (field errors' values, field managers, the characters JSON errors name), and how Go's JSON
+//! decoder names a value's type in its errors.
 
 /// A string quoted as Go's `strconv.Quote` quotes it.
 pub fn quote(s: &str) -> String {
@@ -40,6 +41,18 @@ pub fn printable(c: char) -> bool {
     let u = c as u32;
     let format = matches!(u, 0xad | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x2064 | 0xfeff);
     c == ' ' || !(c.is_control() || c.is_whitespace() || format)
+}
+
+/// How Go's decoder names a JSON value's type.
+pub fn json_type_name(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+        serde_json::Value::Null => "null",
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! end of JSON input`: encoding/json scanner.go), and one that is JSON but not an object, or
 //! whose `apiVersion` or `kind` is not a string, the decoder's type error.
 
-use crate::apiserver::go_quote::escaped;
+use crate::apiserver::go_quote::{escaped, json_type_name as type_name};
 use serde_json::Value;
 
 /// The struct the body is unmarshalled into, as Go's `%v` of its type prints it.
@@ -31,18 +31,6 @@ pub fn unmarshal_error(body: &[u8]) -> Option<String> {
         }
         Value::Null => None,
         other => Some(format!("json: cannot unmarshal {} into Go value of type {KIND_STRUCT}", type_name(other))),
-    }
-}
-
-/// How Go's decoder names a JSON value's type.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::String(_) => "string",
-        Value::Number(_) => "number",
-        Value::Bool(_) => "bool",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-        Value::Null => "null",
     }
 }
 

@@ -5,7 +5,7 @@ mod strategic;
 
 use serde_json::Value;
 
-use crate::apiserver::http::go_json::type_name;
+use crate::apiserver::go_quote::json_type_name as type_name;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 pub use strategic::strategic_merge;
