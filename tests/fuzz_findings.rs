@@ -20,6 +20,9 @@ on_both_servers!(
     answers_and_errors_are_protobuf_when_asked,
     a_write_is_done_before_its_answer_is_refused,
     an_empty_list_sent_for_a_field_without_omitempty_is_managed,
+    a_definition_deleted_with_its_collection_is_not_first_marked,
+    ephemeral_containers_are_written_through_their_subresource,
+    refusals_name_what_the_route_serves_and_quote_names_as_go_does,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -173,4 +176,70 @@ async fn an_empty_list_sent_for_a_field_without_omitempty_is_managed(server: Ser
     assert_eq!(r.code, 201, "{}", r.body);
     assert_eq!(r.body["rules"], Value::Null, "stored without its empty list");
     assert_eq!(r.body["metadata"]["managedFields"][0]["fieldsV1"], json!({"f:rules": {}}), "{}", r.body);
+}
+
+/// Seed 1: a CustomResourceDefinition deleted with its collection stayed, marked for deletion
+/// as its own DELETE marks it; a collection delete calls the generic store's `Delete` on each
+/// item, and the definition, which has no finalizer, is gone.
+async fn a_definition_deleted_with_its_collection_is_not_first_marked(server: Server) {
+    let (group, name) = ("collection.findings.example.com", "gizmos.collection.findings.example.com");
+    let definition = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": name, "labels": {"findings": "collection"}},
+        "spec": {"group": group, "scope": "Namespaced",
+            "names": {"kind": "Gizmo", "listKind": "GizmoList", "plural": "gizmos", "singular": "gizmo"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]},
+    });
+    let definitions = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let r = post(&server, definitions, definition).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let r = delete(&server, &format!("{definitions}?labelSelector=findings%3Dcollection"), Value::Null).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let r = get(&server, &format!("{definitions}/{name}")).await;
+    assert_eq!(r.code, 404, "the definition is gone, not terminating: {}", r.body);
+}
+
+/// Seed 1: `pods/ephemeralcontainers` was no route. It writes a pod's ephemeral containers and
+/// nothing else, and refuses to remove one (`ValidatePodEphemeralContainersUpdate`).
+async fn ephemeral_containers_are_written_through_their_subresource(server: Server) {
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debugged"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    // Upstream's ServiceAccount admission waits for the namespace's default account.
+    let mut created = post(&server, "/api/v1/namespaces/default/pods", pod.clone()).await;
+    for _ in 0..100 {
+        if created.code != 403 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        created = post(&server, "/api/v1/namespaces/default/pods", pod.clone()).await;
+    }
+    assert_eq!(created.code, 201, "{}", created.body);
+    let path = "/api/v1/namespaces/default/pods/debugged/ephemeralcontainers";
+    let added = json!({"metadata": {"labels": {"ignored": "yes"}}, "spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox"}]}});
+    let r = patch(&server, path, "application/strategic-merge-patch+json", added).await;
+    assert_eq!((r.code, r.body["spec"]["ephemeralContainers"][0]["name"].as_str()), (200, Some("dbg")), "{}", r.body);
+    assert_eq!(r.body["spec"]["ephemeralContainers"][0]["terminationMessagePolicy"], "File", "defaulted: {}", r.body);
+    assert_eq!(r.body["metadata"]["labels"], Value::Null, "only ephemeral containers are written: {}", r.body);
+    let r = patch(&server, path, "application/merge-patch+json", json!({"spec": {"ephemeralContainers": null}})).await;
+    let message =
+        "Pod \"debugged\" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be removed\n";
+    assert_eq!((r.code, r.body["message"].as_str()), (422, Some(message)), "{}", r.body);
+    let r = delete(&server, path, Value::Null).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (405, Some("MethodNotAllowed")), "{}", r.body);
+    let r = get(&server, path).await;
+    assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("Pod")), "{}", r.body);
+}
+
+/// Seed 1: a 406 of a list named only the object media types, where the list route also
+/// produces the watch streams; names in messages were not quoted as Go's `%q` quotes them.
+async fn refusals_name_what_the_route_serves_and_quote_names_as_go_does(server: Server) {
+    let r = accepting(&server, Method::GET, &cm_path(""), "text/html", None).await;
+    let representations = "application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch";
+    assert_eq!(r.code, 406, "{}", r.body);
+    assert_eq!(r.body["message"].as_str(), Some(format!("406: Not Acceptable\n\nAvailable representations: {representations}").as_str()));
+    let r = accepting(&server, Method::GET, &cm_path("one"), "text/html", None).await;
+    assert!(!r.body["message"].as_str().unwrap_or("").contains("stream=watch"), "{}", r.body);
+    let r = get(&server, &cm_path("%00")).await;
+    assert_eq!((r.code, r.body["message"].as_str()), (404, Some("configmaps \"\\x00\" not found")), "{}", r.body);
 }

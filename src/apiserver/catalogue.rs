@@ -100,6 +100,8 @@ pub struct ResourceInfo {
     pub finalize_subresource: bool,
     /// Whether the kind has the `approval` subresource (certificate signing requests).
     pub approval_subresource: bool,
+    /// Whether the kind has the `ephemeralcontainers` subresource (pods).
+    pub ephemeral_containers_subresource: bool,
     /// The `scale` subresource, for the kinds that have one.
     pub scale: Option<ScalePaths>,
     /// Whether DELETE on the whole collection is served (not for namespaces: the namespace
@@ -253,6 +255,7 @@ impl Builtin {
             status_subresource: status,
             finalize_subresource: group.is_empty() && plural == "namespaces",
             approval_subresource: plural == "certificatesigningrequests",
+            ephemeral_containers_subresource: group.is_empty() && plural == "pods",
             scale: match (group, plural) {
                 ("apps", "deployments" | "replicasets" | "statefulsets") => Some(ScalePaths::builtin(ScaleSelector::LabelSelector)),
                 ("", "replicationcontrollers") => Some(ScalePaths::builtin(ScaleSelector::LabelMap)),

@@ -85,6 +85,9 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
         // its group and version apart from the parent's).
         out.push(json!({"name": format!("{}/scale", r.plural), "singularName": "", "namespaced": r.namespaced, "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}));
     }
+    if r.ephemeral_containers_subresource {
+        out.push(json!({"name": format!("{}/ephemeralcontainers", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
+    }
     if r.status_subresource {
         out.push(json!({"name": format!("{}/status", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
     }

@@ -206,7 +206,7 @@ impl ApiError {
 
     /// 404 NotFound for a named object.
     pub fn not_found(resource: QualifiedResource<'_>, name: &str) -> Self {
-        Self::new(404, "NotFound", format!("{resource} \"{name}\" not found")).with_details(resource.details(name))
+        Self::new(404, "NotFound", format!("{resource} {} not found", quote(name))).with_details(resource.details(name))
     }
 
     /// 404 NotFound for a path under `/api` or a served group that names no resource.
@@ -278,17 +278,22 @@ impl ApiError {
         Self::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource").with_details(json!({}))
     }
 
-    /// 406 NotAcceptable.
-    pub fn not_acceptable(with_protobuf: bool) -> Self {
-        // The text of the REST router's refusal (go-restful's jsr311.go), naming the
-        // representations the resource has: custom resources have no protobuf.
-        let protobuf = if with_protobuf { ", application/vnd.kubernetes.protobuf" } else { "" };
-        Self::new(
-            406,
-            "NotAcceptable",
-            format!("406: Not Acceptable\n\nAvailable representations: application/json, application/yaml{protobuf}"),
-        )
-        .with_details(json!({}))
+    /// 406 NotAcceptable from the REST router (go-restful's `jsr311.go`), naming the
+    /// representations the route produces (k8s.io/apiserver pkg/endpoints/installer.go): JSON,
+    /// YAML, protobuf where the kind has it, and the watch streams on a list or watch route.
+    pub fn not_acceptable(with_protobuf: bool, streams: bool) -> Self {
+        let mut produced = vec!["application/json", "application/yaml"];
+        if with_protobuf {
+            produced.push("application/vnd.kubernetes.protobuf");
+        }
+        if streams {
+            produced.push("application/json;stream=watch");
+            if with_protobuf {
+                produced.push("application/vnd.kubernetes.protobuf;stream=watch");
+            }
+        }
+        Self::new(406, "NotAcceptable", format!("406: Not Acceptable\n\nAvailable representations: {}", produced.join(", ")))
+            .with_details(json!({}))
     }
 
     /// 406 NotAcceptable of an answer the handler cannot render as asked (`errNotAcceptable`,

@@ -228,16 +228,20 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     // The apiextensions server's handlers negotiate a custom resource's answer once the verb
     // is done (`transformResponseObject`, k8s.io/apiserver pkg/endpoints/handlers/response.go):
     // a write they cannot answer is made, then refused.
+    let streams = parts.method == Method::GET && (path.name.is_none() || path.watch_prefix);
     let (repr, encoding, refused_after) =
-        match Representation::negotiate(header_str(&parts.headers, header::ACCEPT), !scope.resource.custom) {
+        match Representation::negotiate(header_str(&parts.headers, header::ACCEPT), !scope.resource.custom, streams) {
             Ok((repr, encoding)) => (repr, encoding, None),
             Err(_) if scope.resource.custom => (Representation::Full, Encoding::Json, Some(ApiError::not_acceptable_media_types())),
             Err(e) => return Err(e),
         };
     let name = path.name.as_deref();
-    // `watch` is a list option: only the verbs that read ListOptions (a GET, a collection
-    // delete) parse it, and every other verb ignores it.
-    let reads_list_options = parts.method == Method::GET || (parts.method == Method::DELETE && path.name.is_none());
+    // `watch` is a list option: only the verbs that read ListOptions (a collection's GET and
+    // DELETE) parse it, and every other verb ignores it: a GET of one object with `watch=1`
+    // is a get (`RequestInfoFactory.NewRequestInfo`, k8s.io/apiserver pkg/endpoints/request/
+    // requestinfo.go, turns only a nameless get into a list or watch). One object is watched
+    // through the legacy `/watch/` path or a `metadata.name` field selector.
+    let reads_list_options = path.name.is_none() && (parts.method == Method::GET || parts.method == Method::DELETE);
     let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch").unwrap_or(false));
     let now = server.clock.now();
 
@@ -339,11 +343,19 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
 /// not have is no route at all (404), and a method no route of the path serves is 405 (the
 /// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` serves PUT alone), PUT, PATCH and DELETE, a
 /// collection GET, POST and, where the registry deletes collections, DELETE; a subresource
-/// serves no DELETE).
+/// serves no DELETE; a custom resource's unknown subresource is an absent object).
 fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
     let target = match path.subresource.as_deref() {
         Some("scale") if scope.resource.scale.is_some() => None,
-        sub => Some(Target::from_subresource(scope, sub)?),
+        // The apiextensions server answers a subresource its definition does not declare as
+        // an object it cannot find (`crdHandler.ServeHTTP`, apiextensions-apiserver
+        // pkg/apiserver/customresource_handler.go), whatever the method.
+        sub => match Target::from_subresource(scope, sub) {
+            Err(_) if scope.resource.custom => {
+                return Err(ApiError::not_found(scope.resource.qualified(), path.name.as_deref().unwrap_or("")));
+            }
+            target => Some(target?),
+        },
     };
     let item = path.name.is_some();
     let served = match *method {

@@ -179,8 +179,9 @@ impl Representation {
     /// encoding. A rendering as another kind names a version of `meta.k8s.io` the endpoint
     /// transforms to (`RequestScope.AllowsMediaTypeTransform`, k8s.io/apiserver
     /// pkg/endpoints/handlers/rest.go). Protobuf is offered for the whole object of a built-in
-    /// kind (`with_protobuf`).
-    pub fn negotiate(accept: Option<&str>, with_protobuf: bool) -> ApiResult<(Self, Encoding)> {
+    /// kind (`with_protobuf`); a refusal names the watch streams too where the route streams
+    /// them (`streams`: a list or watch).
+    pub fn negotiate(accept: Option<&str>, with_protobuf: bool, streams: bool) -> ApiResult<(Self, Encoding)> {
         let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Ok((Self::Full, Encoding::Json)) };
         for media in accept.split(',') {
             let mut params = media.split(';').map(str::trim);
@@ -217,7 +218,7 @@ impl Representation {
                 _ => continue,
             }
         }
-        Err(ApiError::not_acceptable(with_protobuf))
+        Err(ApiError::not_acceptable(with_protobuf, streams))
     }
 }
 
@@ -263,16 +264,19 @@ mod tests {
     #[test]
     fn negotiates_kubectl_and_metadata_accept_headers() {
         let kubectl = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(Representation::negotiate(Some(kubectl), true).unwrap(), (Representation::Table(META_V1), Encoding::Json));
+        assert_eq!(Representation::negotiate(Some(kubectl), true, false).unwrap(), (Representation::Table(META_V1), Encoding::Json));
         let meta = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1";
-        assert_eq!(Representation::negotiate(Some(meta), false).unwrap(), (Representation::MetadataList(META_V1BETA1), Encoding::Json));
-        assert_eq!(Representation::negotiate(Some("application/json"), false).unwrap(), (Representation::Full, Encoding::Json));
-        assert_eq!(Representation::negotiate(Some("application/yaml"), false).unwrap(), (Representation::Full, Encoding::Yaml));
-        assert_eq!(Representation::negotiate(None, false).unwrap(), (Representation::Full, Encoding::Json));
-        assert_eq!(Representation::negotiate(Some("application/json;as=Table;g=meta.k8s.io"), false).unwrap_err().code, 406);
-        assert_eq!(Representation::negotiate(Some("application/vnd.kubernetes.protobuf"), false).unwrap_err().code, 406);
         assert_eq!(
-            Representation::negotiate(Some("application/vnd.kubernetes.protobuf"), true).unwrap(),
+            Representation::negotiate(Some(meta), false, false).unwrap(),
+            (Representation::MetadataList(META_V1BETA1), Encoding::Json)
+        );
+        assert_eq!(Representation::negotiate(Some("application/json"), false, false).unwrap(), (Representation::Full, Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/yaml"), false, false).unwrap(), (Representation::Full, Encoding::Yaml));
+        assert_eq!(Representation::negotiate(None, false, false).unwrap(), (Representation::Full, Encoding::Json));
+        assert_eq!(Representation::negotiate(Some("application/json;as=Table;g=meta.k8s.io"), false, false).unwrap_err().code, 406);
+        assert_eq!(Representation::negotiate(Some("application/vnd.kubernetes.protobuf"), false, false).unwrap_err().code, 406);
+        assert_eq!(
+            Representation::negotiate(Some("application/vnd.kubernetes.protobuf"), true, false).unwrap(),
             (Representation::Full, Encoding::Protobuf)
         );
     }

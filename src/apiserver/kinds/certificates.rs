@@ -60,7 +60,7 @@ impl Kind for CertificateSigningRequests {
                 fill_times(new, existing, now);
             }
             Target::Approval => fill_times(new, existing, now),
-            Target::Finalize | Target::Scale => {}
+            Target::Finalize | Target::Scale | Target::EphemeralContainers => {}
         }
         refused
     }

@@ -98,17 +98,12 @@ impl Kind for Definitions {
         }
     }
 
-    /// A removed definition stops serving its resource, and the objects left go with it.
+    /// A removed definition stops serving its resource. Objects of it still stored stay, as
+    /// they stay in etcd upstream (a definition removed without its cleanup finalizer, by a
+    /// collection delete or by a client that removed the finalizer): a definition made again
+    /// serves them again.
     fn removed(&self, storage: &mut Storage, definition: &Value) {
         if let Some(info) = crd::resource_info(definition) {
-            let leftovers: Vec<ObjectKey> = storage
-                .store
-                .list(&info.group, &info.plural, None, None)
-                .map(|((ns, name), _)| ObjectKey::new(&info.group, &info.plural, ns, name))
-                .collect();
-            for k in leftovers {
-                storage.store.remove(&k);
-            }
             storage.catalogue.remove(&info.group, &info.plural);
         }
     }

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use crate::apiserver::admission::Admission;
 use crate::apiserver::deletion::DeleteOptions;
+use crate::apiserver::go_quote::quote;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
@@ -15,6 +16,9 @@ use crate::clock::parse_time;
 /// core/v1 Pods.
 pub struct Pods;
 
+/// The annotation of a static pod's mirror in the API (`core.MirrorPodAnnotationKey`).
+const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
+
 /// What an update may change of a pod's spec, as upstream's refusal lists it.
 const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
@@ -23,6 +27,32 @@ const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].imag
 /// scheduling gates, and a negative grace period set to 1. Upstream follows the message with
 /// go-cmp's diff of the two specs, whose format go-cmp keeps deliberately unstable; the fake
 /// names the fields that differ instead.
+/// What `ValidatePodEphemeralContainersUpdate` (kubernetes pkg/apis/core/validation/
+/// validation.go) refuses of a write through `ephemeralcontainers`: any ephemeral container of
+/// a static pod, and an existing one removed or changed (found by name: a patch may reorder
+/// them). A change's message ends in go-cmp's diff upstream, whose format is unstable; here
+/// it ends at the line break before it.
+fn ephemeral_change_refused(new: &Value, existing: &Value) -> Vec<FieldError> {
+    if !existing["metadata"]["annotations"][MIRROR_ANNOTATION].is_null() {
+        return vec![FieldError::forbidden("", "static pods do not support ephemeral containers")];
+    }
+    let path = "spec.ephemeralContainers";
+    let news = new["ephemeralContainers"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let olds = existing["spec"]["ephemeralContainers"].as_array().map(Vec::as_slice).unwrap_or_default();
+    olds.iter()
+        .filter_map(|old| {
+            let name = old["name"].as_str().unwrap_or("");
+            match news.iter().find(|c| c["name"].as_str() == Some(name)) {
+                None => Some(FieldError::forbidden(path, format!("existing ephemeral containers {} may not be removed\n", quote(name)))),
+                Some(c) if c != old => {
+                    Some(FieldError::forbidden(path, format!("existing ephemeral containers {} may not be changed\n", quote(name))))
+                }
+                Some(_) => None,
+            }
+        })
+        .collect()
+}
+
 fn spec_change_refused(new: &Value, old: &Value) -> Option<FieldError> {
     let mut munged = new.clone();
     for list in ["containers", "initContainers"] {
@@ -84,6 +114,7 @@ impl Kind for Pods {
         match target {
             Target::Status => keep_stored(new, existing, "metadata", "ownerReferences"),
             Target::Main => return spec_change_refused(&new["spec"], &existing["spec"]).into_iter().collect(),
+            Target::EphemeralContainers => return ephemeral_change_refused(&new["spec"], existing),
             _ => {}
         }
         Vec::new()

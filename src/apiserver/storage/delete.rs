@@ -34,11 +34,11 @@ impl Storage {
     /// Deletes object `name` with `opts`.
     pub fn delete(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
         self.warn_delete(scope, opts);
-        self.delete_one(scope, name, opts)
+        self.delete_one(scope, name, opts, Entry::Rest)
     }
 
-    /// Deletes object `name` with `opts`, the request's warning given already.
-    fn delete_one(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions) -> ApiResult<Deleted> {
+    /// Deletes object `name` with `opts`, the request's warning given already, through `entry`.
+    fn delete_one(&mut self, scope: &Scope, name: &str, opts: &DeleteOptions, entry: Entry) -> ApiResult<Deleted> {
         let opts = &opts.clone().mutated_by(self.mutant);
         // Admission comes before the object is read: a refused name is refused even when absent.
         if let Some(why) = self.kind(scope).forbid_delete(name) {
@@ -55,7 +55,10 @@ impl Storage {
         };
         check_preconditions(&existing, opts, ctx).mutated_by(self.mutant).result()?;
         let planner = DeletePlanner { opts, ctx, mutant: self.mutant };
-        let plan = self.kind(scope).plan_delete(&existing, &planner);
+        let plan = match entry {
+            Entry::Rest => self.kind(scope).plan_delete(&existing, &planner),
+            Entry::Store => planner.generic(&existing),
+        };
         match plan {
             DeletePlan::Unchanged => Ok(Deleted { code: 200, body: existing, removed: false }),
             DeletePlan::LostResourceVersion => {
@@ -101,6 +104,18 @@ impl Storage {
     }
 }
 
+/// Which DELETE an object goes through.
+#[derive(Clone, Copy)]
+enum Entry {
+    /// The resource's own, with its kind's delete hook (a REST's `Delete`, which may wrap the
+    /// store's).
+    Rest,
+    /// The generic store's alone: a collection delete calls `Store.Delete` on each item, never
+    /// the resource's override (apiserver `registry/generic/registry/store.go`,
+    /// `DeleteCollection`), so a definition deleted with its collection is not first marked.
+    Store,
+}
+
 /// Plans a DELETE from the generic store's steps (upstream `rest.BeforeDelete`, the
 /// finalizer update, `Store.Delete`'s ending), passing each step's decision through the
 /// server's mutant on to the next. A kind's delete hook composes its own plan from them.
@@ -140,9 +155,9 @@ impl DeletePlanner<'_> {
 }
 
 impl Storage {
-    /// DELETE on a collection: deletes each selected item with a copy of `opts`, ignoring items
-    /// that are already gone; the first other error aborts. Returns the items as listed
-    /// (catalogue B.3 row 25).
+    /// DELETE on a collection: deletes each selected item with a copy of `opts` through the
+    /// generic store ([`Entry::Store`]), ignoring items that are already gone; the first other
+    /// error aborts. Returns the items as listed.
     pub fn delete_collection(&mut self, scope: &Scope, selection: &Selection, page: &Page, opts: &DeleteOptions) -> ApiResult<Listed> {
         self.warn_delete(scope, opts);
         let selection = selection.clone().mutated_by(self.mutant);
@@ -151,7 +166,7 @@ impl Storage {
             let name = item["metadata"]["name"].as_str().unwrap_or("");
             // Each item is deleted in the request's namespace: across every namespace (an empty
             // one in the path) the first delete has no key.
-            match self.delete_one(scope, name, opts) {
+            match self.delete_one(scope, name, opts, Entry::Store) {
                 Ok(_) => {}
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),

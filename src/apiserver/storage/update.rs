@@ -93,6 +93,9 @@ impl Storage {
             _ => {}
         }
 
+        // An apply's result carries the managedFields it recorded, which the subresources that
+        // start from the stored object keep.
+        let applied_fields = (*management == Management::Applied).then(|| body["metadata"]["managedFields"].clone());
         let mut new = match target {
             Target::Main => {
                 let mut new = body;
@@ -138,9 +141,26 @@ impl Storage {
                 new["status"]["conditions"] = body["status"]["conditions"].clone();
                 new
             }
+            // The stored pod with the request's ephemeral containers and nothing else
+            // (`dropNonEphemeralContainerUpdates`, kubernetes pkg/registry/core/pod/strategy.go).
+            Target::EphemeralContainers => {
+                let mut new = existing.clone();
+                match body["spec"].get("ephemeralContainers") {
+                    Some(containers) if !containers.is_null() => new["spec"]["ephemeralContainers"] = containers.clone(),
+                    _ => {
+                        if let Some(spec) = new["spec"].as_object_mut() {
+                            spec.remove("ephemeralContainers");
+                        }
+                    }
+                }
+                new
+            }
             // The scale verbs hand the stored object with nothing but its replicas changed.
             Target::Scale => body,
         };
+        if let Some(fields) = applied_fields {
+            new["metadata"]["managedFields"] = fields;
+        }
         let mut refused = self.kind(scope).prepare_update(target, &mut new, &existing, &format_time(self.clock.now()));
         carry_over_metadata(&mut new, &existing);
         if scope.resource.tracks_generation && matches!(target, Target::Main | Target::Scale) && spec_part(&new) != spec_part(&existing) {

@@ -25,6 +25,8 @@ pub enum Target {
     Finalize,
     /// The certificate signing request `approval` subresource: only `status.conditions`.
     Approval,
+    /// The pod `ephemeralcontainers` subresource: only `spec.ephemeralContainers`.
+    EphemeralContainers,
     /// The `scale` subresource, written as its parent with the desired replicas changed (only
     /// through [`Storage::update_scale`] and [`Storage::patch_scale`]).
     Scale,
@@ -38,6 +40,7 @@ impl Target {
             Some("status") if scope.resource.status_subresource => Ok(Self::Status),
             Some("finalize") if scope.resource.finalize_subresource => Ok(Self::Finalize),
             Some("approval") if scope.resource.approval_subresource => Ok(Self::Approval),
+            Some("ephemeralcontainers") if scope.resource.ephemeral_containers_subresource => Ok(Self::EphemeralContainers),
             Some(_) => Err(ApiError::not_found_path()),
         }
     }
@@ -105,6 +108,7 @@ impl Storage {
             Target::Status => ("status", Owns::AllBut(&["spec"])),
             Target::Finalize => ("finalize", Owns::Only("spec")),
             Target::Approval => ("approval", Owns::Only("status")),
+            Target::EphemeralContainers => ("ephemeralcontainers", Owns::All),
             Target::Scale => ("scale", Owns::Only("spec")),
         };
         FieldContext {
