@@ -23,6 +23,7 @@ on_both_servers!(
     a_definition_deleted_with_its_collection_is_not_first_marked,
     ephemeral_containers_are_written_through_their_subresource,
     refusals_name_what_the_route_serves_and_quote_names_as_go_does,
+    a_binding_assigns_a_pod_to_a_node_once,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -203,18 +204,7 @@ async fn a_definition_deleted_with_its_collection_is_not_first_marked(server: Se
 /// Seed 1: `pods/ephemeralcontainers` was no route. It writes a pod's ephemeral containers and
 /// nothing else, and refuses to remove one (`ValidatePodEphemeralContainersUpdate`).
 async fn ephemeral_containers_are_written_through_their_subresource(server: Server) {
-    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debugged"},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
-    // Upstream's ServiceAccount admission waits for the namespace's default account.
-    let mut created = post(&server, "/api/v1/namespaces/default/pods", pod.clone()).await;
-    for _ in 0..100 {
-        if created.code != 403 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        created = post(&server, "/api/v1/namespaces/default/pods", pod.clone()).await;
-    }
-    assert_eq!(created.code, 201, "{}", created.body);
+    create_pod(&server, "debugged").await;
     let path = "/api/v1/namespaces/default/pods/debugged/ephemeralcontainers";
     let added = json!({"metadata": {"labels": {"ignored": "yes"}}, "spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox"}]}});
     let r = patch(&server, path, "application/strategic-merge-patch+json", added).await;
@@ -242,4 +232,47 @@ async fn refusals_name_what_the_route_serves_and_quote_names_as_go_does(server: 
     assert!(!r.body["message"].as_str().unwrap_or("").contains("stream=watch"), "{}", r.body);
     let r = get(&server, &cm_path("%00")).await;
     assert_eq!((r.code, r.body["message"].as_str()), (404, Some("configmaps \"\\x00\" not found")), "{}", r.body);
+}
+
+/// Creates pod `name` in `default`, asserting success. Upstream's ServiceAccount admission
+/// refuses it until the namespace's default account exists, which its controller makes.
+async fn create_pod(server: &Server, name: &str) {
+    let pod =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let mut created = post(server, "/api/v1/namespaces/default/pods", pod.clone()).await;
+    for _ in 0..100 {
+        if created.code != 403 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        created = post(server, "/api/v1/namespaces/default/pods", pod.clone()).await;
+    }
+    assert_eq!(created.code, 201, "{}", created.body);
+}
+
+/// Seed 1: `pods/binding` was no route. A scheduler's Binding gives the pod its node, the
+/// binding's labels and a true `PodScheduled` condition; a second one is a conflict, a
+/// binding without a target an error with no reason, and the route serves POST alone.
+async fn a_binding_assigns_a_pod_to_a_node_once(server: Server) {
+    create_pod(&server, "bound").await;
+    let path = "/api/v1/namespaces/default/pods/bound/binding";
+    let binding = |node: &str| json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "bound", "labels": {"zone": "a"}}, "target": {"name": node}});
+    let r = post(&server, path, json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "bound"}, "target": {}})).await;
+    assert_eq!(
+        (r.code, r.body["reason"].as_str(), r.body["message"].as_str()),
+        (500, None, Some("target.name: Required value")),
+        "{}",
+        r.body
+    );
+    let r = post(&server, path, binding("n1")).await;
+    assert_eq!((r.code, r.body["status"].as_str()), (201, Some("Success")), "{}", r.body);
+    let pod = get(&server, "/api/v1/namespaces/default/pods/bound").await.body;
+    assert_eq!((pod["spec"]["nodeName"].as_str(), pod["metadata"]["labels"]["zone"].as_str()), (Some("n1"), Some("a")), "{pod}");
+    let scheduled = pod["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "PodScheduled").cloned();
+    assert_eq!(scheduled.map(|c| c["status"].clone()), Some(json!("True")), "{pod}");
+    let r = post(&server, path, binding("n2")).await;
+    let message = "Operation cannot be fulfilled on pods/binding \"bound\": pod bound is already assigned to node \"n1\"";
+    assert_eq!((r.code, r.body["message"].as_str()), (409, Some(message)), "{}", r.body);
+    let r = get(&server, path).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (405, Some("MethodNotAllowed")), "{}", r.body);
 }

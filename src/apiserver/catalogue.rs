@@ -102,6 +102,8 @@ pub struct ResourceInfo {
     pub approval_subresource: bool,
     /// Whether the kind has the `ephemeralcontainers` subresource (pods).
     pub ephemeral_containers_subresource: bool,
+    /// Whether the kind has the `binding` subresource, served for POST alone (pods).
+    pub binding_subresource: bool,
     /// The `scale` subresource, for the kinds that have one.
     pub scale: Option<ScalePaths>,
     /// Whether DELETE on the whole collection is served (not for namespaces: the namespace
@@ -256,6 +258,7 @@ impl Builtin {
             finalize_subresource: group.is_empty() && plural == "namespaces",
             approval_subresource: plural == "certificatesigningrequests",
             ephemeral_containers_subresource: group.is_empty() && plural == "pods",
+            binding_subresource: group.is_empty() && plural == "pods",
             scale: match (group, plural) {
                 ("apps", "deployments" | "replicasets" | "statefulsets") => Some(ScalePaths::builtin(ScaleSelector::LabelSelector)),
                 ("", "replicationcontrollers") => Some(ScalePaths::builtin(ScaleSelector::LabelMap)),

@@ -139,6 +139,7 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         finalize_subresource: false,
         approval_subresource: false,
         ephemeral_containers_subresource: false,
+        binding_subresource: false,
         scale,
         collection_delete: true,
         orphan_by_default_in: vec![],

@@ -85,6 +85,9 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
         // its group and version apart from the parent's).
         out.push(json!({"name": format!("{}/scale", r.plural), "singularName": "", "namespaced": r.namespaced, "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}));
     }
+    if r.binding_subresource {
+        out.push(json!({"name": format!("{}/binding", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": "Binding", "verbs": ["create"]}));
+    }
     if r.ephemeral_containers_subresource {
         out.push(json!({"name": format!("{}/ephemeralcontainers", r.plural), "singularName": "", "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}));
     }

@@ -150,6 +150,16 @@ impl FieldError {
         format!("{}: {}", self.field, self.body())
     }
 
+    /// The text of a list of field errors as one error (apimachinery's `ToAggregate`): the
+    /// one error, or every one in brackets.
+    pub fn aggregate(errors: &[FieldError]) -> String {
+        if errors.len() == 1 {
+            errors[0].message()
+        } else {
+            format!("[{}]", errors.iter().map(FieldError::message).collect::<Vec<_>>().join(", "))
+        }
+    }
+
     /// The message without the field, as a `Status` cause gives it (apimachinery's `ErrorBody`).
     fn body(&self) -> String {
         let mut m = self.kind.text().to_string();
@@ -244,11 +254,7 @@ impl ApiError {
 
     /// 422 Invalid built from field errors.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: Vec<FieldError>) -> Self {
-        let list = if errors.len() == 1 {
-            errors[0].message()
-        } else {
-            format!("[{}]", errors.iter().map(FieldError::message).collect::<Vec<_>>().join(", "))
-        };
+        let list = FieldError::aggregate(&errors);
         let causes: Vec<Value> =
             errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.body(), "field": e.field })).collect();
         let mut details = json!({ "kind": kind, "causes": causes });

@@ -258,6 +258,11 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
                 let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
                 Ok(render::watch_stream(lines))
             }
+            (Method::POST, Some(name)) => {
+                let opts = write_options(&query, &parts.headers, "CreateOptions")?;
+                let binding = object(&parts.headers, &body, "Binding")?.value;
+                Ok(json_response(201, &server.lock().bind(&scope, name, binding, opts.dry_run)?))
+            }
             (Method::GET, Some(name)) if path.subresource.as_deref() == Some("scale") => {
                 Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
             }
@@ -345,6 +350,10 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
 /// collection GET, POST and, where the registry deletes collections, DELETE; a subresource
 /// serves no DELETE; a custom resource's unknown subresource is an absent object).
 fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
+    // A pod's binding is created and nothing else.
+    if path.subresource.as_deref() == Some("binding") && scope.resource.binding_subresource && path.name.is_some() {
+        return if *method == Method::POST && !path.watch_prefix { Ok(()) } else { Err(ApiError::method_not_allowed()) };
+    }
     let target = match path.subresource.as_deref() {
         Some("scale") if scope.resource.scale.is_some() => None,
         // The apiextensions server answers a subresource its definition does not declare as

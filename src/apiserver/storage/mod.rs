@@ -10,6 +10,7 @@
 //! decoded from [`crate::apiserver::http`].
 
 pub mod apply;
+pub mod binding;
 mod bootstrap;
 pub mod create;
 pub mod delete;
