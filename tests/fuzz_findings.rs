@@ -24,6 +24,7 @@ on_both_servers!(
     ephemeral_containers_are_written_through_their_subresource,
     refusals_name_what_the_route_serves_and_quote_names_as_go_does,
     a_binding_assigns_a_pod_to_a_node_once,
+    openapi_documents_are_the_pinned_releases_named_by_their_hash,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -275,4 +276,24 @@ async fn a_binding_assigns_a_pod_to_a_node_once(server: Server) {
     assert_eq!((r.code, r.body["message"].as_str()), (409, Some(message)), "{}", r.body);
     let r = get(&server, path).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (405, Some("MethodNotAllowed")), "{}", r.body);
+}
+
+/// Seed 1: the OpenAPI index named no hashes and the documents held no schemas. Each path of
+/// the index carries the hash of its document, whatever the method asking; another hash is a
+/// redirect to the current one; a client that takes no JSON gets 406, a path with no document
+/// an empty 404.
+async fn openapi_documents_are_the_pinned_releases_named_by_their_hash(server: Server) {
+    let index = raw(&server, Method::DELETE, "/openapi/v3", None, Body::empty()).await;
+    assert_eq!(index.code, 200);
+    let url = index.body["paths"]["apis/apps/v1"]["serverRelativeURL"].as_str().unwrap().to_string();
+    let (path, hash) = url.split_once("?hash=").unwrap();
+    assert_eq!((path, hash.len()), ("/openapi/v3/apis/apps/v1", 128), "{url}");
+    let r = raw(&server, Method::POST, &url, None, Body::empty()).await;
+    assert_eq!(r.code, 200);
+    let deployment = &r.body["components"]["schemas"]["io.k8s.api.apps.v1.DeploymentStrategy"]["properties"]["type"];
+    assert_eq!(deployment["enum"], json!(["Recreate", "RollingUpdate"]), "{deployment}");
+    assert_eq!(get(&server, &format!("{path}?hash=0{}", &hash[1..])).await.code, 301);
+    assert_eq!(accepting(&server, Method::GET, path, "application/yaml", None).await.code, 406);
+    let r = get(&server, "/openapi/v3/apis/apps/v2").await;
+    assert_eq!((r.code, r.body.is_null()), (404, true), "{}", r.body);
 }

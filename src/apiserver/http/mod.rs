@@ -5,6 +5,7 @@
 
 pub mod decode;
 pub mod go_json;
+pub mod openapi;
 pub mod render;
 pub mod request;
 pub mod table;
@@ -31,7 +32,6 @@ use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
 use crate::apiserver::mutant::Mutable;
-use crate::apiserver::openapi;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
@@ -63,8 +63,8 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/apis/", any(api_groups))
         .route("/apis/{group}", any(api_group))
         .route("/apis/{group}/", any(api_group))
-        .route("/openapi/v3", any(openapi_index))
-        .route("/openapi/v3/{*path}", any(openapi_group_version))
+        .route("/openapi/v3", any(openapi::index))
+        .route("/openapi/v3/{*path}", any(openapi::document))
         .route("/healthz", any(|| async { "ok" }))
         .route("/livez", any(|| async { "ok" }))
         .route("/readyz", any(|| async { "ok" }))
@@ -137,14 +137,6 @@ async fn group_not_allowed(State(server): State<Arc<Server>>, Path((group, versi
         Some(_) => ApiError::method_not_allowed().into_response(),
         None => ApiError::not_found_path().into_response(),
     }
-}
-
-async fn openapi_index(State(server): State<Arc<Server>>) -> Response {
-    axum::Json(openapi::v3_index(&server.lock().catalogue)).into_response()
-}
-
-async fn openapi_group_version(State(server): State<Arc<Server>>, Path(path): Path<String>) -> Response {
-    json_or_404(openapi::v3_group_version(&server.lock().catalogue, &path))
 }
 
 /// Serves every resource URL, with the warnings its handling gave as `Warning` headers.

@@ -1,0 +1,131 @@
+//! OpenAPI v3 as kube-apiserver publishes it: an index (`/openapi/v3`) naming one document per
+//! path with the SHA-512 of its bytes, and the documents.
+//!
+//! The built-in documents are the pinned release's own, byte for byte: `built_in.json.zst` holds
+//! what its kube-apiserver serves at every path of the groups the fake serves (`api`, `api/v1`,
+//! `apis`, `apis/{group}`, `apis/{group}/{version}`, `version`). `tests/openapi_documents.rs`
+//! checks them against the pinned kube-apiserver and writes them again when asked. They are
+//! what `kubectl explain` and kubectl's client-side validation read; they describe a group
+//! version as upstream serves it, so they name the few subresources the fake does not serve
+//! (`pods/exec`, `pods/log`, …) too.
+//!
+//! A custom resource's group version has a document of the fake's own making: the PATCH
+//! operation of each kind with its `x-kubernetes-group-version-kind` and its `fieldValidation`
+//! parameter, which kubectl reads to learn that the server validates fields itself (upstream
+//! builds the whole document from the definition's schema, `apiextensions-apiserver`
+//! `pkg/controller/openapi/builder`).
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use bytes::Bytes;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha512};
+
+use crate::apiserver::catalogue::Catalogue;
+
+/// One document and the hash its URL carries.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// The JSON text served.
+    pub bytes: Bytes,
+    /// The upper-case hex SHA-512 of `bytes`, as kube-openapi's `handler3` computes its ETag.
+    pub hash: String,
+}
+
+impl Document {
+    fn new(bytes: Bytes) -> Self {
+        let hash = format!("{:X}", Sha512::digest(&bytes));
+        Self { bytes, hash }
+    }
+}
+
+/// The pinned release's documents by path (`api/v1`), read once.
+static BUILT_IN: LazyLock<BTreeMap<String, Document>> = LazyLock::new(|| {
+    let text = zstd::decode_all(&include_bytes!("built_in.json.zst")[..]).expect("the built-in OpenAPI documents decompress");
+    let documents: BTreeMap<String, String> = serde_json::from_slice(&text).expect("the built-in OpenAPI documents are a JSON object");
+    documents.into_iter().map(|(path, text)| (path, Document::new(Bytes::from(text)))).collect()
+});
+
+fn gv_path(group: &str, version: &str) -> String {
+    if group.is_empty() { format!("api/{version}") } else { format!("apis/{group}/{version}") }
+}
+
+/// Every path the index lists, with its document.
+fn documents(catalogue: &Catalogue) -> BTreeMap<String, Document> {
+    let mut paths: BTreeMap<String, Document> =
+        ["api", "apis", "version"].iter().filter_map(|p| Some((p.to_string(), BUILT_IN.get(*p)?.clone()))).collect();
+    for (group, versions) in catalogue.groups() {
+        if let Some(document) = BUILT_IN.get(&format!("apis/{group}")) {
+            paths.insert(format!("apis/{group}"), document.clone());
+        }
+        for version in versions {
+            let path = gv_path(&group, &version);
+            if let Some(document) = BUILT_IN.get(&path).cloned().or_else(|| custom_group_version(catalogue, &group, &version)) {
+                paths.insert(path, document);
+            }
+        }
+    }
+    paths
+}
+
+/// `/openapi/v3`: each path's `serverRelativeURL`, with its document's hash.
+pub fn index(catalogue: &Catalogue) -> Value {
+    let paths: Map<String, Value> = documents(catalogue)
+        .into_iter()
+        .map(|(path, document)| {
+            let url = format!("/openapi/v3/{path}?hash={}", document.hash);
+            (path, json!({"serverRelativeURL": url}))
+        })
+        .collect();
+    json!({"paths": paths})
+}
+
+/// The document at `path` (`api/v1`, `apis/apps/v1`, …), if the index lists it.
+pub fn document(catalogue: &Catalogue, path: &str) -> Option<Document> {
+    documents(catalogue).remove(path)
+}
+
+/// The fake's document of a group version the pinned release does not publish: a custom
+/// resource's.
+fn custom_group_version(catalogue: &Catalogue, group: &str, version: &str) -> Option<Document> {
+    let mut paths = Map::new();
+    for r in catalogue.all().filter(|r| r.group == group && r.serves(version)) {
+        let prefix = format!("/{}", gv_path(group, version));
+        let item = if r.namespaced {
+            format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", r.plural)
+        } else {
+            format!("{prefix}/{}/{{name}}", r.plural)
+        };
+        let gvk = json!({"group": group, "version": version, "kind": r.kind});
+        let content: Map<String, Value> = ["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"]
+            .iter()
+            .map(|t| (t.to_string(), json!({"schema": {"type": "object"}})))
+            .collect();
+        paths.insert(
+            item,
+            json!({"patch": {
+                "operationId": format!("patch{}", r.kind),
+                "x-kubernetes-action": "patch",
+                "x-kubernetes-group-version-kind": gvk,
+                "parameters": [
+                    {"name": "dryRun", "in": "query", "schema": {"type": "string"}},
+                    {"name": "fieldManager", "in": "query", "schema": {"type": "string"}},
+                    {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}},
+                ],
+                "requestBody": {"content": content},
+                "responses": {"200": {"description": "OK"}},
+            }}),
+        );
+    }
+    if paths.is_empty() {
+        return None;
+    }
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
+        "paths": paths,
+        "components": {"schemas": {}},
+    });
+    Some(Document::new(Bytes::from(document.to_string())))
+}
