@@ -25,6 +25,7 @@ on_both_servers!(
     refusals_name_what_the_route_serves_and_quote_names_as_go_does,
     a_binding_assigns_a_pod_to_a_node_once,
     openapi_documents_are_the_pinned_releases_named_by_their_hash,
+    a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_words,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -296,4 +297,39 @@ async fn openapi_documents_are_the_pinned_releases_named_by_their_hash(server: S
     assert_eq!(accepting(&server, Method::GET, path, "application/yaml", None).await.code, 406);
     let r = get(&server, "/openapi/v3/apis/apps/v2").await;
     assert_eq!((r.code, r.body.is_null()), (404, true), "{}", r.body);
+}
+
+/// Seed 1: a patch whose result holds a value of the wrong type was the decoder's 400; the
+/// patch handler decodes the result itself and answers 422 at `patch`, showing the strategic
+/// patch as Go prints its map with the unstructured converter's words, or a JSON or merge
+/// patch's result with the JSON decoder's. The object is left as it was.
+async fn a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_words(server: Server) {
+    create_cm(&server, "typed", &[]).await;
+    let strategic = "application/strategic-merge-patch+json";
+    let owner = json!({"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u", "blockOwnerDeletion": "yes"}]}});
+    let r = patch(&server, &cm_path("typed"), strategic, owner.clone()).await;
+    let invalid = "Invalid value: \"map[metadata:map[ownerReferences:[map[apiVersion:v1 blockOwnerDeletion:yes kind:ConfigMap name:o uid:u]]]]\": unrecognized type: bool";
+    assert_eq!((r.code, r.body["reason"].as_str()), (422, Some("Invalid")), "{}", r.body);
+    assert_eq!(r.body["message"].as_str(), Some(format!(" \"\" is invalid: patch: {invalid}").as_str()));
+    assert_eq!(r.body["details"], json!({"causes": [{"reason": "FieldValueInvalid", "message": invalid, "field": "patch"}]}));
+    for (labels, printed, why) in [
+        (json!({"a": 1}), "map[a:1]", "cannot convert int64 to string"),
+        (json!({"a": 1.5e7}), "map[a:1.5e+07]", "unrecognized type: string"),
+    ] {
+        let r = patch(&server, &cm_path("typed"), strategic, json!({"metadata": {"labels": labels}})).await;
+        let message = r.body["message"].as_str().unwrap_or_default();
+        assert!(message.ends_with(&format!("\"map[metadata:map[labels:{printed}]]\": {why}")), "{message}");
+    }
+    let r = patch(&server, &cm_path("typed"), "application/merge-patch+json", owner).await;
+    let message = r.body["message"].as_str().unwrap_or_default();
+    assert_eq!((r.code, r.body["details"]["causes"][0]["field"].as_str()), (422, Some("patch")), "{}", r.body);
+    assert!(message.starts_with(" \"\" is invalid: patch: Invalid value: \"{\\\"apiVersion\\\":\\\"v1\\\","), "{message}");
+    assert!(
+        message.ends_with(
+            "\": json: cannot unmarshal string into Go struct field OwnerReference.metadata.ownerReferences.blockOwnerDeletion of type bool"
+        ),
+        "{message}"
+    );
+    let stored = get(&server, &cm_path("typed")).await.body;
+    assert!(stored["metadata"]["ownerReferences"].is_null() && stored["metadata"]["labels"].is_null(), "{stored}");
 }

@@ -257,7 +257,10 @@ impl ApiError {
         let list = FieldError::aggregate(&errors);
         let causes: Vec<Value> =
             errors.iter().map(|e| json!({ "reason": e.kind.cause_reason(), "message": e.body(), "field": e.field })).collect();
-        let mut details = json!({ "kind": kind, "causes": causes });
+        let mut details = json!({ "causes": causes });
+        if !kind.is_empty() {
+            details["kind"] = json!(kind);
+        }
         if !name.is_empty() {
             details["name"] = json!(name);
         }

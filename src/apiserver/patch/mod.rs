@@ -2,6 +2,7 @@
 //! merge patch, chosen by the request's `Content-Type` as the apiserver does.
 
 mod strategic;
+pub mod undecodable;
 
 use serde_json::Value;
 

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::apiserver::deletion::{AfterUpdate, after_update};
 use crate::apiserver::mutant::Mutable;
-use crate::apiserver::patch::PatchType;
-use crate::apiserver::schema::{WriteOptions, check_fields};
+use crate::apiserver::patch::{PatchType, undecodable};
+use crate::apiserver::schema::{WriteOptions, check_fields, typed};
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::write::{Management, Target};
@@ -216,6 +216,13 @@ impl Storage {
         let patched = patch_type.apply(&current, body)?;
         if !patched.is_object() {
             return Err(ApiError::bad_request("the patch produced something other than an object"));
+        }
+        // The patch handler decodes the patched object before anything else of the update.
+        if !scope.resource.custom
+            && let Err(json_error) = typed::unknown_fields_of(&scope.resource.group, &scope.resource.kind, &patched)
+            && let Some(refusal) = undecodable::refusal(patch_type, body, &patched, &json_error)
+        {
+            return Err(refusal);
         }
         self.update(scope, name, patched, target, opts)
     }
