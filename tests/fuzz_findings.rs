@@ -26,6 +26,7 @@ on_both_servers!(
     a_binding_assigns_a_pod_to_a_node_once,
     openapi_documents_are_the_pinned_releases_named_by_their_hash,
     a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_words,
+    discovery_is_negotiated_as_other_answers_are,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -332,4 +333,21 @@ async fn a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_
     );
     let stored = get(&server, &cm_path("typed")).await.body;
     assert!(stored["metadata"]["ownerReferences"].is_null() && stored["metadata"]["labels"].is_null(), "{stored}");
+}
+
+/// Seed 1: discovery answered JSON whatever the client accepted. It is negotiated: YAML when
+/// asked (errors too), 406 for a rendering as another kind, JSON when a later clause takes it
+/// (as kubectl's aggregated-discovery header offers).
+async fn discovery_is_negotiated_as_other_answers_are(server: Server) {
+    let metadata = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::GET, "/apis/apps", metadata, None).await;
+    let message = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    assert_eq!((r.code, r.body["message"].as_str()), (406, Some(message)), "{}", r.body);
+    let aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let r = accepting(&server, Method::GET, "/apis/apps", aggregated, None).await;
+    assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("APIGroup")), "{}", r.body);
+    for (method, path, code) in [(Method::GET, "/api/v1", 200), (Method::POST, "/apis/apps", 200), (Method::DELETE, "/api/", 405)] {
+        let r = accepting(&server, method.clone(), path, "application/yaml", None).await;
+        assert_eq!((r.code, r.body.is_null()), (code, true), "{method} {path}: not YAML: {}", r.body);
+    }
 }

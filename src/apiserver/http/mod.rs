@@ -19,7 +19,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use bytes::Bytes;
-use http::{HeaderValue, Method, header};
+use http::{HeaderMap, HeaderValue, Method, header};
 use serde_json::Value;
 
 use crate::apiserver::Server;
@@ -53,8 +53,8 @@ pub fn router(server: Arc<Server>) -> Router {
         // The Python client's `VersionApi().get_code()` asks with a trailing slash.
         .route("/version/", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
         // Discovery is served with a trailing slash too.
-        .route("/api", get(|| async { axum::Json(discovery::core_versions()) }).fallback(not_allowed))
-        .route("/api/", get(|| async { axum::Json(discovery::core_versions()) }).fallback(not_allowed))
+        .route("/api", get(core_versions).fallback(not_allowed))
+        .route("/api/", get(core_versions).fallback(not_allowed))
         .route("/api/{version}", get(core_resources).fallback(core_not_allowed))
         .route("/api/{version}/", get(core_resources).fallback(core_not_allowed))
         .route("/apis/{group}/{version}", get(group_resources).fallback(group_not_allowed))
@@ -85,58 +85,89 @@ async fn intercept(State(server): State<Arc<Server>>, request: Request, next: Ne
     next.run(request).await
 }
 
-fn json_or_404(v: Option<Value>) -> Response {
-    match v {
-        Some(v) => axum::Json(v).into_response(),
-        None => ApiError::not_found_path().into_response(),
+/// A discovery answer, negotiated as upstream's discovery handlers negotiate theirs
+/// (`responsewriters.WriteObjectNegotiated`): JSON or YAML, 406 for a rendering as another
+/// kind; an error in the encoding its client accepts. Discovery documents have no protobuf
+/// shapes here, so a client preferring protobuf gets JSON.
+async fn discovery_answer(headers: &HeaderMap, answer: ApiResult<Value>) -> Response {
+    let accept = header_str(headers, header::ACCEPT);
+    let answer = answer.and_then(|value| match Representation::negotiate(accept, true, false) {
+        Ok((Representation::Full, encoding)) => Ok((value, encoding)),
+        _ => Err(ApiError::not_acceptable_media_types()),
+    });
+    match answer {
+        Ok((value, Encoding::Yaml)) => render::encoded(axum::Json(value).into_response(), Encoding::Yaml).await,
+        Ok((value, _)) => axum::Json(value).into_response(),
+        Err(e) => render::encoded(e.into_response(), Encoding::of_errors(accept)).await,
     }
 }
 
-async fn api_groups(State(server): State<Arc<Server>>) -> Response {
-    axum::Json(discovery::groups(&server.lock().catalogue)).into_response()
+async fn core_versions(headers: HeaderMap) -> Response {
+    discovery_answer(&headers, Ok(discovery::core_versions())).await
 }
 
-async fn api_group(State(server): State<Arc<Server>>, Path(group): Path<String>) -> Response {
-    discovery::group(&server.lock().catalogue, &group).map_or_else(status::page_not_found, |v| axum::Json(v).into_response())
+async fn api_groups(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {
+    let groups = discovery::groups(&server.lock().catalogue);
+    discovery_answer(&headers, Ok(groups)).await
 }
 
-async fn core_resources(State(server): State<Arc<Server>>, Path(version): Path<String>) -> Response {
-    json_or_404(discovery::resources(&server.lock().catalogue, "", &version))
+async fn api_group(State(server): State<Arc<Server>>, Path(group): Path<String>, headers: HeaderMap) -> Response {
+    let Some(group) = discovery::group(&server.lock().catalogue, &group) else { return status::page_not_found() };
+    discovery_answer(&headers, Ok(group)).await
 }
 
-async fn group_resources(State(server): State<Arc<Server>>, Path((group, version)): Path<(String, String)>) -> Response {
-    let catalogue = &server.lock().catalogue;
-    if !catalogue.serves_group(&group) {
-        return status::page_not_found();
-    }
-    json_or_404(discovery::resources(catalogue, &group, &version))
+async fn core_resources(State(server): State<Arc<Server>>, Path(version): Path<String>, headers: HeaderMap) -> Response {
+    let resources = discovery::resources(&server.lock().catalogue, "", &version).ok_or_else(ApiError::not_found_path);
+    discovery_answer(&headers, resources).await
+}
+
+async fn group_resources(
+    State(server): State<Arc<Server>>,
+    Path((group, version)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let resources = {
+        let catalogue = &server.lock().catalogue;
+        if !catalogue.serves_group(&group) {
+            return status::page_not_found();
+        }
+        discovery::resources(catalogue, &group, &version).ok_or_else(ApiError::not_found_path)
+    };
+    discovery_answer(&headers, resources).await
 }
 
 /// 405 for a method the REST router does not serve on a discovery path.
-async fn not_allowed() -> Response {
-    ApiError::method_not_allowed().into_response()
+async fn not_allowed(headers: HeaderMap) -> Response {
+    discovery_answer(&headers, Err(ApiError::method_not_allowed())).await
 }
 
 /// A method other than GET on `/api/{version}`: 405 when the version is served, else the REST
 /// router finds no path (404).
-async fn core_not_allowed(State(server): State<Arc<Server>>, Path(version): Path<String>) -> Response {
-    match discovery::resources(&server.lock().catalogue, "", &version) {
-        Some(_) => ApiError::method_not_allowed().into_response(),
-        None => ApiError::not_found_path().into_response(),
-    }
+async fn core_not_allowed(State(server): State<Arc<Server>>, Path(version): Path<String>, headers: HeaderMap) -> Response {
+    let served = discovery::resources(&server.lock().catalogue, "", &version).is_some();
+    let error = if served { ApiError::method_not_allowed() } else { ApiError::not_found_path() };
+    discovery_answer(&headers, Err(error)).await
 }
 
 /// A method other than GET on `/apis/{group}/{version}`: as [`core_not_allowed`], and the mux's
 /// plain 404 for a group nobody serves.
-async fn group_not_allowed(State(server): State<Arc<Server>>, Path((group, version)): Path<(String, String)>) -> Response {
-    let catalogue = &server.lock().catalogue;
-    if !catalogue.serves_group(&group) {
-        return status::page_not_found();
-    }
-    match discovery::resources(catalogue, &group, &version) {
-        Some(_) => ApiError::method_not_allowed().into_response(),
-        None => ApiError::not_found_path().into_response(),
-    }
+async fn group_not_allowed(
+    State(server): State<Arc<Server>>,
+    Path((group, version)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let error = {
+        let catalogue = &server.lock().catalogue;
+        if !catalogue.serves_group(&group) {
+            return status::page_not_found();
+        }
+        if discovery::resources(catalogue, &group, &version).is_some() {
+            ApiError::method_not_allowed()
+        } else {
+            ApiError::not_found_path()
+        }
+    };
+    discovery_answer(&headers, Err(error)).await
 }
 
 /// Serves every resource URL, with the warnings its handling gave as `Warning` headers.
