@@ -78,6 +78,11 @@ pub fn check_answer(server: &ApiServer, request: &FuzzRequest, answer: &Answer) 
         if plain && (outside_api(server, &request.uri) || no_verb_on_custom_resource(server, request)) {
             return Ok(());
         }
+        // kube-openapi's handler3 refuses with a bare code: no document (404), no JSON
+        // accepted (406), an If-None-Match a write cannot meet (412).
+        if request.uri.starts_with("/openapi/v3/") && answer.body.is_empty() && matches!(answer.code, 404 | 406 | 412) {
+            return Ok(());
+        }
         return Err(format!("{} answered without a Status: {:?}", answer.code, String::from_utf8_lossy(&answer.body)));
     };
     let reason = status["reason"].as_str().unwrap_or("");
