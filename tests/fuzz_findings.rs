@@ -27,6 +27,10 @@ on_both_servers!(
     openapi_documents_are_the_pinned_releases_named_by_their_hash,
     a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_words,
     discovery_is_negotiated_as_other_answers_are,
+    a_namespace_of_dots_is_a_key_storage_refuses,
+    lists_answer_as_their_storage_builds_them,
+    custom_resource_paths_the_handler_cannot_serve_are_the_mux_plain_not_found,
+    ephemeral_containers_have_no_table,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -350,4 +354,114 @@ async fn discovery_is_negotiated_as_other_answers_are(server: Server) {
         let r = accepting(&server, method.clone(), path, "application/yaml", None).await;
         assert_eq!((r.code, r.body.is_null()), (code, true), "{method} {path}: not YAML: {}", r.body);
     }
+}
+
+/// Seed 1: a list in namespace `.` answered an empty list. etcd3's store refuses any key with
+/// a `.` or `..` segment (500, the key under the resource's etcd prefix); a create is refused
+/// earlier by the NamespaceLifecycle plugin's lookup of the namespace.
+async fn a_namespace_of_dots_is_a_key_storage_refuses(server: Server) {
+    for (path, key) in [
+        ("/api/v1/namespaces/./configmaps", "/configmaps/."),
+        ("/api/v1/namespaces/../configmaps/x", "/configmaps/../x"),
+        ("/api/v1/namespaces/./services/x", "/services/specs/./x"),
+        ("/apis/apps/v1/namespaces/./deployments?watch=1", "/deployments/."),
+    ] {
+        let r = get(&server, path).await;
+        let message = format!("invalid key: \"{key}\"");
+        assert_eq!(
+            (r.code, r.body["reason"].as_str(), r.body["message"].as_str()),
+            (500, None, Some(message.as_str())),
+            "{path}: {}",
+            r.body
+        );
+    }
+    let r = post(&server, "/api/v1/namespaces/./configmaps", configmap("dot", &[])).await;
+    let why = "invalid resource name \".\": [may not be '.']";
+    assert_eq!((r.code, r.body["reason"].as_str()), (500, Some("InternalError")), "{}", r.body);
+    assert_eq!(r.body["message"].as_str(), Some(format!("Internal error occurred: {why}").as_str()));
+    assert_eq!(r.body["details"]["causes"], json!([{"message": why}]));
+}
+
+/// Seed 1: an empty list of metadata had `items: []`, a custom resource's list no `continue`,
+/// and a list at any resource version (`resourceVersion=0`) was cut at its limit. Upstream
+/// appends metadata to a nil slice (`null`), sets an unstructured list's `continue` even when
+/// empty, and serves `resourceVersion=0` whole from its watch cache.
+async fn lists_answer_as_their_storage_builds_them(server: Server) {
+    let metadata = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::GET, "/apis/apps/v1/namespaces/default/deployments?labelSelector=none", metadata, None).await;
+    assert_eq!((r.code, &r.body["items"]), (200, &Value::Null), "{}", r.body);
+    for name in ["l1", "l2", "l3"] {
+        create_cm(&server, name, &[]).await;
+    }
+    let r = get(&server, &format!("{}?limit=2&resourceVersion=0", cm_path(""))).await;
+    assert!(r.body["items"].as_array().unwrap().len() >= 3, "{}", r.body);
+    assert_eq!(r.body["metadata"]["continue"], Value::Null, "{}", r.body);
+    let r = get(&server, &format!("{}?limit=2", cm_path(""))).await;
+    assert_eq!(r.body["items"].as_array().unwrap().len(), 2, "{}", r.body);
+    let group = define_widgets(&server, "lists").await;
+    let r = get(&server, &format!("/apis/{group}/v1/namespaces/default/widgets")).await;
+    assert_eq!((r.code, &r.body["metadata"]["continue"]), (200, &json!("")), "{}", r.body);
+}
+
+/// Seed 1: paths of a custom resource's group that its handler does not serve were a
+/// NotFound Status (or served): the apiextensions server hands them to the mux's plain 404:
+/// an unknown resource, a namespaced resource without a namespace outside list and watch.
+/// It negotiates before anything else: a refused Accept header leaves the object unmade.
+async fn custom_resource_paths_the_handler_cannot_serve_are_the_mux_plain_not_found(server: Server) {
+    let group = define_widgets(&server, "paths").await;
+    let group_version = format!("/apis/{group}/v1");
+    let widgets = format!("{group_version}/namespaces/default/widgets");
+    let elsewhere = format!("{group_version}/namespaces//widgets");
+    for (method, path) in [
+        (Method::GET, format!("{group_version}/nothing")),
+        (Method::GET, format!("{group_version}//widgets")),
+        (Method::GET, format!("{group_version}/widgets/a")),
+        (Method::POST, elsewhere.clone()),
+        (Method::GET, format!("{elsewhere}/a")),
+    ] {
+        let r = raw(&server, method.clone(), &path, Some("application/json"), "{}").await;
+        assert_eq!((r.code, r.body.is_null()), (404, true), "{method} {path}: {}", r.body);
+    }
+    assert_eq!(get(&server, &elsewhere).await.code, 200, "a list across namespaces");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"}});
+    let r = accepting(&server, Method::POST, &widgets, "application/vnd.kubernetes.protobuf", Some(widget)).await;
+    let message = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    assert_eq!((r.code, r.body["message"].as_str()), (406, Some(message)), "{}", r.body);
+    assert_eq!(get(&server, &format!("{widgets}/w")).await.code, 404, "refused before it was made");
+}
+
+/// Seed 1: a Table of a pod's ephemeral containers was looked up (404); their storage has no
+/// table convertor, so the handler refuses the Table before reading the pod, or takes the
+/// next media type the client accepts.
+async fn ephemeral_containers_have_no_table(server: Server) {
+    let path = "/api/v1/namespaces/default/pods/missing/ephemeralcontainers";
+    let table = "application/json;as=Table;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::GET, path, table, None).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (406, Some("NotAcceptable")), "{}", r.body);
+    let r = accepting(&server, Method::GET, path, &format!("{table},application/json"), None).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (404, Some("NotFound")), "{}", r.body);
+}
+
+/// Defines the namespaced custom resource `widgets` in group `{tag}.findings.example.com` and
+/// returns the group once its collection in `default` is served.
+async fn define_widgets(server: &Server, tag: &str) -> String {
+    let group = format!("{tag}.findings.example.com");
+    let definition = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("widgets.{group}")},
+        "spec": {"group": group, "scope": "Namespaced",
+            "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]},
+    });
+    let r = post(server, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", definition).await;
+    assert!(r.code == 201 || r.code == 409, "{}", r.body);
+    let path = format!("/apis/{group}/v1/namespaces/default/widgets");
+    for _ in 0..100 {
+        if get(server, &path).await.code == 200 {
+            return group;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{path} is not served");
 }

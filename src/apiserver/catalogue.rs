@@ -146,6 +146,23 @@ impl ResourceInfo {
         &self.storage.0
     }
 
+    /// Where etcd keeps its objects, under `/registry`: the plural for a built-in resource (its
+    /// stored resource's, for events.k8s.io Events), with the few prefixes compiled into
+    /// kube-apiserver (`SpecialDefaultResourcePrefixes`, pkg/kubeapiserver/
+    /// default_storage_factory_builder.go); `group/plural` for a custom resource.
+    pub fn etcd_prefix(&self) -> String {
+        let (group, plural) = &self.storage;
+        match (group.as_str(), plural.as_str()) {
+            _ if self.custom => format!("{group}/{plural}"),
+            ("", "replicationcontrollers") => "controllers".into(),
+            ("", "endpoints") => "services/endpoints".into(),
+            ("", "nodes") => "minions".into(),
+            ("", "services") => "services/specs".into(),
+            ("networking.k8s.io", "ingresses") => "ingress".into(),
+            _ => plural.clone(),
+        }
+    }
+
     /// The Go package of the internal type of a built-in kind, as `%T` and the printers name
     /// it: `core` for the core group, else the group's first label (`rbac`, `apps`).
     pub fn internal_package(&self) -> &str {
@@ -359,6 +376,13 @@ impl Catalogue {
     /// Whether any resource of `group` is served (its paths get a Status when they name nothing).
     pub fn serves_group(&self, group: &str) -> bool {
         self.resources.values().any(|r| r.group == group)
+    }
+
+    /// Whether `group` is served by custom resource definitions alone: its paths are the
+    /// apiextensions server's, which hands what it cannot serve to a plain 404.
+    pub fn is_custom_group(&self, group: &str) -> bool {
+        let mut resources = self.resources.values().filter(|r| r.group == group).peekable();
+        resources.peek().is_some() && resources.all(|r| r.custom)
     }
 
     /// The resource of `kind` in `group` (any version).

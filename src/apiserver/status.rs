@@ -348,9 +348,12 @@ impl ApiError {
         Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type").with_details(json!({}))
     }
 
-    /// 500 InternalError.
+    /// 500 InternalError, the error its one cause names (`NewInternalError`, apimachinery's
+    /// pkg/api/errors/errors.go).
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
+        let message = message.into();
+        Self::new(500, "InternalError", format!("Internal error occurred: {message}"))
+            .with_details(json!({"causes": [{"message": message}]}))
     }
 
     /// 429 TooManyRequests, as an overloaded server (or API priority and fairness) answers.

@@ -296,9 +296,12 @@ pub fn resource_version(query: &Query, watch: bool) -> ApiResult<Option<u64>> {
     })
 }
 
-/// The `limit` and `continue` of a list.
+/// The `limit` and `continue` of a list. A list at any resource version (`resourceVersion=0`)
+/// is served whole from the watch cache, whatever its limit (`computeListLimit`, k8s.io/apiserver
+/// pkg/storage/cacher/cacher.go).
 pub fn list_page(query: &Query) -> ApiResult<Page> {
-    Ok(Page { limit: query.int("limit")?.filter(|l| *l > 0).map(|l| l as usize), continue_token: query.get("continue").map(String::from) })
+    let limit = query.int("limit")?.filter(|l| *l > 0 && query.get("resourceVersion") != Some("0"));
+    Ok(Page { limit: limit.map(|l| l as usize), continue_token: query.get("continue").map(String::from) })
 }
 
 /// The options of a create (`CreateOptions`) or an update (`UpdateOptions`): `dryRun`,

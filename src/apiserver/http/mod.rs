@@ -200,7 +200,9 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         // Status for what it cannot route there; its mux answers plain text elsewhere.
         let raw = parts.uri.path();
         let group = raw.strip_prefix("/apis/").map(|rest| rest.split('/').next().unwrap_or(""));
-        let under_api = raw == "/api" || raw.starts_with("/api/") || group.is_some_and(|g| server.lock().catalogue.serves_group(g));
+        let under_api = raw == "/api"
+            || raw.starts_with("/api/")
+            || group.is_some_and(|g| server.lock().catalogue.serves_group(g) && !server.lock().catalogue.is_custom_group(g));
         return if under_api { Err(ApiError::not_found_path()) } else { Ok(page_not_found()) };
     };
     if !path.group.is_empty() && !server.lock().catalogue.serves_group(&path.group) {
@@ -208,11 +210,21 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     }
     let query = Query::parse(parts.uri.query());
     let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
-    let mut scope = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone())?;
-    // The apiextensions server's handler passes a method that is no verb to the mux (a plain
-    // 404); no route puts a cluster-scoped resource under a namespace.
+    let found = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone());
+    let mut scope = match found {
+        Err(_) if server.lock().catalogue.is_custom_group(&path.group) => return Ok(page_not_found()),
+        found => found?,
+    };
+    // The apiextensions server's handler passes to the mux (a plain 404) a method that is no
+    // verb, and a request whose scope is not the resource's: a namespace in the path of a
+    // cluster-scoped resource, or none (or an empty one) for a namespaced resource's verbs
+    // other than list and watch (`crdHandler.ServeHTTP`, k8s.io/apiextensions-apiserver
+    // pkg/apiserver/customresource_handler.go).
+    let lists = parts.method == Method::GET && (path.name.is_none() || path.watch_prefix);
     if scope.resource.custom
-        && ![Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE].contains(&parts.method)
+        && (![Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE].contains(&parts.method)
+            || (!scope.resource.namespaced && path.namespace.is_some())
+            || (scope.resource.namespaced && path.namespace.as_deref().unwrap_or("").is_empty() && !lists))
     {
         return Ok(page_not_found());
     }
@@ -248,16 +260,24 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     };
     // The REST router refuses an Accept header it cannot produce once the path and method
     // have found a route: an unknown resource, subresource or method is 404 or 405 first.
-    // The apiextensions server's handlers negotiate a custom resource's answer once the verb
-    // is done (`transformResponseObject`, k8s.io/apiserver pkg/endpoints/handlers/response.go):
-    // a write they cannot answer is made, then refused.
-    let streams = parts.method == Method::GET && (path.name.is_none() || path.watch_prefix);
-    let (repr, encoding, refused_after) =
-        match Representation::negotiate(header_str(&parts.headers, header::ACCEPT), !scope.resource.custom, streams) {
-            Ok((repr, encoding)) => (repr, encoding, None),
-            Err(_) if scope.resource.custom => (Representation::Full, Encoding::Json, Some(ApiError::not_acceptable_media_types())),
-            Err(e) => return Err(e),
-        };
+    // The apiextensions server's handlers refuse with their own 406 before they do anything
+    // (`NegotiateOutputMediaType` first in each handler, k8s.io/apiserver pkg/endpoints/handlers).
+    let accept = header_str(&parts.headers, header::ACCEPT);
+    let (repr, encoding) = match Representation::negotiate(accept, !scope.resource.custom, lists) {
+        // The ephemeral containers' storage has no table convertor: their handler passes a
+        // Table over for the next media type, or refuses with its own 406 before reading the
+        // pod (`RequestScope.AllowsMediaTypeTransform`, k8s.io/apiserver pkg/endpoints/handlers/rest.go).
+        Ok((Representation::Table(_), _)) if path.subresource.as_deref() == Some("ephemeralcontainers") => {
+            let without_tables: Vec<&str> = accept.unwrap_or("").split(',').filter(|clause| !clause.contains("as=Table")).collect();
+            match Representation::negotiate(Some(&without_tables.join(",")), true, lists) {
+                Ok(negotiated) if !without_tables.is_empty() => negotiated,
+                _ => return Err(ApiError::not_acceptable_media_types()),
+            }
+        }
+        Ok(negotiated) => negotiated,
+        Err(_) if scope.resource.custom => return Err(ApiError::not_acceptable_media_types()),
+        Err(e) => return Err(e),
+    };
     let name = path.name.as_deref();
     // `watch` is a list option: only the verbs that read ListOptions (a collection's GET and
     // DELETE) parse it, and every other verb ignores it: a GET of one object with `watch=1`
@@ -268,16 +288,13 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch").unwrap_or(false));
     let now = server.clock.now();
 
-    // A watch negotiates before it starts.
-    if is_watch && refused_after.is_some() {
-        return Err(ApiError::not_acceptable_media_types());
-    }
     // Once negotiated, an answer is in the media type the client accepts (a watch streams
     // JSON); an error is encoded as any error is.
     let answer: ApiResult<Response> = async {
         match (parts.method, name) {
             (Method::GET, _) if is_watch => {
                 let request = WatchRequest::from_query(&query, &scope, repr, name)?;
+                scope.check_key_segments(name)?;
                 let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
                 Ok(render::watch_stream(lines))
             }
@@ -360,10 +377,9 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         }
     }
     .await;
-    match (answer, refused_after) {
-        (Ok(_), Some(refused)) => Err(refused),
-        (Ok(response), None) if !is_watch => Ok(render::encoded(response, encoding).await),
-        (other, _) => other,
+    match answer {
+        Ok(response) if !is_watch => Ok(render::encoded(response, encoding).await),
+        other => other,
     }
 }
 

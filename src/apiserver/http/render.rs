@@ -93,23 +93,33 @@ pub fn list_as(repr: Representation, scope: &Scope, listed: Listed, now: DateTim
             // A built-in list's items are typed Go structs with empty kind and apiVersion:
             // the encoder sets them on the list alone (apimachinery's runtime/helper.go,
             // `WithVersionEncoder`); a custom resource's items are unstructured and keep theirs.
-            let write: WriteItem = if scope.resource.custom {
-                |item, out| serde_json::to_writer(out, item)
+            let (write, meta): (WriteItem, _) = if scope.resource.custom {
+                // An unstructured list sets `continue` even when it is empty
+                // (`UnstructuredList.SetContinue`, apimachinery's pkg/apis/meta/v1/unstructured).
+                let mut meta = list_meta(&listed);
+                meta.as_object_mut().expect("an object").entry("continue").or_insert(json!(""));
+                (|item, out| serde_json::to_writer(out, item), meta)
             } else {
-                |item, out| serde_json::to_writer(out, &WithoutTypeMeta(item))
+                (|item, out| serde_json::to_writer(out, &WithoutTypeMeta(item)), list_meta(&listed))
             };
-            streamed_list(&scope.resource.api_version(&scope.version), &kind, listed, write)
+            streamed_list(&scope.resource.api_version(&scope.version), &kind, listed, meta, write)
         }
         Representation::Metadata(_) => {
             let message = format!("you requested PartialObjectMetadata, but the requested object is a list ({})", go_type(scope, "List"));
             return Err(ApiError::not_renderable(message));
+        }
+        // `asPartialObjectMetadataList` appends each item to a nil slice: no items are `null`.
+        Representation::MetadataList(version) if listed.items.is_empty() => {
+            let list = json!({"apiVersion": version, "items": null, "kind": "PartialObjectMetadataList", "metadata": list_meta(&listed)});
+            json_response(200, &list)
         }
         Representation::MetadataList(version) => {
             let write: WriteItem = match version {
                 META_V1BETA1 => |item, out| serde_json::to_writer(out, &table::partial_metadata(item, META_V1BETA1)),
                 _ => |item, out| serde_json::to_writer(out, &table::partial_metadata(item, META_V1)),
             };
-            streamed_list(version, "PartialObjectMetadataList", listed, write)
+            let meta = list_meta(&listed);
+            streamed_list(version, "PartialObjectMetadataList", listed, meta, write)
         }
         Representation::Table(version) => {
             let items: Vec<&Value> = listed.items.iter().map(|i| &**i).collect();
@@ -147,10 +157,10 @@ type WriteItem = fn(&Value, &mut Vec<u8>) -> serde_json::Result<()>;
 
 /// A streamed list body: `{"apiVersion", "items", "kind", "metadata"}` (the key order of a
 /// JSON object the server builds), its items written by `write`.
-fn streamed_list(api_version: &str, kind: &str, listed: Listed, write: WriteItem) -> Response {
+fn streamed_list(api_version: &str, kind: &str, listed: Listed, meta: Value, write: WriteItem) -> Response {
     let text = |s: &str| Value::String(s.to_string()).to_string();
     let prefix = format!(r#"{{"apiVersion":{},"items":["#, text(api_version));
-    let suffix = format!(r#"],"kind":{},"metadata":{}}}"#, text(kind), list_meta(&listed));
+    let suffix = format!(r#"],"kind":{},"metadata":{meta}}}"#, text(kind));
     let chunks = ListChunks { buf: prefix.into_bytes(), items: listed.items.into_iter(), first: true, write, suffix: Some(suffix) };
     Response::builder()
         .status(200)

@@ -71,7 +71,20 @@ impl Scope {
         if !problems.is_empty() {
             return Err(ApiError::bad_request(format!("Name parameter invalid: {}: {}", go_quote::quote(name), problems.join(";"))));
         }
+        self.check_key_segments(Some(name))?;
         Ok(self.key(name))
+    }
+
+    /// etcd3's refusal of a key with a `.` or `..` segment, which only the namespace of a path
+    /// brings this far (`storage.PrepareKey`, k8s.io/apiserver pkg/storage/interfaces.go): 500
+    /// naming the key under `/registry`; `name` is none for a collection.
+    pub fn check_key_segments(&self, name: Option<&str>) -> ApiResult<()> {
+        let Some(namespace @ ("." | "..")) = self.namespace.as_deref() else {
+            return Ok(());
+        };
+        let name = name.map(|n| format!("/{n}")).unwrap_or_default();
+        let key = format!("/{}/{namespace}{name}", self.resource.etcd_prefix());
+        Err(ApiError::unknown(format!("invalid key: {}", go_quote::quote(&key))))
     }
 
     /// The stored object as served at this scope's version (fails when that needs a conversion
@@ -98,7 +111,7 @@ impl Scope {
     /// etcd3's store words it (with the object's key under `/registry`).
     pub fn precondition_failed(&self, name: &str, failed: &str) -> ApiError {
         let r = &self.resource;
-        let path = if r.group.is_empty() || !r.custom { r.plural.clone() } else { format!("{}/{}", r.group, r.plural) };
+        let path = r.etcd_prefix();
         let namespace = self.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
         let detail = format!(
             "StorageError: invalid object, Code: 4, Key: /registry/{path}/{namespace}{name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {failed}"
@@ -209,6 +222,11 @@ impl Storage {
     /// `NamespaceTerminating` cause while its phase is `Terminating` (the NamespaceLifecycle
     /// admission plugin, k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle).
     pub fn check_namespace_accepts(&self, scope: &Scope, namespace: &str, name: &str) -> ApiResult<()> {
+        // The plugin's live lookup of a namespace named `.` or `..` is refused by client-go
+        // before it is sent (`rest.IsValidPathSegmentName`, k8s.io/client-go/rest/request.go).
+        if let "." | ".." = namespace {
+            return Err(ApiError::internal(format!("invalid resource name {}: [may not be '{namespace}']", go_quote::quote(namespace))));
+        }
         let ns_scope = Scope::namespaces(&self.catalogue);
         let Some(ns) = self.store.get(&ns_scope.key(namespace)) else {
             return Err(ApiError::not_found(ns_scope.resource.qualified(), namespace));

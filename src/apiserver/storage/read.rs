@@ -59,6 +59,7 @@ impl Storage {
 
     /// GET a list: the selected objects in key order, paginated when `limit` is set.
     pub fn list(&self, scope: &Scope, selection: &Selection, page: &Page) -> ApiResult<Listed> {
+        scope.check_key_segments(None)?;
         let limit = page.limit;
         let (revision, after) = match page.continue_token.as_deref() {
             Some(token) => {
