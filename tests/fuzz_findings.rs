@@ -31,6 +31,8 @@ on_both_servers!(
     lists_answer_as_their_storage_builds_them,
     custom_resource_paths_the_handler_cannot_serve_are_the_mux_plain_not_found,
     ephemeral_containers_have_no_table,
+    bodies_of_a_type_go_cannot_parse_are_unsupported,
+    the_root_lists_the_paths_and_groups_come_in_priority_order,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -464,4 +466,56 @@ async fn define_widgets(server: &Server, tag: &str) -> String {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     panic!("{path} is not served");
+}
+
+/// Seed 1: `Content-Type: application/json;;;` was read as JSON, and a create in a type no
+/// serializer reads was refused for its options first. Go's `mime.ParseMediaType` refuses the
+/// type (415); a create picks its body's serializer before reading its options, an update
+/// after (k8s.io/apiserver pkg/endpoints/handlers/create.go, update.go).
+async fn bodies_of_a_type_go_cannot_parse_are_unsupported(server: Server) {
+    create_cm(&server, "typed", &[]).await;
+    let r = raw(&server, Method::POST, &cm_path(""), Some("application/json;;;"), configmap("semicolons", &[]).to_string()).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (415, Some("UnsupportedMediaType")), "{}", r.body);
+    let r =
+        raw(&server, Method::DELETE, &cm_path("typed"), Some("application/json;;;"), r#"{"kind":"DeleteOptions","apiVersion":"v1"}"#).await;
+    assert_eq!(r.code, 415, "{}", r.body);
+    assert_eq!(get(&server, &cm_path("typed")).await.code, 200, "not deleted");
+    let bad_options = format!("{}?dryRun=Nope", cm_path(""));
+    let r = raw(&server, Method::POST, &bad_options, Some("garbage"), configmap("garbage", &[]).to_string()).await;
+    assert_eq!(r.code, 415, "a create's serializer first: {}", r.body);
+    let r =
+        raw(&server, Method::PUT, &format!("{}?dryRun=Nope", cm_path("typed")), Some("garbage"), configmap("typed", &[]).to_string()).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (422, Some("Invalid")), "an update's options first: {}", r.body);
+}
+
+/// Seed 1: `/` was 404 and `/apis` listed groups by name. The index lists the paths served,
+/// whatever the method, a custom resource's group among them; discovery lists groups by their
+/// priority (the aggregator's `ByGroupPriorityMinimum`).
+async fn the_root_lists_the_paths_and_groups_come_in_priority_order(server: Server) {
+    let group = define_widgets(&server, "root").await;
+    let r = raw(&server, Method::DELETE, "/", None, Body::empty()).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let paths = strings(&r.body["paths"]);
+    for path in ["/api/v1", "/apis/apps/v1", "/version"] {
+        assert!(paths.iter().any(|p| p == path), "{path} in {paths:?}");
+    }
+    assert!(paths.contains(&format!("/apis/{group}/v1")), "{paths:?}");
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    let listed: Vec<String> =
+        get(&server, "/apis").await.body["groups"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap().to_string()).collect();
+    let position = |name: &str| listed.iter().position(|g| g == name).unwrap_or_else(|| panic!("{name} in {listed:?}"));
+    let order = [
+        "apps",
+        "events.k8s.io",
+        "batch",
+        "certificates.k8s.io",
+        "rbac.authorization.k8s.io",
+        "apiextensions.k8s.io",
+        "coordination.k8s.io",
+        "discovery.k8s.io",
+        &group,
+    ];
+    assert!(order.windows(2).all(|w| position(w[0]) < position(w[1])), "{listed:?}");
 }

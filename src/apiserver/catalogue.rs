@@ -9,6 +9,35 @@ use std::sync::Arc;
 
 use crate::apiserver::status::QualifiedResource;
 
+/// The built-in groups in the order the pinned kube-apiserver lists them: the aggregator sorts
+/// its APIServices by group priority, highest first, then by name (the priorities of
+/// cmd/kube-apiserver/app/aggregator.go); a custom resource's group has the lowest priority
+/// (1000) and comes after them all, by name.
+const GROUP_ORDER: &[&str] = &[
+    "",
+    "apiregistration.k8s.io",
+    "apps",
+    "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "networking.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "node.k8s.io",
+    "discovery.k8s.io",
+    "resource.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+    "storagemigration.k8s.io",
+];
+
 /// What a DELETE with no propagation options does to dependents (upstream
 /// `DefaultGarbageCollectionPolicy`, catalogue B.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -400,7 +429,8 @@ impl Catalogue {
         self.resources.values()
     }
 
-    /// Served groups with their versions, core first, then in registration order of name.
+    /// Served groups with their versions, in the order discovery lists them: core, the
+    /// built-in groups by their priority, then custom resources' groups by name.
     pub fn groups(&self) -> Vec<(String, Vec<String>)> {
         let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for r in self.resources.values() {
@@ -411,7 +441,9 @@ impl Catalogue {
                 }
             }
         }
-        groups.into_iter().collect()
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_by_key(|(group, _)| GROUP_ORDER.iter().position(|g| g == group).unwrap_or(GROUP_ORDER.len()));
+        groups
     }
 
     /// Adds or replaces a resource (a CustomResourceDefinition became established).

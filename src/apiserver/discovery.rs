@@ -53,6 +53,22 @@ pub fn groups(catalogue: &Catalogue) -> Value {
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
+/// `/`: the paths the server serves, sorted, as the generic API server's index lists them
+/// (`routes.Index`, k8s.io/apiserver pkg/server/routes/index.go): discovery of every group,
+/// health, OpenAPI and the version.
+pub fn root_paths(catalogue: &Catalogue) -> Value {
+    let mut paths: Vec<String> =
+        ["/api", "/api/v1", "/apis", "/apis/", "/healthz", "/livez", "/openapi/v3", "/openapi/v3/", "/readyz", "/version"]
+            .map(String::from)
+            .to_vec();
+    for (group, versions) in catalogue.groups().iter().filter(|(g, _)| !g.is_empty()) {
+        paths.push(format!("/apis/{group}"));
+        paths.extend(versions.iter().map(|v| format!("/apis/{group}/{v}")));
+    }
+    paths.sort();
+    json!({"paths": paths})
+}
+
 /// `/apis/{group}`, if the group is served.
 pub fn group(catalogue: &Catalogue, name: &str) -> Option<Value> {
     let groups = catalogue.groups();

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::apiserver::deletion::{DeleteRequest, parse_dry_run, parse_policy};
 use crate::apiserver::go_quote::{printable, quote};
 use crate::apiserver::http::go_json;
+use crate::apiserver::http::media_type;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::protobuf;
 use crate::apiserver::schema::{FieldValidation, WriteOptions};
@@ -26,31 +27,55 @@ pub fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str>
 /// The media types a body may be sent in.
 const BODY_TYPES: [&str; 3] = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
 
+/// The serializers a request body may be read with.
+enum BodyType {
+    /// JSON (also what no `Content-Type` means).
+    Json,
+    /// YAML, as kubectl may send.
+    Yaml,
+    /// Kubernetes protobuf, as typed clients send.
+    Protobuf,
+}
+
+/// The serializer of a request's body, picked as upstream's handlers pick it before they read
+/// the body (`NegotiateInputSerializer`): JSON when no type is given, 415 for a type that
+/// does not parse as a media type (Go's `mime.ParseMediaType`) or that no serializer reads.
+fn body_media_type(headers: &HeaderMap) -> ApiResult<BodyType> {
+    let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("");
+    if content_type.is_empty() {
+        return Ok(BodyType::Json);
+    }
+    match media_type::parse(content_type).as_deref() {
+        Some("application/json" | "*/*") => Ok(BodyType::Json),
+        Some("application/yaml") => Ok(BodyType::Yaml),
+        Some(protobuf::MEDIA_TYPE) => Ok(BodyType::Protobuf),
+        _ => Err(ApiError::unsupported_media_type(&BODY_TYPES)),
+    }
+}
+
 /// Decodes a create or update body of `kind` (JSON, YAML as kubectl may send, or protobuf as
 /// typed clients send), with the keys strict decoding reads.
 pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Document> {
-    let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("application/json");
-    let essence = content_type.split(';').next().unwrap_or("").trim();
+    let media_type = body_media_type(headers)?;
     let unrecognized = |why: String| {
         // k8s.io/apiserver pkg/endpoints/handlers/rest.go `transformDecodeError`.
         ApiError::bad_request(format!("the object provided is unrecognized (must be of type {kind}): {why} ({})", summary(body)))
     };
-    if protobuf::is_protobuf(content_type) {
-        if body.is_empty() {
-            return Err(unrecognized("empty data".to_string()));
+    let document = match media_type {
+        BodyType::Protobuf => {
+            if body.is_empty() {
+                return Err(unrecognized("empty data".to_string()));
+            }
+            let value = protobuf::decode(body).map_err(unrecognized)?;
+            return Ok(Document { value, keys: Keys::default() });
         }
-        let value = protobuf::decode(body).map_err(unrecognized)?;
-        return Ok(Document { value, keys: Keys::default() });
-    }
-    let document = match essence {
-        "application/json" | "" | "*/*" => {
+        BodyType::Json => {
             if let Some(go) = go_json::unmarshal_error(body) {
                 return Err(unrecognized(format!("couldn't get version/kind; json parse error: {go}")));
             }
             strict::json(body).map_err(|e| unrecognized(format!("couldn't decode JSON: {e}")))?
         }
-        "application/yaml" => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
-        _ => return Err(ApiError::unsupported_media_type(&BODY_TYPES)),
+        BodyType::Yaml => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
     };
     match document.value {
         // Go decodes `null` into the empty object of the URL's kind.
@@ -124,13 +149,13 @@ fn field_manager(query: &Query, headers: &HeaderMap) -> String {
 /// pkg/endpoints/handlers/delete.go): 415 in a media type no serializer reads, 400 with the
 /// decoder's words when it is not an object.
 fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
-    let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("");
-    let json = match content_type.split(';').next().unwrap_or("").trim() {
-        _ if body.is_empty() => return Ok(body.clone()),
-        _ if protobuf::is_protobuf(content_type) => protobuf::decode(body).map_err(ApiError::bad_request)?.to_string().into_bytes(),
-        "application/json" | "" | "*/*" => body.to_vec(),
-        "application/yaml" => yaml(body).map_err(ApiError::bad_request)?.value.to_string().into_bytes(),
-        _ => return Err(ApiError::unsupported_media_type(&BODY_TYPES)),
+    if body.is_empty() {
+        return Ok(body.clone());
+    }
+    let json = match body_media_type(headers)? {
+        BodyType::Protobuf => protobuf::decode(body).map_err(ApiError::bad_request)?.to_string().into_bytes(),
+        BodyType::Json => body.to_vec(),
+        BodyType::Yaml => yaml(body).map_err(ApiError::bad_request)?.value.to_string().into_bytes(),
     };
     match go_json::unmarshal_error(&json) {
         Some(go) => Err(ApiError::bad_request(format!("couldn't get version/kind; json parse error: {go}"))),
@@ -308,6 +333,10 @@ pub fn list_page(query: &Query) -> ApiResult<Page> {
 /// `fieldValidation` and the field manager, checked as upstream's handlers check them before
 /// they read the body (k8s.io/apiserver pkg/endpoints/handlers/create.go, update.go).
 pub fn write_options(query: &Query, headers: &HeaderMap, kind: &str) -> ApiResult<WriteOptions> {
+    // A create picks its body's serializer before it reads its options; an update after.
+    if kind == "CreateOptions" {
+        body_media_type(headers)?;
+    }
     options(query, headers, kind, Vec::new())
 }
 

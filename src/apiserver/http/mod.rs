@@ -5,6 +5,7 @@
 
 pub mod decode;
 pub mod go_json;
+pub mod media_type;
 pub mod openapi;
 pub mod render;
 pub mod request;
@@ -65,6 +66,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/apis/{group}/", any(api_group))
         .route("/openapi/v3", any(openapi::index))
         .route("/openapi/v3/{*path}", any(openapi::document))
+        .route("/", any(|State(server): State<Arc<Server>>| async move { axum::Json(discovery::root_paths(&server.lock().catalogue)) }))
         .route("/healthz", any(|| async { "ok" }))
         .route("/livez", any(|| async { "ok" }))
         .route("/readyz", any(|| async { "ok" }))
