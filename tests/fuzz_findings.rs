@@ -33,6 +33,9 @@ on_both_servers!(
     ephemeral_containers_have_no_table,
     bodies_of_a_type_go_cannot_parse_are_unsupported,
     the_root_lists_the_paths_and_groups_come_in_priority_order,
+    lists_continue_and_read_revisions_as_the_storage_does,
+    custom_resources_are_served_by_the_verb_their_request_names,
+    a_kind_the_scheme_does_not_register_is_named_as_such,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -518,4 +521,110 @@ async fn the_root_lists_the_paths_and_groups_come_in_priority_order(server: Serv
         &group,
     ];
     assert!(order.windows(2).all(|w| position(w[0]) < position(w[1])), "{listed:?}");
+}
+
+/// Seed 1: a continue token in upstream's own format was refused, `continue=%%%` was read as a
+/// token, and a list at an older resourceVersion was served as the latest. The token is the
+/// storage's (k8s.io/apiserver pkg/storage/continue.go): the key after the page's last, from the
+/// list's key prefix, at the first page's revision; a list at an exact revision is the
+/// collection as it was then; Go's query parser drops a parameter it cannot unescape.
+async fn lists_continue_and_read_revisions_as_the_storage_does(server: Server) {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let mut revisions = Vec::new();
+    for name in ["p1", "p2", "p3"] {
+        let mut cm = configmap(name, &[]);
+        cm["metadata"]["labels"] = json!({"finding": "pages"});
+        let r = post(&server, &cm_path(""), cm).await;
+        assert_eq!(r.code, 201, "{}", r.body);
+        revisions.push(r.body["metadata"]["resourceVersion"].as_str().unwrap().to_string());
+    }
+    let pages = format!("{}?labelSelector=finding%3Dpages", cm_path(""));
+    let names = |r: Raw| -> Vec<String> {
+        let items = r.body["items"].as_array().unwrap_or_else(|| panic!("{}", r.body));
+        items.iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect()
+    };
+    let first = get(&server, &format!("{pages}&limit=1")).await;
+    let token = first.body["metadata"]["continue"].as_str().unwrap().to_string();
+    let decoded: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(&token).unwrap()).unwrap();
+    assert_eq!(decoded, json!({"v": "meta.k8s.io/v1", "rv": decoded["rv"], "start": "/p1\u{0}"}));
+    assert_eq!(names(first), ["p1"]);
+    assert_eq!(names(get(&server, &format!("{pages}&limit=1&continue={token}")).await), ["p2"]);
+    let made = URL_SAFE_NO_PAD.encode(r#"{"v":"meta.k8s.io/v1","rv":-1,"start":"p2"}"#);
+    assert_eq!(names(get(&server, &format!("{pages}&continue={made}")).await), ["p2", "p3"]);
+    let r = get(&server, &format!("{pages}&resourceVersion={}&resourceVersionMatch=Exact", revisions[1])).await;
+    assert_eq!(r.body["metadata"]["resourceVersion"].as_str(), Some(revisions[1].as_str()), "{}", r.body);
+    assert_eq!(names(r), ["p1", "p2"]);
+    for (token, why) in [("abc", "invalid character 'i' looking for beginning of value"), ("ab=c", "illegal base64 data at input byte 2")] {
+        let r = get(&server, &format!("{pages}&continue={token}")).await;
+        let message = format!("invalid continue token: continue key is not valid: {why}");
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{}", r.body);
+    }
+    assert_eq!(names(get(&server, &format!("{pages}&continue=%%%")).await), ["p1", "p2", "p3"]);
+}
+
+/// Seed 1: the fake answered a custom resource's requests by the REST router's method table.
+/// The apiextensions server's handler serves them by the verb the request names (`serveResource`,
+/// k8s.io/apiextensions-apiserver pkg/apiserver/customresource_handler.go): a method that is no
+/// verb is its 405 with an empty verb, a create names its object in its body whatever the URL
+/// says, and an update or patch of the collection names no object (the namer's 400).
+async fn custom_resources_are_served_by_the_verb_their_request_names(server: Server) {
+    let group = define_widgets(&server, "verbs").await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let unsupported = format!(" is not supported on resources of kind \"widgets.{group}\"");
+    for path in [widgets.clone(), format!("{widgets}/x")] {
+        let r = raw(&server, Method::OPTIONS, &path, None, Body::empty()).await;
+        assert_eq!((r.code, r.body["message"].as_str()), (405, Some(unsupported.as_str())), "{path}: {}", r.body);
+    }
+    let r = raw(&server, Method::OPTIONS, &format!("/apis/{group}/v1/widgets"), None, Body::empty()).await;
+    assert_eq!((r.code, r.body.is_null()), (404, true), "no namespace: the mux's 404");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "y"}});
+    let r = post(&server, &format!("{widgets}/x"), widget.clone()).await;
+    assert_eq!((r.code, r.body["metadata"]["name"].as_str()), (201, Some("y")), "{}", r.body);
+    let unnamed = [
+        put(&server, &widgets, widget.clone()).await,
+        patch(&server, &format!("{widgets}?fieldManager=m"), "application/apply-patch+yaml", widget).await,
+        patch(&server, &widgets, "application/merge-patch+json", json!({})).await,
+    ];
+    for r in unnamed {
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some("name must be provided")), "{}", r.body);
+    }
+}
+
+/// Seed 1: a body naming a kind the scheme does not register (a typo, a date) got the error of
+/// one it registers but cannot convert. The scheme tells them apart (k8s.io/apimachinery
+/// pkg/runtime/scheme.go): a registered kind has no conversion to the endpoint's, any other is
+/// not registered for the body's version.
+async fn a_kind_the_scheme_does_not_register_is_named_as_such(server: Server) {
+    let unregistered = |kind: &str, version: &str, group_version: &str, expected: &str| {
+        format!(
+            "{kind} in version \"{version}\" cannot be handled as a {expected}: no kind \"{kind}\" is registered for version \"{group_version}\" in scheme \"pkg/runtime/scheme.go:111\""
+        )
+    };
+    let cases = [
+        (cm_path(""), "v1", "Confgmap", unregistered("Confgmap", "v1", "v1", "ConfigMap")),
+        (
+            cm_path(""),
+            "v1",
+            "Secret",
+            "Secret in version \"v1\" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion".into(),
+        ),
+        (
+            cm_path(""),
+            "v1",
+            "PodLogOptions",
+            "PodLogOptions in version \"v1\" cannot be handled as a ConfigMap: converting (v1.PodLogOptions) to (core.ConfigMap): unknown conversion"
+                .into(),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/deployments".into(),
+            "apps/v1",
+            "Deploymnet",
+            unregistered("Deploymnet", "v1", "apps/v1", "Deployment"),
+        ),
+    ];
+    for (path, api_version, kind, message) in cases {
+        let r = post(&server, &path, json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "typo"}})).await;
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{kind}: {}", r.body);
+    }
 }

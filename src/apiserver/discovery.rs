@@ -53,14 +53,18 @@ pub fn groups(catalogue: &Catalogue) -> Value {
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
+/// The health checks, each answering `ok` whatever the method.
+pub const HEALTH_PATHS: [&str; 3] = ["/healthz", "/livez", "/readyz"];
+
 /// `/`: the paths the server serves, sorted, as the generic API server's index lists them
 /// (`routes.Index`, k8s.io/apiserver pkg/server/routes/index.go): discovery of every group,
 /// health, OpenAPI and the version.
 pub fn root_paths(catalogue: &Catalogue) -> Value {
-    let mut paths: Vec<String> =
-        ["/api", "/api/v1", "/apis", "/apis/", "/healthz", "/livez", "/openapi/v3", "/openapi/v3/", "/readyz", "/version"]
-            .map(String::from)
-            .to_vec();
+    let mut paths: Vec<String> = ["/api", "/api/v1", "/apis", "/apis/", "/openapi/v3", "/openapi/v3/", "/version"]
+        .into_iter()
+        .chain(HEALTH_PATHS)
+        .map(String::from)
+        .collect();
     for (group, versions) in catalogue.groups().iter().filter(|(g, _)| !g.is_empty()) {
         paths.push(format!("/apis/{group}"));
         paths.extend(versions.iter().map(|v| format!("/apis/{group}/{v}")));

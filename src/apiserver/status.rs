@@ -282,6 +282,14 @@ impl ApiError {
         Self::new(403, "Forbidden", format!("{subject} is forbidden: {why}")).with_details(resource.details(name))
     }
 
+    /// 405 MethodNotAllowed of a handler that has no `verb` for `resource` (`NewMethodNotSupported`).
+    pub fn method_not_supported(resource: QualifiedResource<'_>, verb: &str) -> Self {
+        let message = format!("{verb} is not supported on resources of kind {}", quote(&resource.to_string()));
+        let mut details = resource.details("");
+        details.as_object_mut().expect("an object").remove("name");
+        Self::new(405, "MethodNotAllowed", message).with_details(details)
+    }
+
     /// 405 MethodNotAllowed: no route for this method on the path (kube-apiserver's mux).
     pub fn method_not_allowed() -> Self {
         Self::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource").with_details(json!({}))
@@ -326,6 +334,13 @@ impl ApiError {
     /// 410 Gone: a watch or continue token refers to compacted history.
     pub fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
+    }
+
+    /// 504 Timeout of a read at a revision the storage has not reached (`NewTooLargeResourceVersionError`).
+    pub fn too_large_resource_version(wanted: u64, latest: u64) -> Self {
+        let message = format!("Timeout: Too large resource version: {wanted}, current: {latest}");
+        let causes = json!([{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]);
+        Self::new(504, "Timeout", message).with_details(json!({"causes": causes, "retryAfterSeconds": 1}))
     }
 
     /// 413 RequestEntityTooLarge.

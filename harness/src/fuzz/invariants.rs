@@ -40,13 +40,16 @@ fn reasons_for(code: u16) -> &'static [&'static str] {
 /// - a watch from a resourceVersion that is not a number (the storage's parse error reaches the
 ///   watch handler unwrapped);
 /// - a namespace `.` or `..` in the path: etcd3's store refuses the key, and the
-///   NamespaceLifecycle admission plugin's lookup of such a namespace for a create.
+///   NamespaceLifecycle admission plugin's lookup of such a namespace for a create;
+/// - a list at a resourceVersion the storage has not reached (504 Timeout once the cache gives
+///   up waiting for it).
 const UPSTREAM_5XX: &[(&str, &str)] = &[
     ("", "conversion webhook for "),
     ("", "failed to "),
     ("", "resourceVersion: Invalid value: "),
     ("", "invalid key: "),
     ("InternalError", "Internal error occurred: invalid resource name "),
+    ("Timeout", "Timeout: Too large resource version: "),
 ];
 
 /// An answer as the fuzzer sees it.
@@ -288,7 +291,9 @@ pub fn check_changes(server: &ApiServer, request: &FuzzRequest, answer: &Answer,
     let reach = ResourcePath::parse(path).and_then(|p| {
         let info = server.lock().catalogue.lookup(&p.group, &p.version, &p.resource)?;
         let namespace = if info.namespaced { p.namespace.clone().unwrap_or_default() } else { String::new() };
-        Some(Reach { group: info.storage.0.clone(), resource: info.storage.1.clone(), namespace, name: p.name })
+        // A custom resource's create names its object in its body, whatever the URL says.
+        let name = if request.method == "POST" && info.custom { None } else { p.name };
+        Some(Reach { group: info.storage.0.clone(), resource: info.storage.1.clone(), namespace, name })
     });
     let Some(reach) = reach else {
         return if changes.objects.is_empty() { Ok(()) } else { Err(format!("a request naming no resource wrote: {}", describe(changes))) };

@@ -6,8 +6,8 @@ use http::{HeaderMap, header};
 use serde_json::Value;
 
 use crate::apiserver::deletion::{DeleteRequest, parse_dry_run, parse_policy};
+use crate::apiserver::go_json;
 use crate::apiserver::go_quote::{printable, quote};
-use crate::apiserver::http::go_json;
 use crate::apiserver::http::media_type;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::protobuf;
@@ -16,7 +16,7 @@ use crate::apiserver::selectors::Selection;
 use crate::apiserver::selectors::{FieldSelector, LabelSelector};
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::Scope;
-use crate::apiserver::storage::read::Page;
+use crate::apiserver::storage::read::{ListAt, Page};
 use crate::apiserver::strict::{self, Document, Keys};
 
 /// A header's value, if present and text.
@@ -321,23 +321,43 @@ pub fn resource_version(query: &Query, watch: bool) -> ApiResult<Option<u64>> {
     })
 }
 
-/// The `limit` and `continue` of a list. A list at any resource version (`resourceVersion=0`)
-/// is served whole from the watch cache, whatever its limit (`computeListLimit`, k8s.io/apiserver
-/// pkg/storage/cacher/cacher.go).
+/// The `limit`, `continue` and revision of a list. A list at any resource version
+/// (`resourceVersion=0`) is served whole from the watch cache, whatever its limit
+/// (`computeListLimit`, k8s.io/apiserver pkg/storage/cacher/cacher.go).
 pub fn list_page(query: &Query) -> ApiResult<Page> {
     let limit = query.int("limit")?.filter(|l| *l > 0 && query.get("resourceVersion") != Some("0"));
-    Ok(Page { limit: limit.map(|l| l as usize), continue_token: query.get("continue").map(String::from) })
+    // A list with a limit reads exactly its resourceVersion unless it says otherwise
+    // (`delegator.ShouldDelegateList`, k8s.io/apiserver pkg/storage/cacher/delegator).
+    let at = match (resource_version(query, false)?, query.get("resourceVersionMatch")) {
+        (None, _) => ListAt::Latest,
+        (Some(rv), Some("Exact")) => ListAt::Exact(rv),
+        (Some(rv), None) if limit.is_some() => ListAt::Exact(rv),
+        (Some(rv), _) => ListAt::NotOlderThan(rv),
+    };
+    Ok(Page { limit: limit.map(|l| l as usize), continue_token: query.get("continue").map(String::from), at })
+}
+
+/// A write whose options come from the query: a create or an update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// POST of a new object (`CreateOptions`).
+    Create,
+    /// PUT of an object or a subresource (`UpdateOptions`).
+    Update,
 }
 
 /// The options of a create (`CreateOptions`) or an update (`UpdateOptions`): `dryRun`,
 /// `fieldValidation` and the field manager, checked as upstream's handlers check them before
 /// they read the body (k8s.io/apiserver pkg/endpoints/handlers/create.go, update.go).
-pub fn write_options(query: &Query, headers: &HeaderMap, kind: &str) -> ApiResult<WriteOptions> {
-    // A create picks its body's serializer before it reads its options; an update after.
-    if kind == "CreateOptions" {
-        body_media_type(headers)?;
+pub fn write_options(query: &Query, headers: &HeaderMap, write: Write) -> ApiResult<WriteOptions> {
+    match write {
+        // A create picks its body's serializer before it reads its options; an update after.
+        Write::Create => {
+            body_media_type(headers)?;
+            options(query, headers, "CreateOptions", Vec::new())
+        }
+        Write::Update => options(query, headers, "UpdateOptions", Vec::new()),
     }
-    options(query, headers, kind, Vec::new())
 }
 
 /// The options of a PATCH and its `force`: an apply needs a `fieldManager`, and only an apply

@@ -4,7 +4,6 @@
 //! [`watch`]; nothing below this module knows HTTP.
 
 pub mod decode;
-pub mod go_json;
 pub mod media_type;
 pub mod openapi;
 pub mod render;
@@ -26,8 +25,8 @@ use serde_json::Value;
 use crate::apiserver::Server;
 use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
-    apply_configuration, check_list_options, check_patch_json, delete_request, header_str, is_apply, list_page, object, patch_options,
-    resource_version, selection, write_options,
+    Write, apply_configuration, check_list_options, check_patch_json, delete_request, header_str, is_apply, list_page, object,
+    patch_options, selection, write_options,
 };
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
@@ -47,7 +46,8 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 /// The router serving the Kubernetes API from `server`: discovery, OpenAPI, health, and every
 /// resource URL through [`handle`], behind the server's interceptor.
 pub fn router(server: Arc<Server>) -> Router {
-    Router::new()
+    let health = discovery::HEALTH_PATHS.into_iter().fold(Router::new(), |router, path| router.route(path, any(|| async { "ok" })));
+    health
         // Upstream's REST router serves these with GET only (405 for any other method); its mux
         // serves the others below whatever the method.
         .route("/version", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
@@ -58,8 +58,8 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/api/", get(core_versions).fallback(not_allowed))
         .route("/api/{version}", get(core_resources).fallback(core_not_allowed))
         .route("/api/{version}/", get(core_resources).fallback(core_not_allowed))
-        .route("/apis/{group}/{version}", get(group_resources).fallback(group_not_allowed))
-        .route("/apis/{group}/{version}/", get(group_resources).fallback(group_not_allowed))
+        .route("/apis/{group}/{version}", get(group_version).fallback(group_version))
+        .route("/apis/{group}/{version}/", get(group_version).fallback(group_version))
         .route("/apis", any(api_groups))
         .route("/apis/", any(api_groups))
         .route("/apis/{group}", any(api_group))
@@ -67,9 +67,6 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/openapi/v3", any(openapi::index))
         .route("/openapi/v3/{*path}", any(openapi::document))
         .route("/", any(|State(server): State<Arc<Server>>| async move { axum::Json(discovery::root_paths(&server.lock().catalogue)) }))
-        .route("/healthz", any(|| async { "ok" }))
-        .route("/livez", any(|| async { "ok" }))
-        .route("/readyz", any(|| async { "ok" }))
         .fallback(handle)
         .layer(middleware::from_fn_with_state(server.clone(), intercept))
         .with_state(server)
@@ -123,21 +120,6 @@ async fn core_resources(State(server): State<Arc<Server>>, Path(version): Path<S
     discovery_answer(&headers, resources).await
 }
 
-async fn group_resources(
-    State(server): State<Arc<Server>>,
-    Path((group, version)): Path<(String, String)>,
-    headers: HeaderMap,
-) -> Response {
-    let resources = {
-        let catalogue = &server.lock().catalogue;
-        if !catalogue.serves_group(&group) {
-            return status::page_not_found();
-        }
-        discovery::resources(catalogue, &group, &version).ok_or_else(ApiError::not_found_path)
-    };
-    discovery_answer(&headers, resources).await
-}
-
 /// 405 for a method the REST router does not serve on a discovery path.
 async fn not_allowed(headers: HeaderMap) -> Response {
     discovery_answer(&headers, Err(ApiError::method_not_allowed())).await
@@ -151,25 +133,27 @@ async fn core_not_allowed(State(server): State<Arc<Server>>, Path(version): Path
     discovery_answer(&headers, Err(error)).await
 }
 
-/// A method other than GET on `/apis/{group}/{version}`: as [`core_not_allowed`], and the mux's
-/// plain 404 for a group nobody serves.
-async fn group_not_allowed(
+/// `/apis/{group}/{version}`, whatever the method: the mux's plain 404 for a group nobody serves,
+/// the REST router's 404 for a version the group does not have, the resources for a GET (or
+/// HEAD), else 405.
+async fn group_version(
     State(server): State<Arc<Server>>,
     Path((group, version)): Path<(String, String)>,
+    method: Method,
     headers: HeaderMap,
 ) -> Response {
-    let error = {
+    let resources = {
         let catalogue = &server.lock().catalogue;
         if !catalogue.serves_group(&group) {
             return status::page_not_found();
         }
-        if discovery::resources(catalogue, &group, &version).is_some() {
-            ApiError::method_not_allowed()
-        } else {
-            ApiError::not_found_path()
-        }
+        discovery::resources(catalogue, &group, &version).ok_or_else(ApiError::not_found_path)
     };
-    discovery_answer(&headers, Err(error)).await
+    let answer = match resources {
+        Ok(_) if method != Method::GET && method != Method::HEAD => Err(ApiError::method_not_allowed()),
+        answer => answer,
+    };
+    discovery_answer(&headers, answer).await
 }
 
 /// Serves every resource URL, with the warnings its handling gave as `Warning` headers.
@@ -204,7 +188,10 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         let group = raw.strip_prefix("/apis/").map(|rest| rest.split('/').next().unwrap_or(""));
         let under_api = raw == "/api"
             || raw.starts_with("/api/")
-            || group.is_some_and(|g| server.lock().catalogue.serves_group(g) && !server.lock().catalogue.is_custom_group(g));
+            || group.is_some_and(|g| {
+                let catalogue = &server.lock().catalogue;
+                catalogue.serves_group(g) && !catalogue.is_custom_group(g)
+            });
         return if under_api { Err(ApiError::not_found_path()) } else { Ok(page_not_found()) };
     };
     if !path.group.is_empty() && !server.lock().catalogue.serves_group(&path.group) {
@@ -223,12 +210,13 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     // other than list and watch (`crdHandler.ServeHTTP`, k8s.io/apiextensions-apiserver
     // pkg/apiserver/customresource_handler.go).
     let lists = parts.method == Method::GET && (path.name.is_none() || path.watch_prefix);
-    if scope.resource.custom
-        && (![Method::GET, Method::HEAD, Method::POST, Method::PUT, Method::PATCH, Method::DELETE].contains(&parts.method)
-            || (!scope.resource.namespaced && path.namespace.is_some())
-            || (scope.resource.namespaced && path.namespace.as_deref().unwrap_or("").is_empty() && !lists))
-    {
-        return Ok(page_not_found());
+    if scope.resource.custom {
+        let verb = request_verb(&parts.method, &path);
+        if (!scope.resource.namespaced && path.namespace.is_some())
+            || (scope.resource.namespaced && path.namespace.as_deref().unwrap_or("").is_empty() && !matches!(verb, "list" | "watch"))
+        {
+            return Ok(page_not_found());
+        }
     }
     if !scope.resource.namespaced && path.namespace.is_some() {
         return Err(ApiError::not_found_path());
@@ -294,14 +282,15 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     // JSON); an error is encoded as any error is.
     let answer: ApiResult<Response> = async {
         match (parts.method, name) {
-            (Method::GET, _) if is_watch => {
+            // A custom resource's `/watch/` path watches whatever the method.
+            (_, _) if is_watch => {
                 let request = WatchRequest::from_query(&query, &scope, repr, name)?;
                 scope.check_key_segments(name)?;
                 let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
                 Ok(render::watch_stream(lines))
             }
-            (Method::POST, Some(name)) => {
-                let opts = write_options(&query, &parts.headers, "CreateOptions")?;
+            (Method::POST, Some(name)) if !scope.resource.custom => {
+                let opts = write_options(&query, &parts.headers, Write::Create)?;
                 let binding = object(&parts.headers, &body, "Binding")?.value;
                 Ok(json_response(201, &server.lock().bind(&scope, name, binding, opts.dry_run)?))
             }
@@ -309,7 +298,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
                 Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
             }
             (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
-                let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
+                let opts = write_options(&query, &parts.headers, Write::Update)?;
                 let value = object(&parts.headers, &body, "Scale")?.value;
                 Ok(json_response(200, &server.lock().update_scale(&scope, name, value, opts)?))
             }
@@ -329,19 +318,18 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
             (Method::GET, None) => {
                 check_list_options(&query)?;
                 let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
-                resource_version(&query, false)?;
                 let listed = server.lock().list(&scope, &selection, &page)?;
                 list_as(repr, &scope, listed, now)
             }
-            (Method::POST, None) => {
-                let opts = write_options(&query, &parts.headers, "CreateOptions")?;
+            (Method::POST, _) => {
+                let opts = write_options(&query, &parts.headers, Write::Create)?;
                 let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
                 let created = server.lock().create(&scope, value, opts)?;
                 object_response(201, repr, &scope, &created, now)
             }
             (Method::PUT, Some(name)) => {
                 let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
-                let opts = write_options(&query, &parts.headers, "UpdateOptions")?;
+                let opts = write_options(&query, &parts.headers, Write::Update)?;
                 let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
                 let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
                 object_response(if created { 201 } else { 200 }, repr, &scope, &written, now)
@@ -371,7 +359,6 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
                 check_list_options(&query)?;
                 let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
                 let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
-                resource_version(&query, false)?;
                 let listed = server.lock().delete_collection(&scope, &selection, &page, &opts)?;
                 list_as(repr, &scope, listed, now)
             }
@@ -390,6 +377,44 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
 /// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` serves PUT alone), PUT, PATCH and DELETE, a
 /// collection GET, POST and, where the registry deletes collections, DELETE; a subresource
 /// serves no DELETE; a custom resource's unknown subresource is an absent object).
+/// The verb upstream's request resolver names a request by (`RequestInfoFactory.NewRequestInfo`,
+/// k8s.io/apiserver pkg/endpoints/request/requestinfo.go): the `/watch/` prefix watches whatever
+/// the method, a GET without a name lists, a DELETE without one deletes the collection, and a
+/// method that is no verb has none.
+fn request_verb(method: &Method, path: &ResourcePath) -> &'static str {
+    let collection = path.name.is_none();
+    match *method {
+        _ if path.watch_prefix => "watch",
+        Method::GET | Method::HEAD if collection => "list",
+        Method::GET | Method::HEAD => "get",
+        Method::POST => "create",
+        Method::PUT => "update",
+        Method::PATCH => "patch",
+        Method::DELETE if collection => "deletecollection",
+        Method::DELETE => "delete",
+        _ => "",
+    }
+}
+
+/// What the apiextensions server's handler serves of a custom resource (`serveResource`,
+/// `serveStatus`, `serveScale`, k8s.io/apiextensions-apiserver pkg/apiserver/
+/// customresource_handler.go): every verb of the resource (a create names its object in its
+/// body, whatever the URL says), get, update and patch of a subresource, and an update or patch
+/// that names no object is the namer's 400.
+fn check_custom_route(verb: &str, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
+    let served = match path.subresource {
+        None => !verb.is_empty(),
+        Some(_) => matches!(verb, "get" | "update" | "patch"),
+    };
+    if !served {
+        return Err(ApiError::method_not_supported(scope.resource.qualified(), verb));
+    }
+    if path.name.is_none() && matches!(verb, "update" | "patch") {
+        return Err(ApiError::bad_request("name must be provided"));
+    }
+    Ok(())
+}
+
 fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
     // A pod's binding is created and nothing else.
     if path.subresource.as_deref() == Some("binding") && scope.resource.binding_subresource && path.name.is_some() {
@@ -407,6 +432,9 @@ fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult
             target => Some(target?),
         },
     };
+    if scope.resource.custom && path.subresource.as_deref() != Some("scale") {
+        return check_custom_route(request_verb(method, path), path, scope);
+    }
     let item = path.name.is_some();
     let served = match *method {
         // The namespace registry's `finalize` is served for updates alone.

@@ -76,6 +76,19 @@ impl ResourcePath {
     }
 }
 
+/// Go's `url.QueryUnescape`: `+` is a space and `%XX` a byte; a `%` without two hex digits
+/// after it is an error (none).
+fn go_query_unescape(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let escapes_whole = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'%')
+        .all(|(at, _)| bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit) && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit));
+    let spaced = text.replace('+', " ");
+    escapes_whole.then(|| percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy().into_owned())
+}
+
 /// Decoded query parameters.
 #[derive(Clone, Debug, Default)]
 pub struct Query {
@@ -83,9 +96,19 @@ pub struct Query {
 }
 
 impl Query {
-    /// Parses a raw query string.
+    /// Parses a raw query string as Go's `url.ParseQuery` does: pairs split at `&`, an empty
+    /// one skipped, and one that holds a `;` or an escape that is not `%` and two hex digits
+    /// dropped (the error it gives is ignored by the handlers, which read `URL.Query()`).
     pub fn parse(raw: Option<&str>) -> Self {
-        let pairs = raw.map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default();
+        let pairs = raw
+            .unwrap_or("")
+            .split('&')
+            .filter(|pair| !pair.is_empty() && !pair.contains(';'))
+            .filter_map(|pair| {
+                let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                Some((go_query_unescape(key)?, go_query_unescape(value)?))
+            })
+            .collect();
         Self { pairs }
     }
 

@@ -15,7 +15,7 @@
 //! builds the whole document from the definition's schema, `apiextensions-apiserver`
 //! `pkg/controller/openapi/builder`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use bytes::Bytes;
@@ -47,43 +47,66 @@ static BUILT_IN: LazyLock<BTreeMap<String, Document>> = LazyLock::new(|| {
     documents.into_iter().map(|(path, text)| (path, Document::new(Bytes::from(text)))).collect()
 });
 
+/// Every `(group, version, kind)` the pinned release's documents give a schema of.
+static KINDS: LazyLock<BTreeSet<(String, String, String)>> = LazyLock::new(|| {
+    let mut kinds = BTreeSet::new();
+    for document in BUILT_IN.values() {
+        let document: Value = serde_json::from_slice(&document.bytes).expect("a built-in OpenAPI document is JSON");
+        let schemas = document["components"]["schemas"].as_object().into_iter().flat_map(Map::values);
+        for gvk in schemas.filter_map(|schema| schema["x-kubernetes-group-version-kind"].as_array()).flatten() {
+            let part = |name: &str| gvk[name].as_str().unwrap_or_default().to_string();
+            kinds.insert((part("group"), part("version"), part("kind")));
+        }
+    }
+    kinds
+});
+
+/// Whether the pinned release publishes a schema of `kind` in `group`'s `version`: each of its
+/// objects, their lists and the few option kinds an operation reads from a body.
+pub fn has_kind(group: &str, version: &str, kind: &str) -> bool {
+    KINDS.contains(&(group.to_string(), version.to_string(), kind.to_string()))
+}
+
 fn gv_path(group: &str, version: &str) -> String {
     if group.is_empty() { format!("api/{version}") } else { format!("apis/{group}/{version}") }
 }
 
-/// Every path the index lists, with its document.
-fn documents(catalogue: &Catalogue) -> BTreeMap<String, Document> {
-    let mut paths: BTreeMap<String, Document> =
-        ["api", "apis", "version"].iter().filter_map(|p| Some((p.to_string(), BUILT_IN.get(*p)?.clone()))).collect();
+/// The paths the index may list: the fixed ones, each served group's, each served version's.
+fn candidate_paths(catalogue: &Catalogue) -> Vec<String> {
+    let mut paths: Vec<String> = ["api", "apis", "version"].map(String::from).to_vec();
     for (group, versions) in catalogue.groups() {
-        if let Some(document) = BUILT_IN.get(&format!("apis/{group}")) {
-            paths.insert(format!("apis/{group}"), document.clone());
-        }
-        for version in versions {
-            let path = gv_path(&group, &version);
-            if let Some(document) = BUILT_IN.get(&path).cloned().or_else(|| custom_group_version(catalogue, &group, &version)) {
-                paths.insert(path, document);
-            }
-        }
+        paths.push(format!("apis/{group}"));
+        paths.extend(versions.iter().map(|v| gv_path(&group, v)));
     }
     paths
 }
 
 /// `/openapi/v3`: each path's `serverRelativeURL`, with its document's hash.
 pub fn index(catalogue: &Catalogue) -> Value {
-    let paths: Map<String, Value> = documents(catalogue)
+    let paths: Map<String, Value> = candidate_paths(catalogue)
         .into_iter()
-        .map(|(path, document)| {
-            let url = format!("/openapi/v3/{path}?hash={}", document.hash);
-            (path, json!({"serverRelativeURL": url}))
+        .filter_map(|path| {
+            let url = format!("/openapi/v3/{path}?hash={}", document(catalogue, &path)?.hash);
+            Some((path, json!({"serverRelativeURL": url})))
         })
         .collect();
     json!({"paths": paths})
 }
 
-/// The document at `path` (`api/v1`, `apis/apps/v1`, …), if the index lists it.
+/// The document at `path` (`api/v1`, `apis/apps/v1`, …), if the index lists it: the pinned
+/// release's for a path it publishes and the server serves, the fake's for a custom resource's
+/// group version.
 pub fn document(catalogue: &Catalogue, path: &str) -> Option<Document> {
-    documents(catalogue).remove(path)
+    if ["api", "apis", "version"].contains(&path) {
+        return BUILT_IN.get(path).cloned();
+    }
+    catalogue.groups().into_iter().find_map(|(group, versions)| {
+        if path == format!("apis/{group}") {
+            return BUILT_IN.get(path).cloned();
+        }
+        let version = versions.iter().find(|v| gv_path(&group, v) == path)?;
+        BUILT_IN.get(path).cloned().or_else(|| custom_group_version(catalogue, &group, version))
+    })
 }
 
 /// The fake's document of a group version the pinned release does not publish: a custom

@@ -5,13 +5,14 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::ResourceInfo;
+use crate::apiserver::go_quote::quote;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields, go_shapes};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
+use crate::apiserver::{defaults, enums, openapi, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
@@ -38,20 +39,64 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
         }
         Some(k) if k == scope.resource.kind => {}
         Some(k) => {
-            // The decoder finds no conversion from the body's kind to the endpoint's (upstream
-            // names the external version's Go package and the internal one's).
+            // A kind the scheme registers in the version has no conversion to the endpoint's
+            // (upstream names the external version's Go package and the internal one's); any
+            // other is not registered.
             let (group, expected) = (&scope.resource.group, &scope.resource.kind);
-            let internal = if group.is_empty() { "core" } else { group.split('.').next().unwrap_or(group) };
             let version = &scope.version;
-            return Err(ApiError::bad_request(format!(
-                "{k} in version \"{version}\" cannot be handled as a {expected}: converting ({version}.{k}) to ({internal}.{expected}): unknown conversion"
-            )));
+            let why = if scope.resource.custom || registered(group, version, k) {
+                let internal = if group.is_empty() { "core" } else { group.split('.').next().unwrap_or(group) };
+                format!("converting ({version}.{k}) to ({internal}.{expected}): unknown conversion")
+            } else {
+                let group_version = scope.resource.api_version(version);
+                format!("no kind {} is registered for version {} in scheme \"pkg/runtime/scheme.go:111\"", quote(k), quote(&group_version))
+            };
+            return Err(ApiError::bad_request(format!("{k} in version \"{version}\" cannot be handled as a {expected}: {why}")));
         }
     }
     if !map.get("metadata").is_none_or(Value::is_object) {
         return Err(ApiError::bad_request("metadata must be an object"));
     }
     Ok(())
+}
+
+/// The kinds every group version's scheme registers besides its objects
+/// (`metav1.AddToGroupVersion`: the options, the watch event and the unversioned kinds).
+const REGISTERED_EVERYWHERE: [&str; 12] = [
+    "ListOptions",
+    "GetOptions",
+    "CreateOptions",
+    "UpdateOptions",
+    "PatchOptions",
+    "DeleteOptions",
+    "WatchEvent",
+    "Status",
+    "APIVersions",
+    "APIGroupList",
+    "APIGroup",
+    "APIResourceList",
+];
+
+/// The kinds the core group's `v1` registers that no OpenAPI schema names (k8s.io/api
+/// core/v1/register.go): the options of its connect subresources and internal records.
+const REGISTERED_IN_CORE_V1: [&str; 10] = [
+    "List",
+    "ServiceProxyOptions",
+    "NodeProxyOptions",
+    "PodAttachOptions",
+    "PodLogOptions",
+    "PodExecOptions",
+    "PodPortForwardOptions",
+    "PodProxyOptions",
+    "SerializedReference",
+    "RangeAllocation",
+];
+
+/// Whether kube-apiserver's scheme registers `kind` in `group`'s `version`.
+fn registered(group: &str, version: &str, kind: &str) -> bool {
+    REGISTERED_EVERYWHERE.contains(&kind)
+        || (group.is_empty() && version == "v1" && REGISTERED_IN_CORE_V1.contains(&kind))
+        || openapi::has_kind(group, version, kind)
 }
 
 /// Makes `metadata.namespace` agree with the URL: filled when absent, 400 on mismatch, cleared

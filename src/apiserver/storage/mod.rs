@@ -12,6 +12,7 @@
 pub mod apply;
 pub mod binding;
 mod bootstrap;
+pub mod continue_token;
 pub mod create;
 pub mod delete;
 pub mod expiry;

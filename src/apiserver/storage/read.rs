@@ -3,29 +3,33 @@
 
 use std::sync::Arc;
 
-use base64::Engine;
 use serde_json::Value;
 
 use crate::apiserver::selectors::Selection;
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::storage::store::ObjectKey;
-use crate::apiserver::storage::{Scope, Storage};
+use crate::apiserver::storage::{Scope, Storage, continue_token};
 
-/// Which page of a list: `limit` and `continue`.
+/// Which page of a list: `limit` and `continue`, and the revision it reads.
 #[derive(Clone, Debug, Default)]
 pub struct Page {
     /// At most this many items (`limit`; none for all).
     pub limit: Option<usize>,
     /// Where an earlier page ended (`continue`).
     pub continue_token: Option<String>,
+    /// The revision the list reads.
+    pub at: ListAt,
 }
 
-/// Where a paginated list continues: the list's revision and the last key returned.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ContinueToken {
-    rv: u64,
-    ns: String,
-    name: String,
+/// Which revision a list reads (`resourceVersion` and `resourceVersionMatch`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ListAt {
+    /// The latest (no `resourceVersion`, or `0`).
+    #[default]
+    Latest,
+    /// Exactly this one (`resourceVersionMatch=Exact`, or a `limit` with a `resourceVersion`).
+    Exact(u64),
+    /// The latest, which must be at least this one (any other `resourceVersion`).
+    NotOlderThan(u64),
 }
 
 /// One page of a list.
@@ -42,11 +46,9 @@ pub struct Listed {
     pub remaining: Option<usize>,
 }
 
-fn decode_continue(token: &str) -> ApiResult<ContinueToken> {
-    let bad = || ApiError::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token).map_err(|_| bad())?;
-    serde_json::from_slice(&bytes).map_err(|_| bad())
-}
+/// The 410 of a continue token older than the history kept (`storage.ErrResourceExpired`'s
+/// message for continue tokens, k8s.io/apiserver pkg/storage/etcd3/errors.go).
+const CONTINUE_TOO_OLD: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
 impl Storage {
     /// GET one object.
@@ -61,16 +63,45 @@ impl Storage {
     pub fn list(&self, scope: &Scope, selection: &Selection, page: &Page) -> ApiResult<Listed> {
         scope.check_key_segments(None)?;
         let limit = page.limit;
-        let (revision, after) = match page.continue_token.as_deref() {
+        // Keys are relative to the list's prefix: a name within a namespace (or of a
+        // cluster-scoped resource), `namespace/name` across namespaces.
+        let across_namespaces = scope.resource.namespaced && scope.namespace.is_none();
+        let (at, from) = match page.continue_token.as_deref() {
             Some(token) => {
-                let t = decode_continue(token)?;
-                let (g, r) = &scope.resource.storage;
-                (t.rv, Some(ObjectKey::new(g, r, &t.ns, &t.name)))
+                let at = continue_token::decode(token).map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?;
+                if page.at != ListAt::Latest {
+                    return Err(ApiError::bad_request("specifying resource version is not allowed when using continue"));
+                }
+                let from = match (across_namespaces, at.start.split_once('/')) {
+                    (true, Some((ns, name))) => (ns.to_string(), name.to_string()),
+                    (true, None) => (at.start, String::new()),
+                    (false, _) => (scope.namespace.clone().unwrap_or_default(), at.start),
+                };
+                // A negative revision asks for the latest.
+                (u64::try_from(at.revision).map_or(ListAt::Latest, ListAt::Exact), Some(from))
             }
-            None => (self.store.revision(), None),
+            None => (page.at, None),
+        };
+        let latest = self.store.revision();
+        let revision = match at {
+            ListAt::Exact(wanted) | ListAt::NotOlderThan(wanted) if wanted > latest => {
+                return Err(ApiError::too_large_resource_version(wanted, latest));
+            }
+            ListAt::Exact(wanted) => wanted,
+            ListAt::Latest | ListAt::NotOlderThan(_) => latest,
         };
         let (g, r) = &scope.resource.storage;
-        let mut selected = self.store.list(g, r, scope.namespace.as_deref(), after.as_ref()).filter(|(_, o)| selection.matches(o));
+        let snapshot;
+        let stored: Box<dyn Iterator<Item = ((&str, &str), &Arc<Value>)>> = if revision == latest {
+            Box::new(self.store.list(g, r, scope.namespace.as_deref(), from))
+        } else {
+            snapshot = self.store.list_at(g, r, scope.namespace.as_deref(), from, revision).map_err(|_| match page.continue_token {
+                Some(_) => ApiError::gone(CONTINUE_TOO_OLD),
+                None => ApiError::gone("The resourceVersion for the provided list is too old."),
+            })?;
+            Box::new(snapshot.iter().map(|((ns, name), o)| ((ns.as_str(), name.as_str()), o)))
+        };
+        let mut selected = stored.filter(|(_, o)| selection.matches(o));
         let mut items = Vec::new();
         let mut last_key = None;
         for (k, o) in selected.by_ref() {
@@ -78,8 +109,8 @@ impl Storage {
                 // One more exists: count the rest (when there is no selector) and stop.
                 let remaining = selection.is_everything().then(|| 1 + selected.count());
                 let (ns, name): (&str, &str) = last_key.expect("limit > 0 means an item was taken");
-                let token = ContinueToken { rv: revision, ns: ns.to_string(), name: name.to_string() };
-                let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).expect("serializable"));
+                let last = if across_namespaces { format!("{ns}/{name}") } else { name.to_string() };
+                let token = continue_token::encode(&last, revision);
                 return Ok(Listed { items, revision, continue_token: Some(token), remaining });
             }
             items.push(scope.serve(o)?);

@@ -149,31 +149,62 @@ impl Store {
         self.resource(&key.group, &key.resource)?.get(&key.namespace)?.get(&key.name)
     }
 
-    /// Objects of one storage resource, optionally in one namespace, in key order, starting
-    /// after `after` (a key of a previous page) when given; each with its namespace and name.
+    /// Objects of one storage resource, optionally in one namespace, in key order, from the
+    /// (namespace, name) `from` on when given (a page's start); each with its namespace and name.
     pub fn list<'a>(
         &'a self,
         group: &'a str,
         resource: &'a str,
         namespace: Option<&'a str>,
-        after: Option<&ObjectKey>,
+        from: Option<(String, String)>,
     ) -> impl Iterator<Item = ((&'a str, &'a str), &'a Arc<Value>)> + 'a {
-        use std::ops::Bound::{Excluded, Included, Unbounded};
-        let (after_namespace, after_name) = match after {
-            Some(k) => (Included(k.namespace.clone()), Some((k.namespace.clone(), k.name.clone()))),
-            None => (namespace.map_or(Unbounded, |ns| Included(ns.to_string())), None),
+        use std::ops::Bound::{Included, Unbounded};
+        let first_namespace = match &from {
+            Some((ns, _)) => Included(ns.clone()),
+            None => namespace.map_or(Unbounded, |ns| Included(ns.to_string())),
         };
         let namespaces = self
             .resource(group, resource)
             .into_iter()
-            .flat_map(move |by_namespace| by_namespace.range((after_namespace.clone(), Unbounded)));
+            .flat_map(move |by_namespace| by_namespace.range((first_namespace.clone(), Unbounded)));
         namespaces.take_while(move |(ns, _)| namespace.is_none_or(|wanted| wanted == ns.as_str())).flat_map(move |(ns, names)| {
-            let from = match &after_name {
-                Some((after_ns, name)) if after_ns == ns => Excluded(name.clone()),
+            let first_name = match &from {
+                Some((from_ns, name)) if from_ns == ns => Included(name.clone()),
                 _ => Unbounded,
             };
-            names.range((from, Unbounded)).map(move |(name, object)| ((ns.as_str(), name.as_str()), object))
+            names.range((first_name, Unbounded)).map(move |(name, object)| ((ns.as_str(), name.as_str()), object))
         })
+    }
+
+    /// Objects of one storage resource, optionally in one namespace, as they were at `revision`,
+    /// in key order from `from` on (as [`Store::list`] lists the latest): the latest with the
+    /// writes after `revision` undone, or [`TooOld`] when some of them were dropped from history.
+    pub fn list_at(
+        &self,
+        group: &str,
+        resource: &str,
+        namespace: Option<&str>,
+        from: Option<(String, String)>,
+        revision: u64,
+    ) -> Result<Vec<((String, String), Arc<Value>)>, TooOld> {
+        if revision < self.compacted {
+            return Err(TooOld { oldest: self.compacted });
+        }
+        let mut objects: BTreeMap<(String, String), Arc<Value>> =
+            self.list(group, resource, namespace, None).map(|((ns, name), o)| ((ns.to_string(), name.to_string()), o.clone())).collect();
+        for event in self.history.iter().rev().take_while(|e| e.revision > revision) {
+            let key = &event.key;
+            if key.group != group || key.resource != resource || namespace.is_some_and(|ns| ns != key.namespace) {
+                continue;
+            }
+            let at = (key.namespace.clone(), key.name.clone());
+            match &event.previous {
+                Some(before) => objects.insert(at, before.clone()),
+                None => objects.remove(&at),
+            };
+        }
+        let from = from.unwrap_or_default();
+        Ok(objects.into_iter().filter(|(key, _)| *key >= from).collect())
     }
 
     /// Every stored object, in key order: for inspecting the whole state at once (a fuzzer
@@ -319,8 +350,28 @@ mod tests {
         s.put(ObjectKey::new("", "podsx", "a", "z"), obj("z"));
         assert_eq!(s.list("", "pods", None, None).count(), 2);
         assert_eq!(s.list("", "pods", Some("a"), None).count(), 1);
-        let first = ObjectKey::new("", "pods", "a", "x");
-        assert_eq!(s.list("", "pods", None, Some(&first)).count(), 1);
+        let after_first = Some(("a".to_string(), "x\0".to_string()));
+        assert_eq!(s.list("", "pods", None, after_first).count(), 1);
+    }
+
+    #[test]
+    fn a_list_at_an_older_revision_undoes_the_writes_after_it() {
+        let mut s = Store::new(4);
+        let key = |name: &str| ObjectKey::new("", "pods", "a", name);
+        s.put(key("x"), obj("x"));
+        s.put(key("y"), obj("y"));
+        s.put(key("x"), json!({"metadata": {"name": "x"}, "changed": true}));
+        s.remove(&key("y"));
+        s.put(ObjectKey::new("", "podsx", "a", "z"), obj("z"));
+        let names = |listed: Vec<((String, String), Arc<Value>)>| -> Vec<(String, Value)> {
+            listed.into_iter().map(|((_, name), o)| (name, o["changed"].clone())).collect()
+        };
+        assert_eq!(names(s.list_at("", "pods", Some("a"), None, 3).unwrap()), [("x".into(), Value::Null), ("y".into(), Value::Null)]);
+        assert_eq!(names(s.list_at("", "pods", None, None, 2).unwrap()), [("x".to_string(), Value::Null)]);
+        assert_eq!(names(s.list_at("", "pods", None, Some(("a".into(), "x\0".into())), 3).unwrap()), [("y".to_string(), Value::Null)]);
+        assert_eq!(names(s.list_at("", "pods", None, None, 6).unwrap()), [("x".to_string(), json!(true))]);
+        s.put(key("w"), obj("w"));
+        assert_eq!(s.list_at("", "pods", None, None, 1), Err(TooOld { oldest: 3 }));
     }
 
     #[test]

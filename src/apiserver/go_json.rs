@@ -14,8 +14,7 @@ const KIND_STRUCT: &str = r#"struct { APIVersion string "json:\"apiVersion,omite
 /// What Go's `json.Unmarshal` of `body` into the `apiVersion`/`kind` struct returns, if it
 /// fails.
 pub fn unmarshal_error(body: &[u8]) -> Option<String> {
-    let mut scanner = Scanner { body, at: 0 };
-    if let Err(syntax) = scanner.document() {
+    if let Some(syntax) = syntax_error(body) {
         return Some(syntax);
     }
     // Valid JSON has bytes beyond ASCII only in strings, where Go takes invalid UTF-8 too.
@@ -32,6 +31,11 @@ pub fn unmarshal_error(body: &[u8]) -> Option<String> {
         Value::Null => None,
         other => Some(format!("json: cannot unmarshal {} into Go value of type {KIND_STRUCT}", type_name(other))),
     }
+}
+
+/// The syntax error Go's JSON scanner finds in `body`, if any.
+pub fn syntax_error(body: &[u8]) -> Option<String> {
+    Scanner { body, at: 0 }.document().err()
 }
 
 /// A syntax check that fails where and as Go's JSON scanner does.
