@@ -71,6 +71,7 @@ pub mod protobuf;
 pub mod quantity;
 pub mod scale;
 pub mod schema;
+pub mod scheme;
 pub mod selectors;
 pub mod status;
 pub mod storage;

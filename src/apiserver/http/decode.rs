@@ -12,6 +12,7 @@ use crate::apiserver::http::media_type;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::protobuf;
 use crate::apiserver::schema::{FieldValidation, WriteOptions};
+use crate::apiserver::scheme::{META_V1_KINDS, UNVERSIONED_KINDS};
 use crate::apiserver::selectors::Selection;
 use crate::apiserver::selectors::{FieldSelector, LabelSelector};
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
@@ -162,24 +163,6 @@ fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
         None => Ok(Bytes::from(json)),
     }
 }
-
-/// Kinds any `apiVersion` may name in the scheme DELETE bodies are decoded with (its
-/// unversioned types: k8s.io/apimachinery pkg/apis/meta/internalversion/register.go and
-/// `metav1.AddToGroupVersion`).
-const UNVERSIONED_KINDS: [&str; 8] =
-    ["DeleteOptions", "CreateOptions", "UpdateOptions", "Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"];
-
-/// Kinds `meta.k8s.io/v1` knows besides the unversioned ones (`v1beta1` only the last four).
-const META_V1_KINDS: [&str; 8] = [
-    "ListOptions",
-    "GetOptions",
-    "PatchOptions",
-    "WatchEvent",
-    "Table",
-    "TableOptions",
-    "PartialObjectMetadata",
-    "PartialObjectMetadataList",
-];
 
 /// Refuses a DELETE body that names a kind other than `DeleteOptions`, as the scheme decoding
 /// it does (400): a kind it knows cannot be converted, one it does not know is not registered.

@@ -372,11 +372,6 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
     }
 }
 
-/// What upstream's REST router answers before a handler runs: a subresource the resource does
-/// not have is no route at all (404), and a method no route of the path serves is 405 (the
-/// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` serves PUT alone), PUT, PATCH and DELETE, a
-/// collection GET, POST and, where the registry deletes collections, DELETE; a subresource
-/// serves no DELETE; a custom resource's unknown subresource is an absent object).
 /// The verb upstream's request resolver names a request by (`RequestInfoFactory.NewRequestInfo`,
 /// k8s.io/apiserver pkg/endpoints/request/requestinfo.go): the `/watch/` prefix watches whatever
 /// the method, a GET without a name lists, a DELETE without one deletes the collection, and a
@@ -415,6 +410,12 @@ fn check_custom_route(verb: &str, path: &ResourcePath, scope: &Scope) -> ApiResu
     Ok(())
 }
 
+/// What upstream's REST router answers before a handler runs: a subresource the resource does
+/// not have is no route at all (404), and a method no route of the path serves is 405 (the
+/// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` serves PUT alone), PUT, PATCH and DELETE, a
+/// collection GET, POST and, where the registry deletes collections, DELETE; a subresource
+/// serves no DELETE; a custom resource's unknown subresource is an absent object, and the rest of
+/// its routes are [`check_custom_route`]'s).
 fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
     // A pod's binding is created and nothing else.
     if path.subresource.as_deref() == Some("binding") && scope.resource.binding_subresource && path.name.is_some() {

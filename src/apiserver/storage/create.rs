@@ -8,11 +8,12 @@ use crate::apiserver::catalogue::ResourceInfo;
 use crate::apiserver::go_quote::quote;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields, go_shapes};
+use crate::apiserver::scheme::registered;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums, openapi, pod_specs, warning, write_warnings};
+use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
@@ -58,45 +59,6 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
         return Err(ApiError::bad_request("metadata must be an object"));
     }
     Ok(())
-}
-
-/// The kinds every group version's scheme registers besides its objects
-/// (`metav1.AddToGroupVersion`: the options, the watch event and the unversioned kinds).
-const REGISTERED_EVERYWHERE: [&str; 12] = [
-    "ListOptions",
-    "GetOptions",
-    "CreateOptions",
-    "UpdateOptions",
-    "PatchOptions",
-    "DeleteOptions",
-    "WatchEvent",
-    "Status",
-    "APIVersions",
-    "APIGroupList",
-    "APIGroup",
-    "APIResourceList",
-];
-
-/// The kinds the core group's `v1` registers that no OpenAPI schema names (k8s.io/api
-/// core/v1/register.go): the options of its connect subresources and internal records.
-const REGISTERED_IN_CORE_V1: [&str; 10] = [
-    "List",
-    "ServiceProxyOptions",
-    "NodeProxyOptions",
-    "PodAttachOptions",
-    "PodLogOptions",
-    "PodExecOptions",
-    "PodPortForwardOptions",
-    "PodProxyOptions",
-    "SerializedReference",
-    "RangeAllocation",
-];
-
-/// Whether kube-apiserver's scheme registers `kind` in `group`'s `version`.
-fn registered(group: &str, version: &str, kind: &str) -> bool {
-    REGISTERED_EVERYWHERE.contains(&kind)
-        || (group.is_empty() && version == "v1" && REGISTERED_IN_CORE_V1.contains(&kind))
-        || openapi::has_kind(group, version, kind)
 }
 
 /// Makes `metadata.namespace` agree with the URL: filled when absent, 400 on mismatch, cleared
