@@ -36,6 +36,9 @@ on_both_servers!(
     lists_continue_and_read_revisions_as_the_storage_does,
     custom_resources_are_served_by_the_verb_their_request_names,
     a_kind_the_scheme_does_not_register_is_named_as_such,
+    bodies_nest_as_deep_as_go_decodes_them,
+    a_body_of_another_kind_is_decoded_as_that_kind_first,
+    yaml_the_reader_refuses_and_patches_of_no_object_are_refused_in_go_words,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -627,4 +630,131 @@ async fn a_kind_the_scheme_does_not_register_is_named_as_such(server: Server) {
         let r = post(&server, &path, json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "typo"}})).await;
         assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{kind}: {}", r.body);
     }
+}
+
+/// Seed 1: a body nested past serde_json's 128 levels was refused as undecodable, and one of
+/// 200,000 levels overflowed the fake's stack and aborted it. Go's decoder takes 10,000 levels
+/// (encoding/json scanner.go `maxNestingDepth`; deeper is its scanner's syntax error): a
+/// nested value where the kind has a string is the decoder's type error, one in a field the
+/// kind does not know is dropped.
+async fn bodies_nest_as_deep_as_go_decodes_them(server: Server) {
+    let nested = |depth: usize| format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+    let send =
+        |body: String| raw(&server, Method::POST, "/api/v1/namespaces/default/configmaps?dryRun=All", Some("application/json"), body);
+    let r = send(format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"deep","labels":{}}}}}"#, nested(9_990))).await;
+    let wrong_type = "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal object into Go struct field ObjectMeta.metadata.labels of type string";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(wrong_type)), "{}", r.body);
+    let r = send(format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"deep"}},"x":{}}}"#, nested(9_990))).await;
+    assert_eq!((r.code, r.body["metadata"]["name"].as_str()), (201, Some("deep")), "{}", r.body);
+    assert!(r.body.get("x").is_none(), "a field the kind does not know is dropped: {}", r.body);
+    let r = send("[".repeat(200_000)).await;
+    let too_deep = format!(
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '[' exceeded max depth ({} ...)",
+        "5b".repeat(30)
+    );
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(too_deep.as_str())), "{}", r.body);
+    assert_eq!(get(&server, &cm_path("")).await.code, 200, "the server still serves");
+}
+
+/// Seed 1: a body of another kind was refused for its `apiVersion` before anything else.
+/// Upstream's decoder reads it as its own kind first (`DecoderToVersion`, k8s.io/apimachinery
+/// pkg/runtime/serializer/versioning; then k8s.io/apiserver pkg/endpoints/handlers/create.go):
+/// a kind its scheme does not register, else the first field of the wrong type for that kind,
+/// else no conversion to the endpoint's kind, and only then a version the endpoint does not
+/// take. The apiextensions server's scheme holds its own group and core `v1`'s options.
+async fn a_body_of_another_kind_is_decoded_as_that_kind_first(server: Server) {
+    let not_registered = |kind: &str, version: &str, group_version: &str, expected: &str| {
+        format!(
+            "{kind} in version \"{version}\" cannot be handled as a {expected}: no kind \"{kind}\" is registered for version \"{group_version}\" in scheme \"pkg/runtime/scheme.go:111\""
+        )
+    };
+    let unconvertible = |kind: &str, version: &str, expected: &str, internal: &str| {
+        format!(
+            "{kind} in version \"{version}\" cannot be handled as a {expected}: converting ({version}.{kind}) to ({internal}.{expected}): unknown conversion"
+        )
+    };
+    let mismatch =
+        |data: &str, expected: &str| format!("the API version in the data ({data}) does not match the expected API version ({expected})");
+    let daemonsets = "/apis/apps/v1/namespaces/default/daemonsets";
+    let events = "/api/v1/namespaces/default/events";
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let configmaps = cm_path("");
+    let cases = [
+        (daemonsets, json!({"apiVersion": "batch/v1", "kind": "CronJob"}), unconvertible("CronJob", "v1", "DaemonSet", "apps")),
+        (
+            &configmaps,
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": "x"}}),
+            "Deployment in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32".into(),
+        ),
+        (&configmaps, json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "spec": {"replicas": "x"}}), unconvertible("DaemonSet", "v1", "ConfigMap", "core")),
+        (&configmaps, json!({"apiVersion": "apps/v1", "kind": "ConfigMap"}), not_registered("ConfigMap", "v1", "apps/v1", "ConfigMap")),
+        (
+            &configmaps,
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}),
+            not_registered("CustomResourceDefinition", "v1", "apiextensions.k8s.io/v1", "ConfigMap"),
+        ),
+        (&configmaps, json!({"apiVersion": "foo.example/v1", "kind": "DeleteOptions"}), not_registered("DeleteOptions", "v1", "foo.example/v1", "ConfigMap")),
+        (&configmaps, json!({"apiVersion": "foo.example/v1", "kind": "Status"}), unconvertible("Status", "v1", "ConfigMap", "core")),
+        (events, json!({"apiVersion": "events.k8s.io/v1", "kind": "Event"}), mismatch("events.k8s.io/v1", "v1")),
+        (
+            events,
+            json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "note": 5}),
+            "Event in version \"v1\" cannot be handled as a Event: json: cannot unmarshal number into Go struct field Event.note of type string".into(),
+        ),
+        (crds, json!({"apiVersion": "v1", "kind": "ConfigMap"}), not_registered("ConfigMap", "v1", "v1", "CustomResourceDefinition")),
+        (crds, json!({"apiVersion": "apps/v1", "kind": "DeleteOptions"}), not_registered("DeleteOptions", "v1", "apps/v1", "CustomResourceDefinition")),
+        (crds, json!({"apiVersion": "v1", "kind": "DeleteOptions"}), unconvertible("DeleteOptions", "v1", "CustomResourceDefinition", "apiextensions")),
+        (
+            crds,
+            json!({"apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition"}),
+            mismatch("apiextensions.k8s.io/v1beta1", "apiextensions.k8s.io/v1"),
+        ),
+        (
+            "/api/v1/namespaces/default/pods",
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": "2020-13-45T99:99:99Z"}),
+            "Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal string into Go struct field Pod.metadata of type v1.ObjectMeta".into(),
+        ),
+    ];
+    for (path, mut body, message) in cases {
+        if body.get("metadata").is_none() {
+            body["metadata"] = json!({"name": "other"});
+        }
+        let r = post(&server, path, body.clone()).await;
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{body}: {}", r.body);
+    }
+}
+
+/// Seed 1: YAML the reader refuses was refused in another parser's words, and a patch that
+/// decodes to no object in the fake's. A YAML body goes through go-yaml's reader, which refuses
+/// a control character before it scans anything (go.yaml.in/yaml/v2 readerc.go); an apply
+/// converts a body that does not start like JSON from YAML first ("error encoding patch"), then
+/// unmarshals it into a map ("error decoding patch"); a strategic patch's decoding error is the
+/// decoder's alone (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+async fn yaml_the_reader_refuses_and_patches_of_no_object_are_refused_in_go_words(server: Server) {
+    create_cm(&server, "patched", &[]).await;
+    let r = raw(&server, Method::POST, &cm_path(""), Some("application/yaml"), &b"a: \x01"[..]).await;
+    let unrecognized =
+        "the object provided is unrecognized (must be of type ConfigMap): yaml: control characters are not allowed (613a2001)";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(unrecognized)), "{}", r.body);
+    let apply = format!("{}?fieldManager=fuzz", cm_path("patched"));
+    let apply_yaml = Some("application/apply-patch+yaml");
+    let cases: [(&[u8], &str); 4] = [
+        (b"a: \x01", "error encoding patch: yaml: control characters are not allowed"),
+        (b"{\"a\": \x01}", "error decoding patch: error converting YAML to JSON: yaml: control characters are not allowed"),
+        (
+            b"\"a string\"",
+            "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {}",
+        ),
+        (
+            b"[1, 2]",
+            "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}",
+        ),
+    ];
+    for (body, message) in cases {
+        let r = raw(&server, Method::PATCH, &apply, apply_yaml, body).await;
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message)), "{}: {}", String::from_utf8_lossy(body), r.body);
+    }
+    let r = raw(&server, Method::PATCH, &cm_path("patched"), Some("application/strategic-merge-patch+json"), "[1,2,3]").await;
+    let strategic = "json: cannot unmarshal array into Go value of type map[string]interface {}";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(strategic)), "{}", r.body);
 }

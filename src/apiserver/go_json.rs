@@ -6,6 +6,7 @@
 //! whose `apiVersion` or `kind` is not a string, the decoder's type error.
 
 use crate::apiserver::go_quote::{escaped, json_type_name as type_name};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// The struct the body is unmarshalled into, as Go's `%v` of its type prints it.
@@ -18,7 +19,7 @@ pub fn unmarshal_error(body: &[u8]) -> Option<String> {
         return Some(syntax);
     }
     // Valid JSON has bytes beyond ASCII only in strings, where Go takes invalid UTF-8 too.
-    let value: Value = serde_json::from_str(&String::from_utf8_lossy(body)).ok()?;
+    let value = parse(String::from_utf8_lossy(body).as_bytes()).ok()?;
     match &value {
         Value::Object(fields) => {
             // Go matches keys to fields without regard to case, and reports the first mismatch.
@@ -33,15 +34,31 @@ pub fn unmarshal_error(body: &[u8]) -> Option<String> {
     }
 }
 
+/// `body` as a JSON value, nested as deep as Go's decoder takes it (its scanner refuses more
+/// than 10,000 levels first), read on a stack that grows instead of to serde_json's limit.
+pub fn parse(body: &[u8]) -> serde_json::Result<Value> {
+    let mut decoder = serde_json::Deserializer::from_slice(body);
+    decoder.disable_recursion_limit();
+    let value = Value::deserialize(serde_stacker::Deserializer::new(&mut decoder))?;
+    decoder.end()?;
+    Ok(value)
+}
+
 /// The syntax error Go's JSON scanner finds in `body`, if any.
 pub fn syntax_error(body: &[u8]) -> Option<String> {
-    Scanner { body, at: 0 }.document().err()
+    Scanner { body, at: 0, depth: 0 }.document().err()
 }
+
+/// The deepest nesting of objects and arrays Go's scanner takes (`maxNestingDepth`,
+/// encoding/json scanner.go).
+const MAX_DEPTH: usize = 10_000;
 
 /// A syntax check that fails where and as Go's JSON scanner does.
 struct Scanner<'a> {
     body: &'a [u8],
     at: usize,
+    /// The objects and arrays open at `at`.
+    depth: usize,
 }
 
 const END: &str = "unexpected end of JSON input";
@@ -81,8 +98,16 @@ impl Scanner<'_> {
     fn value(&mut self) -> Result<(), String> {
         self.space();
         match self.next()? {
-            b'{' => self.object(),
-            b'[' => self.array(),
+            c @ (b'{' | b'[') => {
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return Err(invalid(c, "exceeded max depth"));
+                }
+                // Nesting as deep as Go takes needs more than a thread's usual stack.
+                stacker::maybe_grow(64 * 1024, 1024 * 1024, || if c == b'{' { self.object() } else { self.array() })?;
+                self.depth -= 1;
+                Ok(())
+            }
             b'"' => self.string(),
             b'-' => match self.next_or_space() {
                 c if c.is_ascii_digit() => self.number(c),

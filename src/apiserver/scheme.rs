@@ -6,7 +6,7 @@ use crate::apiserver::openapi;
 
 /// Kinds any `apiVersion` may name in the scheme DELETE bodies are decoded with (its
 /// unversioned types: k8s.io/apimachinery pkg/apis/meta/internalversion/register.go and
-/// `metav1.AddToGroupVersion`).
+/// `metav1.AddToGroupVersion`): three options, then the kinds every scheme takes anywhere.
 pub const UNVERSIONED_KINDS: [&str; 8] =
     ["DeleteOptions", "CreateOptions", "UpdateOptions", "Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"];
 
@@ -37,12 +37,31 @@ const REGISTERED_IN_CORE_V1: [&str; 10] = [
     "RangeAllocation",
 ];
 
-/// Whether kube-apiserver's scheme registers `kind` in `group`'s `version`.
-pub fn registered(group: &str, version: &str, kind: &str) -> bool {
-    // `metav1.AddToGroupVersion` registers the unversioned kinds, the options and the watch
-    // event in every group version.
-    UNVERSIONED_KINDS.contains(&kind)
-        || META_V1_KINDS[..4].contains(&kind)
-        || (group.is_empty() && version == "v1" && REGISTERED_IN_CORE_V1.contains(&kind))
-        || openapi::has_kind(group, version, kind)
+/// The kinds the apiextensions group registers that no OpenAPI schema names, in `v1` and
+/// `v1beta1` (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/v1/register.go).
+const APIEXTENSIONS_KINDS: [&str; 3] = ["CustomResourceDefinition", "CustomResourceDefinitionList", "ConversionReview"];
+
+/// Whether the scheme of the server behind `endpoint_group` registers `kind` in `group`'s
+/// `version`. kube-apiserver's scheme holds every built-in group but apiextensions.k8s.io,
+/// whose own server's holds that group and the core `v1` of its options
+/// (k8s.io/apiextensions-apiserver pkg/apiserver/apiserver.go). `metav1.AddToGroupVersion`
+/// registers the options and the watch event in each group version a scheme holds, and
+/// `Status` and the discovery kinds in every group version at all.
+pub fn registered(endpoint_group: &str, group: &str, version: &str, kind: &str) -> bool {
+    const EXTENSIONS: &str = "apiextensions.k8s.io";
+    let (options, anywhere) = UNVERSIONED_KINDS.split_at(3);
+    if anywhere.contains(&kind) {
+        return true;
+    }
+    let held = if endpoint_group == EXTENSIONS {
+        (group.is_empty() && version == "v1") || (group == EXTENSIONS && matches!(version, "v1" | "v1beta1"))
+    } else {
+        group != EXTENSIONS && openapi::has_group_version(group, version)
+    };
+    let own_kind = if endpoint_group == EXTENSIONS {
+        group == EXTENSIONS && APIEXTENSIONS_KINDS.contains(&kind)
+    } else {
+        (group.is_empty() && version == "v1" && REGISTERED_IN_CORE_V1.contains(&kind)) || openapi::has_kind(group, version, kind)
+    };
+    held && (options.contains(&kind) || META_V1_KINDS[..4].contains(&kind) || own_kind)
 }

@@ -57,8 +57,11 @@ pub struct Document {
 pub fn json(body: &[u8]) -> Result<Document, serde_json::Error> {
     let mut keys = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(body);
+    // Go's decoder takes nesting to 10,000 levels (its scanner refuses deeper first), on a
+    // stack that grows as deep as the document goes.
+    de.disable_recursion_limit();
     let value = Node::<String> { path: String::new(), keys: &mut keys, syntax: Syntax::Json, key: std::marker::PhantomData }
-        .deserialize(&mut de)?;
+        .deserialize(serde_stacker::Deserializer::new(&mut de))?;
     de.end()?;
     Ok(Document { value, keys: Keys { syntax: Syntax::Json, keys } })
 }

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::apiserver::deletion::{DeleteRequest, parse_dry_run, parse_policy};
 use crate::apiserver::go_json;
-use crate::apiserver::go_quote::{printable, quote};
+use crate::apiserver::go_quote::{json_type_name, printable, quote};
+use crate::apiserver::go_yaml;
 use crate::apiserver::http::media_type;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::protobuf;
@@ -76,7 +77,11 @@ pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Documen
             }
             strict::json(body).map_err(|e| unrecognized(format!("couldn't decode JSON: {e}")))?
         }
-        BodyType::Yaml => yaml(body).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?,
+        // The YAML serializer's errors are go-yaml's (`yaml: ...`), the reader's before any.
+        BodyType::Yaml => match go_yaml::reader_error(body) {
+            Some(reader) => return Err(unrecognized(reader)),
+            None => yaml(body).map_err(|e| unrecognized(format!("yaml: {e}")))?,
+        },
     };
     match document.value {
         // Go decodes `null` into the empty object of the URL's kind.
@@ -111,20 +116,37 @@ pub fn is_apply(content_type: &str) -> bool {
 /// A JSON, merge or strategic patch is refused before anything is read unless it is JSON
 /// (`validateAndTranscodePatch`, k8s.io/apiserver pkg/endpoints/handlers/patch.go).
 pub fn check_patch_json(body: &[u8]) -> ApiResult<()> {
-    match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-        Ok(_) => Ok(()),
-        Err(_) => Err(ApiError::bad_request("invalid JSON patch")),
+    match go_json::syntax_error(body) {
+        None => Ok(()),
+        Some(_) => Err(ApiError::bad_request("invalid JSON patch")),
     }
 }
 
-/// The configuration a server-side apply sends: a YAML (or JSON) object, with its keys.
+/// The configuration a server-side apply sends: a YAML (or JSON) object, with its keys. A body
+/// that does not start like a JSON object is converted from YAML first, whose errors are
+/// "encoding" ones (`validateAndTranscodePatch`); then it is unmarshalled into a map through
+/// `sigs.k8s.io/yaml` (`applyPatcher`, both in k8s.io/apiserver pkg/endpoints/handlers/patch.go).
 pub fn apply_configuration(body: &[u8]) -> ApiResult<Document> {
+    let json_like = String::from_utf8_lossy(body).trim_start().starts_with('{');
+    let yaml_error = |why: &str| {
+        ApiError::bad_request(if json_like {
+            format!("error decoding patch: error converting YAML to JSON: {why}")
+        } else {
+            format!("error encoding patch: {why}")
+        })
+    };
+    if let Some(reader) = go_yaml::reader_error(body) {
+        return Err(yaml_error(&reader));
+    }
     match yaml(body) {
         Ok(document) if document.value.is_object() => Ok(document),
         // Nothing (or null) decodes as an object of no kind, which the apply then refuses.
         Ok(document) if document.value.is_null() => Ok(Document { value: Value::Object(Default::default()), ..document }),
-        Ok(document) => Err(ApiError::bad_request(format!("error decoding patch: expected an object, got {}", document.value))),
-        Err(e) => Err(ApiError::bad_request(format!("error decoding patch: {e}"))),
+        Ok(document) => Err(ApiError::bad_request(format!(
+            "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            json_type_name(&document.value)
+        ))),
+        Err(e) => Err(yaml_error(&format!("yaml: {e}"))),
     }
 }
 
@@ -190,7 +212,7 @@ fn delete_options_kind(body: &Value) -> ApiResult<()> {
 pub fn delete_request(headers: &HeaderMap, body: &Bytes, query: &Query) -> ApiResult<DeleteRequest> {
     let body = delete_body(headers, body)?;
     if body.iter().any(|b| !b.is_ascii_whitespace()) {
-        let v: Value = serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+        let v: Value = go_json::parse(&body).map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
         delete_options_kind(&v)?;
         let dry: Vec<&str> = v["dryRun"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
         Ok(DeleteRequest {
@@ -408,7 +430,7 @@ mod tests {
         assert_eq!(value["data"]["n"], "1");
         let err = object(&headers, b"metadata: [unclosed", "Pod").unwrap_err();
         assert_eq!((err.code, err.reason), (400, "BadRequest"));
-        assert!(err.message.starts_with("error decoding YAML: "), "{}", err.message);
+        assert!(err.message.starts_with("the object provided is unrecognized (must be of type Pod): yaml: "), "{}", err.message);
         assert!(!err.message.contains('\n'), "one line, without the parser's excerpt: {}", err.message);
         assert_eq!(object(&headers, b"- a\n- b\n", "Pod").unwrap_err().code, 400, "a list is not an object");
     }

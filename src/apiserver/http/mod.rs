@@ -4,6 +4,7 @@
 //! [`watch`]; nothing below this module knows HTTP.
 
 pub mod decode;
+mod deep;
 pub mod media_type;
 pub mod openapi;
 pub mod render;
@@ -159,7 +160,16 @@ async fn group_version(
 /// Serves every resource URL, with the warnings its handling gave as `Warning` headers.
 pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Response {
     let errors_in = Encoding::of_errors(header_str(request.headers(), header::ACCEPT));
-    let (result, warnings) = warning::recording(dispatch(&server, request)).await;
+    let (parts, body) = request.into_parts();
+    // `None` when it is too large, which the route decides when to say.
+    let body = axum::body::to_bytes(body, MAX_BODY_BYTES).await.ok();
+    let deep = body.as_deref().is_some_and(deep::is_deep);
+    let serve = move || async move { warning::recording(dispatch(&server, parts, body)).await };
+    let (result, warnings) = if deep {
+        deep::on_deep_stack(serve).await.unwrap_or_else(|| (Err(ApiError::internal("no thread to serve a deeply nested body")), vec![]))
+    } else {
+        serve().await
+    };
     let mut response = match result {
         Ok(response) => response,
         Err(e) => render::encoded(e.into_response(), errors_in).await,
@@ -179,8 +189,7 @@ fn with_body_keys(document: Document, opts: WriteOptions) -> (Value, WriteOption
 
 /// Resolves the URL to a resource and the method to a verb, decodes what the verb needs, calls
 /// it under the lock and renders its answer.
-async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response> {
-    let (parts, body) = request.into_parts();
+async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Option<Bytes>) -> ApiResult<Response> {
     let Some(path) = ResourcePath::parse(parts.uri.path()) else {
         // Upstream's REST router owns `/api` and each served group's prefix, and answers a
         // Status for what it cannot route there; its mux answers plain text elsewhere.
@@ -198,7 +207,7 @@ async fn dispatch(server: &Arc<Server>, request: Request) -> ApiResult<Response>
         return Ok(page_not_found());
     }
     let query = Query::parse(parts.uri.query());
-    let body: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))?;
+    let body = body.ok_or_else(|| ApiError::too_large(MAX_BODY_BYTES))?;
     let found = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone());
     let mut scope = match found {
         Err(_) if server.lock().catalogue.is_custom_group(&path.group) => return Ok(page_not_found()),

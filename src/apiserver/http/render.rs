@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
+use crate::apiserver::go_json;
+use crate::apiserver::http::deep;
 use crate::apiserver::http::request::{Encoding, META_V1, META_V1BETA1, Representation};
 use crate::apiserver::http::table;
 use crate::apiserver::protobuf;
@@ -38,15 +40,24 @@ pub async fn encoded(response: Response, encoding: Encoding) -> Response {
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return ApiError::internal("the answer could not be read to encode it".to_string()).into_response();
     };
-    let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
-        return ApiError::internal("the answer is not JSON to encode".to_string()).into_response();
+    let transcode = || {
+        let value = go_json::parse(&bytes).map_err(|_| "the answer is not JSON to encode".to_string())?;
+        match encoding {
+            Encoding::Protobuf => match protobuf::encode(&value) {
+                Ok(body) => Ok((protobuf::MEDIA_TYPE, body)),
+                Err(e) => Err(format!("the answer has no protobuf encoding: {e}")),
+            },
+            _ => match serde_saphyr::to_string(&value) {
+                Ok(text) => Ok(("application/yaml", text.into_bytes())),
+                Err(e) => Err(format!("the answer has no YAML encoding: {e}")),
+            },
+        }
     };
-    let (media_type, body) = match encoding {
-        Encoding::Protobuf => match protobuf::encode(&value) {
-            Ok(body) => (protobuf::MEDIA_TYPE, body),
-            Err(e) => return ApiError::internal(format!("the answer has no protobuf encoding: {e}")).into_response(),
-        },
-        _ => ("application/yaml", serde_saphyr::to_string(&value).expect("a JSON value serializes as YAML").into_bytes()),
+    // An object stored deeply nested is re-encoded on a stack to match.
+    let transcoded = if deep::is_deep(&bytes) { stacker::grow(deep::DEEP_STACK_BYTES, transcode) } else { transcode() };
+    let (media_type, body) = match transcoded {
+        Ok(encoded) => encoded,
+        Err(why) => return ApiError::internal(why).into_response(),
     };
     parts.headers.insert(header::CONTENT_TYPE, http::HeaderValue::from_static(media_type));
     parts.headers.remove(header::CONTENT_LENGTH);

@@ -47,15 +47,15 @@ static BUILT_IN: LazyLock<BTreeMap<String, Document>> = LazyLock::new(|| {
     documents.into_iter().map(|(path, text)| (path, Document::new(Bytes::from(text)))).collect()
 });
 
-/// Every `(group, version, kind)` the pinned release's documents give a schema of.
-static KINDS: LazyLock<BTreeSet<(String, String, String)>> = LazyLock::new(|| {
-    let mut kinds = BTreeSet::new();
+/// Every kind the pinned release's documents give a schema of, by group and version.
+static KINDS: LazyLock<BTreeMap<String, BTreeMap<String, BTreeSet<String>>>> = LazyLock::new(|| {
+    let mut kinds: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for document in BUILT_IN.values() {
         let document: Value = serde_json::from_slice(&document.bytes).expect("a built-in OpenAPI document is JSON");
         let schemas = document["components"]["schemas"].as_object().into_iter().flat_map(Map::values);
         for gvk in schemas.filter_map(|schema| schema["x-kubernetes-group-version-kind"].as_array()).flatten() {
             let part = |name: &str| gvk[name].as_str().unwrap_or_default().to_string();
-            kinds.insert((part("group"), part("version"), part("kind")));
+            kinds.entry(part("group")).or_default().entry(part("version")).or_default().insert(part("kind"));
         }
     }
     kinds
@@ -64,7 +64,12 @@ static KINDS: LazyLock<BTreeSet<(String, String, String)>> = LazyLock::new(|| {
 /// Whether the pinned release publishes a schema of `kind` in `group`'s `version`: each of its
 /// objects, their lists and the few option kinds an operation reads from a body.
 pub fn has_kind(group: &str, version: &str, kind: &str) -> bool {
-    KINDS.contains(&(group.to_string(), version.to_string(), kind.to_string()))
+    KINDS.get(group).and_then(|versions| versions.get(version)).is_some_and(|kinds| kinds.contains(kind))
+}
+
+/// Whether the pinned release publishes schemas in `group`'s `version`.
+pub fn has_group_version(group: &str, version: &str) -> bool {
+    KINDS.get(group).is_some_and(|versions| versions.contains_key(version))
 }
 
 fn gv_path(group: &str, version: &str) -> String {

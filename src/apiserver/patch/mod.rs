@@ -6,6 +6,7 @@ pub mod undecodable;
 
 use serde_json::Value;
 
+use crate::apiserver::go_json;
 use crate::apiserver::go_quote::json_type_name as type_name;
 use crate::apiserver::status::{ApiError, ApiResult};
 
@@ -42,7 +43,7 @@ impl PatchType {
 
     /// Applies a patch body of this type to `current`.
     pub fn apply(self, current: &Value, body: &[u8]) -> ApiResult<Value> {
-        let parse = || serde_json::from_slice::<Value>(body).map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")));
+        let parse = || go_json::parse(body).map_err(|e| decoding_patch(&e.to_string()));
         let mut out = current.clone();
         match self {
             Self::Merge => {
@@ -51,39 +52,47 @@ impl PatchType {
                     // evanphx/json-patch's MergePatch refuses a null document.
                     return Err(ApiError::bad_request("Invalid JSON Patch"));
                 }
-                json_patch::merge(&mut out, &object_patch(patch)?);
+                json_patch::merge(&mut out, &object_patch(patch).map_err(|e| decoding_patch(&e))?);
             }
             Self::Json => {
                 // The handler decodes the operations into `[]jsonPatchOp` first
                 // (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
                 let patch = parse()?;
                 if !patch.is_array() && !patch.is_null() {
-                    return Err(go_type_error(&patch, "[]handlers.jsonPatchOp"));
+                    return Err(decoding_patch(&go_type_error(&patch, "[]handlers.jsonPatchOp")));
                 }
-                let patch: json_patch::Patch =
-                    serde_json::from_value(patch).map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+                let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| decoding_patch(&e.to_string()))?;
                 json_patch::patch(&mut out, &patch).map_err(|e| {
                     tracing::debug!(error = %e, "JSON patch not applied");
                     ApiError::invalid_patch()
                 })?;
             }
-            Self::Strategic => strategic_merge(&mut out, &object_patch(parse()?)?).map_err(ApiError::bad_request)?,
+            // The strategic patcher's decoding error is the decoder's alone
+            // (`strategicPatchObject`, k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+            Self::Strategic => {
+                strategic_merge(&mut out, &object_patch(parse()?).map_err(ApiError::bad_request)?).map_err(ApiError::bad_request)?
+            }
         }
         Ok(out)
     }
 }
 
 /// A merge or strategic patch, which the handler decodes into a `map[string]interface{}`.
-fn object_patch(patch: Value) -> ApiResult<Value> {
+fn object_patch(patch: Value) -> Result<Value, String> {
     match patch {
         Value::Object(_) | Value::Null => Ok(patch),
         other => Err(go_type_error(&other, "map[string]interface {}")),
     }
 }
 
-/// The 400 of a patch Go's decoder cannot read into `go_type`.
-fn go_type_error(patch: &Value, go_type: &str) -> ApiError {
-    ApiError::bad_request(format!("error decoding patch: json: cannot unmarshal {} into Go value of type {go_type}", type_name(patch)))
+/// What Go's decoder says of a patch it cannot read into `go_type`.
+fn go_type_error(patch: &Value, go_type: &str) -> String {
+    format!("json: cannot unmarshal {} into Go value of type {go_type}", type_name(patch))
+}
+
+/// The 400 of a JSON or merge patch that cannot be decoded, for `why`.
+fn decoding_patch(why: &str) -> ApiError {
+    ApiError::bad_request(format!("error decoding patch: {why}"))
 }
 
 #[cfg(test)]
@@ -98,7 +107,7 @@ mod tests {
         assert_eq!(message(PatchType::Json, r#""a string""#), go("string", "[]handlers.jsonPatchOp"));
         assert_eq!(message(PatchType::Json, "{}"), go("object", "[]handlers.jsonPatchOp"));
         assert_eq!(message(PatchType::Merge, "[1]"), go("array", "map[string]interface {}"));
-        assert_eq!(message(PatchType::Strategic, "1"), go("number", "map[string]interface {}"));
+        assert_eq!(message(PatchType::Strategic, "1"), "json: cannot unmarshal number into Go value of type map[string]interface {}");
         assert_eq!(message(PatchType::Merge, "null"), "Invalid JSON Patch");
     }
 }

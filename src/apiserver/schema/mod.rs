@@ -94,7 +94,37 @@ pub fn check_fields(resource: &ResourceInfo, object: Value, opts: &WriteOptions,
         errors
     };
     report_strict_errors(&errors, opts.field_validation, |list| undecodable(resource, &object, &format!("strict decoding error: {list}")))?;
+    // Its metadata nests little, but for the managed fields that mirror the rest.
+    let depth =
+        object.as_object().into_iter().flatten().filter(|(key, _)| *key != "metadata").map(|(_, v)| nesting(v) + 1).max().unwrap_or(1);
+    if depth > MAX_STORED_NESTING {
+        // kube-apiserver stores what its decoder takes (10,000 levels); the fake's walks over a
+        // stored object recurse once a level, on whatever stack serves a later request.
+        return Err(ApiError::bad_request(format!(
+            "this fake API server stores objects nested at most {MAX_STORED_NESTING} levels deep (this one: {depth}); kube-apiserver stores up to 10000"
+        )));
+    }
     Ok(object)
+}
+
+/// The deepest nesting of objects and arrays the fake stores (outside metadata): every walk over
+/// an object at twice this depth, with its managed fields, was measured to fit a runtime's
+/// usual 2 MiB stack.
+pub const MAX_STORED_NESTING: usize = 1000;
+
+/// How deeply `value` nests objects and arrays (a scalar: 0), found without recursion.
+fn nesting(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 0)];
+    while let Some((value, depth)) = pending.pop() {
+        match value {
+            Value::Object(fields) => pending.extend(fields.values().map(|child| (child, depth + 1))),
+            Value::Array(items) => pending.extend(items.iter().map(|child| (child, depth + 1))),
+            _ => continue,
+        }
+        deepest = deepest.max(depth + 1);
+    }
+    deepest
 }
 
 /// The 400 of a body the decoder cannot read into the resource's kind, for `why`.

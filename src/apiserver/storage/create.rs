@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::apiserver::catalogue::ResourceInfo;
 use crate::apiserver::go_quote::quote;
 use crate::apiserver::mutant::Mutable;
-use crate::apiserver::schema::{WriteOptions, check_fields, go_shapes};
+use crate::apiserver::schema::{WriteOptions, check_fields, go_shapes, typed};
 use crate::apiserver::scheme::registered;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target};
@@ -17,54 +17,78 @@ use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
-/// (as the apiserver's decoder does with the endpoint's defaults).
+/// (as the apiserver's decoder does with the endpoint's defaults). A body of another type is
+/// refused as upstream's decoder refuses it (`DecoderToVersion` in
+/// k8s.io/apimachinery pkg/runtime/serializer/versioning, then the handler's version check in
+/// k8s.io/apiserver pkg/endpoints/handlers/create.go): a kind the scheme does not register;
+/// else the first field of the wrong type for the body's own kind; else a kind with no
+/// conversion to the endpoint's; else a version the endpoint does not take.
 pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
     let Some(map) = body.as_object_mut() else {
         return Err(ApiError::bad_request("the body of the request must be a JSON object"));
     };
     let want_version = scope.resource.api_version(&scope.version);
-    match map.get("apiVersion").and_then(Value::as_str) {
-        None | Some("") => {
-            map.insert("apiVersion".into(), json!(want_version));
+    let expected = &scope.resource.kind;
+    for (field, default) in [("apiVersion", &want_version), ("kind", expected)] {
+        if map.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
+            map.insert(field.into(), json!(default));
         }
-        Some(v) if v == want_version => {}
-        Some(v) => {
-            return Err(ApiError::bad_request(format!(
-                "the API version in the data ({v}) does not match the expected API version ({want_version})"
+    }
+    let api_version = map["apiVersion"].as_str().unwrap_or_default().to_string();
+    let kind = map["kind"].as_str().unwrap_or_default().to_string();
+    let mismatch = || {
+        ApiError::bad_request(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({want_version})"
+        ))
+    };
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
+    // The Go package of the endpoint's internal type, as the conversion error names it.
+    let internal = match scope.resource.internal_group() {
+        "" => "core",
+        group => group.split('.').next().unwrap_or(group),
+    };
+    let cannot =
+        |why: String| ApiError::bad_request(format!("{kind} in version {} cannot be handled as a {expected}: {why}", quote(version)));
+    let unconvertible = || cannot(format!("converting ({version}.{kind}) to ({internal}.{expected}): unknown conversion"));
+    if scope.resource.custom {
+        // A custom resource's handler decodes any body, then checks its version and kind.
+        if api_version != want_version {
+            return Err(mismatch());
+        }
+        if kind != *expected {
+            return Err(unconvertible());
+        }
+        if !body.get("metadata").is_none_or(Value::is_object) {
+            return Err(ApiError::bad_request("metadata must be an object"));
+        }
+    } else if api_version != want_version || kind != *expected {
+        if !registered(&scope.resource.group, group, version, &kind) {
+            let scheme = "pkg/runtime/scheme.go:111";
+            return Err(cannot(format!(
+                "no kind {} is registered for version {} in scheme {}",
+                quote(&kind),
+                quote(&api_version),
+                quote(scheme)
             )));
         }
-    }
-    match map.get("kind").and_then(Value::as_str) {
-        None | Some("") => {
-            map.insert("kind".into(), json!(scope.resource.kind));
+        // The fake reads each kind through its `v1` type, which takes no other version.
+        let mut as_v1 = body.clone();
+        as_v1["apiVersion"] = json!(if group.is_empty() { "v1".to_string() } else { format!("{group}/v1") });
+        if let Err(wrong_type) = typed::unknown_fields_of(group, &kind, &as_v1) {
+            return Err(cannot(wrong_type));
         }
-        Some(k) if k == scope.resource.kind => {}
-        Some(k) => {
-            // A kind the scheme registers in the version has no conversion to the endpoint's
-            // (upstream names the external version's Go package and the internal one's); any
-            // other is not registered.
-            let (group, expected) = (&scope.resource.group, &scope.resource.kind);
-            let version = &scope.version;
-            let why = if scope.resource.custom || registered(group, version, k) {
-                let internal = if group.is_empty() { "core" } else { group.split('.').next().unwrap_or(group) };
-                format!("converting ({version}.{k}) to ({internal}.{expected}): unknown conversion")
-            } else {
-                let group_version = scope.resource.api_version(version);
-                format!("no kind {} is registered for version {} in scheme \"pkg/runtime/scheme.go:111\"", quote(k), quote(&group_version))
-            };
-            return Err(ApiError::bad_request(format!("{k} in version \"{version}\" cannot be handled as a {expected}: {why}")));
-        }
+        return Err(if kind != *expected { unconvertible() } else { mismatch() });
     }
-    if !map.get("metadata").is_none_or(Value::is_object) {
-        return Err(ApiError::bad_request("metadata must be an object"));
-    }
+    // A built-in kind's metadata of the wrong type is the typed decoding's to refuse.
     Ok(())
 }
 
 /// Makes `metadata.namespace` agree with the URL: filled when absent, 400 on mismatch, cleared
 /// for cluster-scoped resources and an empty namespace in the URL.
 pub fn check_namespace(scope: &Scope, body: &mut Value) -> ApiResult<()> {
-    let meta = body["metadata"].as_object_mut().expect("checked by check_type");
+    let Some(meta) = body["metadata"].as_object_mut() else {
+        return Err(ApiError::bad_request("metadata must be an object"));
+    };
     match scope.namespace.as_deref().filter(|ns| !ns.is_empty()) {
         Some(ns) => match meta.get("namespace").and_then(Value::as_str) {
             None | Some("") => {
@@ -192,7 +216,7 @@ impl Storage {
                 ApiError::already_exists_terminating(scope.resource.qualified(), &name)
             });
         }
-        let meta = body["metadata"].as_object_mut().expect("checked by check_type");
+        let meta = body["metadata"].as_object_mut().expect("checked by check_namespace");
         meta.insert("creationTimestamp".into(), json!(now));
         meta.remove("generation");
         if scope.resource.tracks_generation {
