@@ -14,7 +14,7 @@ Feature: The API server's half of deletion
   Events never get a GC finalizer. A dry run persists nothing. DELETE on a collection deletes
   each selected object, as if one by one, and returns them as listed. The answer to a DELETE
   that removed the object is a Success status naming it (pods return the object instead).
-  (Catalogue B.3; upstream store_test.go, dryrun_test.go, TestDoubleDeletionWithFinalizer.)
+  (Upstream store.go Delete; store_test.go, dryrun_test.go, TestDoubleDeletionWithFinalizer.)
 
   @upstream(TestStoreDelete)
   Scenario: Deleting a missing object is NotFound; deleting an object with no finalizers removes it

@@ -17,7 +17,7 @@ Feature: Which garbage-collection finalizer a DELETE leaves on an object
   "defStrat"), a v1 ReplicationController for one that orphans by default ("orphStrat").
   `foo.com/x` and `bar.com/y` are finalizers of other controllers. Over HTTP, "empty options"
   are a body of `{}` and upstream's "nil options" a DELETE without a body.
-  (Catalogue B.1, B.2; upstream store_test.go TestStoreDeleteWithOrphanDependents,
+  (Upstream store_test.go TestStoreDeleteWithOrphanDependents,
   TestStoreDeletionPropagation, TestDeletionFinalizersForGarbageCollection.)
 
   Scenario Outline: <case>: a <kind> with finalizers [<finalizers>] deleted <how>

@@ -10,7 +10,7 @@ Feature: What the API server accepts in owner references, finalizers and deletio
   may still add a GC finalizer). The deletion fields, `deletionTimestamp` and
   `deletionGracePeriodSeconds`, belong to the API server: no update can set, change or clear
   them. These checks run on creation and on every update.
-  (Catalogue B.3 rows 14-17, B.4; upstream objectmeta_test.go.)
+  (Upstream apimachinery ValidateObjectMeta and ValidateObjectMetaUpdate; objectmeta_test.go.)
 
   @upstream(TestValidateObjectMetaOwnerReferences/simple-success-third-party-extension)
   Scenario: An owner of a kind no API serves is accepted

@@ -10,7 +10,7 @@ Feature: Namespace deletion
   any other (the GC finalizers go in `metadata.finalizers`). So a ClusterRole made for a
   namespace can be set to go with it, or be orphaned.
   Each scenario deletes its own namespace ("the namespace").
-  (Catalogue B.3 row 26.)
+  (Upstream: the namespace registry's own Delete, and the namespace controller.)
 
   Scenario: Deleting a namespace deletes everything in it
     Given a ConfigMap named "settings"

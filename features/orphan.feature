@@ -9,8 +9,8 @@ Feature: Orphaning
   An object can carry the `orphan` finalizer before it is deleted: a DELETE without options
   then orphans (the object's finalizers beat the resource's default), while an explicit
   background policy strips it. Surprisingly, a v1 ReplicationController and a batch/v1 Job orphan by
-  default when deleted with no options at all (their registries' DefaultGarbageCollectionPolicy;
-  catalogue B.2); kubectl always sends a policy, so users rarely see this.
+  default when deleted with no options at all (their registries' DefaultGarbageCollectionPolicy);
+  kubectl always sends a policy, so users rarely see this.
   The collector only orphans the dependents it has already seen (issue #26120), so these
   scenarios, like upstream's tests, wait for it to catch up before deleting the owner.
   (Upstream: TestOrphaning; e2e "should orphan pods created by rc if delete options say so",

@@ -51,8 +51,8 @@ Feature: Many objects at once
   Scenario: A chain of twenty ConfigMaps deleted in the foreground goes entirely
     # Each link owns the next, blocking; the last link holds on until released. (How long
     # the links above wait is best-effort: the collector's cycle check can see a link whose
-    # own dependent is already deleting its dependents and make it non-blocking, catalogue
-    # D.6 and D.8; only the end is certain.)
+    # own dependent is already deleting its dependents and make it non-blocking, as upstream
+    # `attemptToDeleteItem` does; only the end is certain.)
     Given a chain of 20 ConfigMaps named "link-{n}", the last with finalizers "example.com/hold"
     When ConfigMap "link-1" is deleted with propagation policy Foreground
     Then ConfigMap "link-20" is terminating with finalizers "example.com/hold"

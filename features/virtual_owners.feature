@@ -31,10 +31,10 @@ Feature: Virtual owners
     Then Pod "tobedeletedpod" is gone
 
   Scenario: A dependent whose missing owner's name has a space is collected
-    # The API server checks only that an owner reference's name is not empty (catalogue B.4),
-    # so "doesn't matter" is a valid name. The collector escapes it in the request path
-    # (`.../replicationcontrollers/doesn't%20matter`), the API server answers 404, and the
-    # owner is absent like any other (catalogue A.6).
+    # The API server checks only that an owner reference's name is not empty (apimachinery
+    # `ValidateOwnerReferences`), so "doesn't matter" is a valid name. The collector escapes it
+    # in the request path (`.../replicationcontrollers/doesn't%20matter`), the API server answers
+    # 404, and the owner is absent like any other (upstream `isDangling`).
     Given a Pod named "pod" owned by a missing v1 ReplicationController "doesn't matter"
     Then Pod "pod" is gone
 

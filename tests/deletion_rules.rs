@@ -1,6 +1,9 @@
-//! One test per rule of the apiserver's half of garbage collection, named after the rule in
-//! the upstream catalogue: B.1 (policy resolution), B.2 (default policy per resource), B.3
-//! (request → resulting object state, row by row) and B.4 (ownerReference validation).
+//! One test per rule of the apiserver's half of garbage collection, in four groups by the prefix
+//! of their names: `b1` policy resolution (upstream `shouldOrphanDependents` and
+//! `shouldDeleteDependents`), `b2` the default policy per resource
+//! (`DefaultGarbageCollectionPolicy`), `b3` what a request does to the stored object, one
+//! numbered situation at a time (`Delete` in `store.go`, `rest.BeforeDelete`), and `b4`
+//! ownerReference validation (apimachinery `ValidateOwnerReferences`).
 
 mod support;
 
@@ -83,7 +86,7 @@ async fn finalizers_after_delete(server: &Server, name: &str, options: Value) ->
     strings(&get(server, &cm_path(name)).await.body["metadata"]["finalizers"])
 }
 
-// ---------- B.1 policy resolution ----------
+// ---------- b1: policy resolution ----------
 
 async fn b1_options_take_precedence_over_existing_finalizers(s: Server) {
     create_cm(&s, "x", &["example.com/hold", "orphan"]).await;
@@ -146,7 +149,7 @@ async fn b1_background_and_delete_dependents_default_add_no_finalizer(s: Server)
     assert_eq!(get(&s, &cm_path("x")).await.code, 404);
 }
 
-// ---------- B.2 default policy per resource ----------
+// ---------- b2: default policy per resource ----------
 
 async fn b2_v1_replicationcontroller_orphans_by_default(s: Server) {
     assert_eq!(post(&s, RCS, rc("r", &[])).await.code, 201);
@@ -194,7 +197,7 @@ async fn b2_other_kinds_delete_in_background_by_default(s: Server) {
     assert_eq!(get(&s, &format!("{path}/rs")).await.code, 404);
 }
 
-// ---------- B.3 request -> resulting object state ----------
+// ---------- b3: request -> resulting object state ----------
 
 async fn b3_row01_delete_of_a_missing_object_is_not_found(s: Server) {
     let r = delete(&s, &cm_path("nope"), Value::Null).await;
@@ -545,7 +548,7 @@ async fn b3_row25_deletecollection_deletes_each_selected_item_and_returns_them_a
     assert_eq!(get(&s, &cm_path("c")).await.code, 200);
 }
 
-// ---------- B.4 ownerReference validation ----------
+// ---------- b4: ownerReference validation ----------
 
 fn owned_cm(name: &str, refs: Value) -> Value {
     let mut cm = configmap(name, &[]);

@@ -1,5 +1,5 @@
 //! The fake API server held to the real one at the wire: one recorded sequence of requests
-//! (creates, patches, deletes with the option combinations of catalogue B, deletecollection,
+//! (creates, patches, deletes with combinations of DeleteOptions and finalizers, deletecollection,
 //! bad inputs) goes to both, and every answer is compared on what garbage collection reads —
 //! status code, `reason`, `message`, the returned kind, finalizers, deletionTimestamp,
 //! deletionGracePeriodSeconds, ownerReferences and generation.
@@ -59,8 +59,10 @@ fn pod(name: &str, node: Option<&str>, finalizers: &[&str]) -> Value {
     p
 }
 
-/// Catalogue B.1-B.3 on a ConfigMap: every pre-set finalizer list with every option set, then a
-/// second, background delete (B.3 rows 10-12) and a read of what is left.
+/// How a delete's policy and finalizers are chosen (upstream
+/// `deletionFinalizersForGarbageCollection`), on a ConfigMap: every pre-set finalizer list with
+/// every option set, then a second, background delete of the object being deleted and a read of
+/// what is left.
 fn configmap_deletes() -> Vec<Case> {
     let finalizer_sets: [&[&str]; 5] = [&[], &["orphan"], &["foregroundDeletion"], &["example.com/hold"], &["example.com/hold", "orphan"]];
     let options = [
@@ -103,7 +105,8 @@ fn configmap_deletes() -> Vec<Case> {
     cases
 }
 
-/// Catalogue B.2: each kind's default policy, deleted with no options and with Foreground.
+/// Upstream `DefaultGarbageCollectionPolicy`: each kind's default policy, deleted with no
+/// options and with Foreground.
 fn default_policies() -> Vec<Case> {
     let spec = json!({"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
         "spec": {"serviceAccountName": "kubegc-no-such-account", "containers": [{"name": "c", "image": "i"}]}}});
@@ -150,7 +153,7 @@ fn default_policies() -> Vec<Case> {
     cases
 }
 
-/// Catalogue B.3 rows 9-11 and 22-23 on Pods: grace periods and what a delete returns.
+/// Pods: grace periods (upstream `CheckGracefulDelete`), deletes again, and what a delete returns.
 fn pod_deletes() -> Vec<Case> {
     let mut cases = Vec::new();
     let graces = [Value::Null, json!({"gracePeriodSeconds": 0}), json!({"gracePeriodSeconds": 10}), json!({"gracePeriodSeconds": -5})];
@@ -181,8 +184,8 @@ fn pod_deletes() -> Vec<Case> {
     cases
 }
 
-/// Catalogue B.3 rows 13-18, 25 and B.4: updates of terminating objects, deletecollection,
-/// ownerReference validation, and bad requests.
+/// Updates of terminating objects, creates over them, deletecollection, ownerReference
+/// validation, and bad requests.
 fn updates_collections_and_bad_input() -> Vec<Case> {
     let owner =
         |api_version: &str, kind: &str, name: &str, uid: &str| json!({"apiVersion": api_version, "kind": kind, "name": name, "uid": uid});

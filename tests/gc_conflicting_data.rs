@@ -1,4 +1,4 @@
-//! Upstream `TestConflictingData` (catalogue C.2, rows 18-33) as upstream writes it: a table of
+//! Upstream `TestConflictingData` as upstream writes it: a table of
 //! cases, each a list of steps (objects created or deleted, informer events applied, queue items
 //! processed) and of the state expected after them (the API calls the collector made, the events
 //! it recorded, the graph, the pending graph changes, the queues and the absent-owner cache), and

@@ -1,6 +1,7 @@
-//! The upstream Kubernetes garbage-collector integration tests (catalogue C.4, rows 54-68) and
-//! e2e tests (C.5, rows 69-79), one test each, run against the fake apiserver with the reference
-//! collector and named after the upstream test.
+//! The upstream Kubernetes garbage-collector integration tests
+//! (`test/integration/garbagecollector`) and e2e tests
+//! (`test/e2e/apimachinery/garbage_collector.go`), one test each, run against the fake apiserver
+//! with the reference collector and named after the upstream test.
 //!
 //! No controllers run in the fake apiserver. Where an upstream case relies on one (a
 //! ReplicationController, Deployment or CronJob creating pods, ReplicaSets or Jobs), the test
@@ -33,7 +34,7 @@ fn foreground() -> Value {
 }
 
 // ---------------------------------------------------------------------------------------
-// C.4: integration tests (test/integration/garbagecollector)
+// Integration tests (test/integration/garbagecollector)
 // ---------------------------------------------------------------------------------------
 
 /// Upstream's `toBeDeletedRC` and `remainingRC`: two RCs, `test.rc.1` and `test.rc.2`.
@@ -41,10 +42,10 @@ async fn two_rcs(env: &Env, ns: &str) -> (Value, Value) {
     (env.create(RCS, ns, rc("test.rc.1", 0)).await, env.create(RCS, ns, rc("test.rc.2", 0)).await)
 }
 
-/// TestCascadingDeletion (row 54): deleting RC1 with `orphanDependents=false` (a v1 RC would
-/// otherwise orphan) takes RC1 out of the graph and collects pod A, owned by RC1 only. Pod B,
-/// also owned by the surviving RC2, stays (losing its dangling reference, A.5); pod C has no
-/// owner and stays.
+/// TestCascadingDeletion: deleting RC1 with `orphanDependents=false` (a v1 RC would otherwise
+/// orphan) takes RC1 out of the graph and collects pod A, owned by RC1 only. Pod B, also owned
+/// by the surviving RC2, stays (losing its dangling reference, as upstream `attemptToDeleteItem`
+/// strips it); pod C has no owner and stays.
 #[tokio::test]
 async fn test_cascading_deletion() {
     let ns = "gc-cascading-deletion";
@@ -65,7 +66,7 @@ async fn test_cascading_deletion() {
     assert_eq!(env.names(RCS, ns).await, ["test.rc.2"]);
 }
 
-/// TestCreateWithNonExistentOwner (row 55): a pod referring to an RC that never existed
+/// TestCreateWithNonExistentOwner: a pod referring to an RC that never existed
 /// (UID "doesn't matter") is collected: its virtual owner is verified absent.
 #[tokio::test]
 async fn test_create_with_non_existent_owner() {
@@ -84,7 +85,7 @@ struct Collection {
     pods_remain: bool,
 }
 
-/// The five collections of row 56.
+/// The five collections of upstream `TestStressingCascadingDeletion`.
 fn stress_collections() -> [Collection; 5] {
     [
         // No finalizers, no options: the v1 RC default policy orphans.
@@ -100,7 +101,7 @@ fn stress_collections() -> [Collection; 5] {
     ]
 }
 
-/// TestStressingCascadingDeletion (row 56), at full size: 10 times five collections of one RC
+/// TestStressingCascadingDeletion, at full size: 10 times five collections of one RC
 /// and three pods, every RC deleted concurrently once the collector has observed the pods.
 /// No RC remains and none is left in the graph; the 120 pods of collections 1, 2, 4 and 5 are
 /// orphaned (collection 1 by the RC v1 default policy), collection 3's pods are collected.
@@ -125,7 +126,8 @@ async fn test_stressing_cascading_deletion() {
         })
         .collect();
     env.create_all(PODS, ns, pods).await;
-    // Upstream waits until the graph has the pods of the orphaning collections (A.8 race).
+    // Upstream waits until the graph has the pods of the orphaning collections (the orphan race,
+    // #26120).
     env.settle().await;
 
     let deletes = rcs.iter().enumerate().map(|(k, r)| env.delete(RCS, ns, name(r), collections[k % collections.len()].options.clone()));
@@ -144,7 +146,7 @@ async fn test_stressing_cascading_deletion() {
     }
 }
 
-/// TestOrphaning (row 57): an RC with three pods the collector has observed, deleted with
+/// TestOrphaning: an RC with three pods the collector has observed, deleted with
 /// `orphanDependents=true`: the RC goes, the pods stay with empty ownerReferences.
 #[tokio::test]
 async fn test_orphaning() {
@@ -163,7 +165,7 @@ async fn test_orphaning() {
     assert!(left.iter().all(|p| owner_uids(p).is_empty()), "orphaned: {left:?}");
 }
 
-/// TestSolidOwnerDoesNotBlockWaitingOwner (row 58): a pod owned by RC1 (blocking) and RC2; RC1
+/// TestSolidOwnerDoesNotBlockWaitingOwner: a pod owned by RC1 (blocking) and RC2; RC1
 /// deleted in the foreground is fully deleted, and the pod survives with only RC2's reference.
 #[tokio::test]
 async fn test_solid_owner_does_not_block_waiting_owner() {
@@ -178,7 +180,7 @@ async fn test_solid_owner_does_not_block_waiting_owner() {
     assert_eq!(owner_uids(&p), [uid(&solid)], "only RC2's reference is left");
 }
 
-/// TestNonBlockingOwnerRefDoesNotBlock (row 59): pods whose references to the RC do not block
+/// TestNonBlockingOwnerRefDoesNotBlock: pods whose references to the RC do not block
 /// (unset, false), each held by the finalizer `x/y`: the RC deleted in the foreground goes
 /// although both pods linger, being deleted but stuck on their finalizer.
 #[tokio::test]
@@ -205,7 +207,7 @@ async fn delete_foreground_until_only_user_finalizer(env: &Env, ns: &str, name: 
     env.eventually("only x/y is left", async || finalizers(&env.must_get(PODS, ns, name).await) == ["x/y"]).await;
 }
 
-/// TestDoubleDeletionWithFinalizer (row 60): an ownerless, unscheduled pod held by `x/y` and
+/// TestDoubleDeletionWithFinalizer: an ownerless, unscheduled pod held by `x/y` and
 /// deleted in the foreground twice: each time the collector removes `foregroundDeletion`
 /// (nothing blocks), leaving `x/y`; removing that with a JSON patch deletes the pod.
 #[tokio::test]
@@ -219,7 +221,7 @@ async fn test_double_deletion_with_finalizer() {
     env.eventually("the pod is gone", async || !env.exists(PODS, ns, "lucy").await).await;
 }
 
-/// TestBlockingOwnerRefDoesBlock (row 61): a pod with a blocking reference to the RC, held by
+/// TestBlockingOwnerRefDoesBlock: a pod with a blocking reference to the RC, held by
 /// `x/y`, observed by a collector started afterwards: the RC deleted in the foreground stays
 /// (with `foregroundDeletion`) and the pod remains (being deleted, held by `x/y`). Upstream
 /// sleeps 15 s; settling is the equivalent here.
@@ -267,7 +269,7 @@ async fn widgets_env(ns: &str) -> Env {
     env
 }
 
-/// TestCustomResourceCascadingDeletion (row 62): a custom-resource owner deleted in the
+/// TestCustomResourceCascadingDeletion: a custom-resource owner deleted in the
 /// foreground takes its custom-resource dependent with it.
 #[tokio::test]
 async fn test_custom_resource_cascading_deletion() {
@@ -277,7 +279,7 @@ async fn test_custom_resource_cascading_deletion() {
     foreground_delete_takes(&env, ns, (WIDGETS, "owner"), (WIDGETS, "dependent")).await;
 }
 
-/// TestMixedRelationships (row 63): a custom resource owning a ConfigMap and a ConfigMap
+/// TestMixedRelationships: a custom resource owning a ConfigMap and a ConfigMap
 /// owning a custom resource; each owner deleted in the foreground goes with its dependent.
 #[tokio::test]
 async fn test_mixed_relationships() {
@@ -304,7 +306,7 @@ async fn crd_deletion_pass(env: &Env, ns: &str) {
     .await;
 }
 
-/// TestCRDDeletionCascading (row 64): deleting a CRD cascades to its custom resources and from
+/// TestCRDDeletionCascading: deleting a CRD cascades to its custom resources and from
 /// them to a core dependent; after the same CRD is created again, a second pass works too (the
 /// collector monitors the re-added resource).
 #[tokio::test]
@@ -317,7 +319,7 @@ async fn test_crd_deletion_cascading() {
 
 /// The OwnerRefInvalidNamespace event the collector records for `child` in namespace `ns`,
 /// whose reference `v1/Pod invalid` carries the UID of an owner living in another namespace
-/// (catalogue A.11).
+/// (upstream `reportInvalidNamespaceOwnerRef`).
 fn expect_invalid_namespace_event(events: &[Value], ns: &str, child: &str, owner_uid: &str) {
     let message = format!("ownerRef [v1/Pod, namespace: {ns}, name: invalid, uid: {owner_uid}] does not exist in namespace \"{ns}\"");
     let found = events.iter().any(|e| {
@@ -330,7 +332,7 @@ fn expect_invalid_namespace_event(events: &[Value], ns: &str, child: &str, owner
     assert!(found, "an OwnerRefInvalidNamespace event for {child} ({message}) among {events:#?}");
 }
 
-/// TestCrossNamespaceReferencesWithWatchCache and ...WithoutWatchCache (rows 65-66; the fake
+/// TestCrossNamespaceReferencesWithWatchCache and ...WithoutWatchCache (the fake
 /// has no watch cache, so the two variants are the same test here). A ConfigMap "parent" in
 /// namespace b with 10 valid Secret children; in namespace a, children whose references carry
 /// the parent's UID under other coordinates (`v1/Pod invalid`), created before the collector
@@ -338,7 +340,7 @@ fn expect_invalid_namespace_event(events: &[Value], ns: &str, child: &str, owner
 /// each with a Warning OwnerRefInvalidNamespace event; the valid children and the parent's
 /// node stay; a bad child created once the collector runs is deleted too. (The children that
 /// also carry 25 unmappable references are not checked, as upstream does not: an unmappable
-/// reference keeps its child forever, catalogue D.11.)
+/// reference keeps its child forever: upstream retries a `restMappingError` without end.)
 #[tokio::test]
 async fn test_cross_namespace_references() {
     const WORKERS: usize = 5;
@@ -379,7 +381,7 @@ async fn test_cross_namespace_references() {
     expect_invalid_namespace_event(&events, a, "invalid-child-c", uid(&parent));
 }
 
-/// TestCascadingDeleteOnCRDConversionFailure (row 67), named `test_cascade_with_a_broken_monitor`:
+/// TestCascadingDeleteOnCRDConversionFailure, named `test_cascade_with_a_broken_monitor`:
 /// a custom resource is stored at v1beta1, then its CRD makes v1 the storage version and asks
 /// for a conversion webhook that does not run (a service that does not exist), so the
 /// collector, started afterwards as upstream's is, can neither list nor watch the resource at
@@ -431,7 +433,7 @@ async fn test_cascade_with_a_broken_monitor() {
     assert_eq!(env.monitor_phase(WIDGETS), Some(FAILING), "the broken monitor is still not synced");
 }
 
-/// TestClusterScopedOwners (row 68): namespaced ConfigMaps owned by cluster-scoped
+/// TestClusterScopedOwners: namespaced ConfigMaps owned by cluster-scoped
 /// PersistentVolumes while the collector cannot see PVs (upstream delays PV watch responses by
 /// 30 s; the fault-injection hook can only fail requests, so here every PV watch fails after
 /// the initial, empty list), so owners must be looked up with live GETs. `cm-missing`, whose PV
@@ -461,7 +463,7 @@ async fn test_cluster_scoped_owners() {
 }
 
 // ---------------------------------------------------------------------------------------
-// C.5: e2e tests (test/e2e/apimachinery/garbage_collector.go, "Garbage collector")
+// e2e tests (test/e2e/apimachinery/garbage_collector.go, "Garbage collector")
 // ---------------------------------------------------------------------------------------
 
 /// The namespace the e2e tests run in (upstream: a fresh `gc-*`).
@@ -491,7 +493,7 @@ async fn none_left(env: &Env, kinds: &[Kind]) -> bool {
     true
 }
 
-/// "should delete pods created by rc when not orphaning" (row 69, Conformance): an RC with 2
+/// "should delete pods created by rc when not orphaning" (Conformance): an RC with 2
 /// pods deleted with Background and a UID precondition leaves no RC and no pod.
 #[tokio::test]
 async fn e2e_should_delete_pods_created_by_rc_when_not_orphaning() {
@@ -510,7 +512,7 @@ async fn rc_deletion_orphans_pods(options: impl Fn(&Value) -> Value, replicas: u
     assert_eq!(env.list(PODS, GC_NS).await.len(), replicas as usize, "every pod stays");
 }
 
-/// "should orphan pods created by rc if delete options say so" (row 70, Conformance): an RC
+/// "should orphan pods created by rc if delete options say so" (Conformance): an RC
 /// with 10 pods (the lower bound of upstream's 10-100) deleted with Orphan and a UID
 /// precondition is deleted, and every pod stays.
 #[tokio::test]
@@ -518,7 +520,7 @@ async fn e2e_should_orphan_pods_created_by_rc_if_delete_options_say_so() {
     rc_deletion_orphans_pods(|owner| policy_with_uid("Orphan", owner), 10).await;
 }
 
-/// "should orphan pods created by rc if deleteOptions.OrphanDependents is nil" (row 71): an RC
+/// "should orphan pods created by rc if deleteOptions.OrphanDependents is nil": an RC
 /// with 2 pods deleted with only a UID precondition: the v1 RC default policy orphans, so every
 /// pod stays.
 #[tokio::test]
@@ -536,7 +538,7 @@ async fn deployment_with_replica_set(env: &Env) -> Value {
     deployment
 }
 
-/// "should delete RS created by deployment when not orphaning" (row 72, Conformance): the
+/// "should delete RS created by deployment when not orphaning" (Conformance): the
 /// Deployment deleted with Background and a UID precondition leaves no Deployment, ReplicaSet
 /// or pod.
 #[tokio::test]
@@ -548,7 +550,7 @@ async fn e2e_should_delete_rs_created_by_deployment_when_not_orphaning() {
 }
 
 /// "should orphan RS created by deployment when deleteOptions.PropagationPolicy is Orphan"
-/// (row 73, Conformance): the Deployment goes; one ReplicaSet, without a controller reference,
+/// (Conformance): the Deployment goes; one ReplicaSet, without a controller reference,
 /// and its 2 pods remain.
 #[tokio::test]
 async fn e2e_should_orphan_rs_created_by_deployment_when_propagation_policy_is_orphan() {
@@ -563,7 +565,7 @@ async fn e2e_should_orphan_rs_created_by_deployment_when_propagation_policy_is_o
 }
 
 /// "should keep the rc around until all its pods are deleted if the deleteOptions says so"
-/// (row 74, Conformance): an RC with 10 pods deleted with Foreground and a UID precondition;
+/// (Conformance): an RC with 10 pods deleted with Foreground and a UID precondition;
 /// watched without settling, at the first moment the RC is gone no pod is left.
 #[tokio::test]
 async fn e2e_should_keep_the_rc_around_until_all_its_pods_are_deleted() {
@@ -575,7 +577,7 @@ async fn e2e_should_keep_the_rc_around_until_all_its_pods_are_deleted() {
 }
 
 /// "should not delete dependents that have both valid owner and owner that's waiting for
-/// dependents to be deleted" (row 75, Conformance): RC1 with 10 pods, half of which get an
+/// dependents to be deleted" (Conformance): RC1 with 10 pods, half of which get an
 /// extra (non-blocking) reference to RC2 by strategic merge patch; RC1 deleted in the
 /// foreground goes, and exactly those 5 pods remain, not being deleted, each with one
 /// reference (RC1's removed).
@@ -602,7 +604,7 @@ async fn e2e_should_not_delete_dependents_that_have_both_valid_owner_and_owner_w
     }
 }
 
-/// "should not be blocked by dependency circle" (row 76, Conformance): pods patched so that
+/// "should not be blocked by dependency circle" (Conformance): pods patched so that
 /// pod1 → pod3, pod2 → pod1, pod3 → pod2 (controller and blockOwnerDeletion true); deleting
 /// pod1 in the foreground with a UID precondition deletes all three.
 #[tokio::test]
@@ -626,7 +628,7 @@ async fn gadget_owner_and_dependent(env: &Env) -> Value {
     owner_and_dependent(env, "", (GADGETS, "owner"), (GADGETS, "dependent")).await
 }
 
-/// "should support cascading deletion of custom resources" (row 77): a cluster-scoped owner
+/// "should support cascading deletion of custom resources": a cluster-scoped owner
 /// deleted with Background; a canary deleted in the foreground signals the collector knows the
 /// type (upstream's canary poll GETs the dependent's name by mistake; this one waits for the
 /// canary). The dependent is deleted and the owner is gone.
@@ -642,9 +644,9 @@ async fn e2e_should_support_cascading_deletion_of_custom_resources() {
     assert!(!env.exists(GADGETS, "", "owner").await, "the owner is gone");
 }
 
-/// "should support orphan deletion of custom resources" (row 78): a cluster-scoped owner
-/// deleted with Orphan is gone, and its dependent stays (losing its reference, A.8, through
-/// the JSON merge patch fallback custom resources need).
+/// "should support orphan deletion of custom resources": a cluster-scoped owner deleted with
+/// Orphan is gone, and its dependent stays (upstream `orphanDependents` strips its reference,
+/// through the JSON merge patch fallback custom resources need).
 #[tokio::test]
 async fn e2e_should_support_orphan_deletion_of_custom_resources() {
     let env = e2e_env().await;
@@ -656,7 +658,7 @@ async fn e2e_should_support_orphan_deletion_of_custom_resources() {
     assert!(owner_uids(&dependent).is_empty(), "orphaned: {dependent}");
 }
 
-/// "should delete jobs and pods created by cronjob" (row 79): a CronJob with a Job and its pod
+/// "should delete jobs and pods created by cronjob": a CronJob with a Job and its pod
 /// (created as the CronJob and Job controllers would) deleted with Background leaves no
 /// CronJob, Job or pod.
 #[tokio::test]

@@ -1,5 +1,6 @@
-//! Upstream's garbage-collector unit tests that need an API server (catalogue C.1 rows 1, 2, 8,
-//! 11, 13-16; C.3 rows 49-53), against the fake apiserver with the collector stepped by hand.
+//! Upstream's garbage-collector unit tests that need an API server (of `garbagecollector_test.go`,
+//! `graph_builder_test.go` and `graph_builder_leak_test.go`), against the fake apiserver with the
+//! collector stepped by hand.
 //! The pure cases live beside the code: `TestProcessEvent` in `gc::graph_builder`,
 //! `TestDeleteOwnerRefPatch` and `TestUnblockOwnerReference` in `gc::patch`,
 //! `TestGetDeletableResources/no error` in `gc::rest_mapper`, `TestGetAlternateOwnerIdentity` in
@@ -73,7 +74,8 @@ async fn stop_serving_widgets(h: &Harness) {
     assert_eq!(support::get(&h.server, &format!("{CRDS}/widgets.example.com")).await.code, 404);
 }
 
-/// C.1 row 2: a virtual node for a pod whose owner is gone is verified and deleted.
+/// Upstream `TestAttemptToDeleteItem`: a virtual node for a pod whose owner is gone is verified
+/// and deleted.
 #[tokio::test]
 async fn test_attempt_to_delete_item() {
     let h = Harness::new(Config::default()).await;
@@ -88,7 +90,8 @@ async fn test_attempt_to_delete_item() {
     assert!(h.gc.collector().lock_builder().graph.is_empty(), "an attempt does not add the item to the graph");
 }
 
-/// C.1 row 8: owners verified absent are cached by full coordinates in an LRU (here of 2).
+/// Upstream `TestAbsentOwnerCache`: owners verified absent are cached by full coordinates in an
+/// LRU (here of 2).
 #[tokio::test]
 async fn test_absent_owner_cache() {
     let h = Harness::new(Config { absent_cache_capacity: 2, ..Config::default() }).await;
@@ -111,7 +114,8 @@ async fn test_absent_owner_cache() {
     assert_eq!(rc1_gets, 1, "the second pod of rc1 is decided from the cache");
 }
 
-/// C.1 row 11: a failed orphaning patch fails the pass with the server's conflict.
+/// Upstream `TestOrphanDependentsFailure`: a failed orphaning patch fails the pass with the
+/// server's conflict.
 #[tokio::test]
 async fn test_orphan_dependents_failure() {
     let h = Harness::new(Config::default()).await;
@@ -135,8 +139,8 @@ fn deletable(lists: &[kubegc::gc::rest_mapper::GroupVersionResources]) -> BTreeS
     RestMapper::from_lists(lists).deletable().iter().map(|m| format!("{}/{}", m.resource.api_version, m.resource.plural)).collect()
 }
 
-/// C.1 row 12 against the fake apiserver: every built-in kind with delete, list and watch is
-/// deletable, subresources are not kinds, and nothing failed.
+/// Upstream `TestGetDeletableResources/no error` against the fake apiserver: every built-in kind
+/// with delete, list and watch is deletable, subresources are not kinds, and nothing failed.
 #[tokio::test]
 async fn test_get_deletable_resources_no_error_against_the_fake_apiserver() {
     let h = Harness::new(Config::default()).await;
@@ -149,9 +153,10 @@ async fn test_get_deletable_resources_no_error_against_the_fake_apiserver() {
     assert!(!deletable.iter().any(|r| r.ends_with("/status")), "{deletable:?}");
 }
 
-/// C.1 row 13: a failing group version leaves the others usable; the error passes through.
-/// (Upstream distinguishes a "nonspecific" error from a group-discovery error; discovery here
-/// reads each group version on its own, so an internal error on one is a group failure.)
+/// Upstream `TestGetDeletableResources/nonspecific failure, includes usable results`: a failing
+/// group version leaves the others usable; the error passes through. (Upstream distinguishes a
+/// "nonspecific" error from a group-discovery error; discovery here reads each group version on
+/// its own, so an internal error on one is a group failure.)
 #[tokio::test]
 async fn test_get_deletable_resources_nonspecific_failure_includes_usable_results() {
     let h = Harness::new(Config::default()).await;
@@ -164,7 +169,8 @@ async fn test_get_deletable_resources_nonspecific_failure_includes_usable_result
     assert!(failed["v1"].contains("internal error"), "{failed:?}");
 }
 
-/// C.1 row 14: a group version whose discovery fails is reported with the usable results.
+/// Upstream `TestGetDeletableResources/partial discovery failure, includes usable results`: a
+/// group version whose discovery fails is reported with the usable results.
 #[tokio::test]
 async fn test_get_deletable_resources_partial_discovery_failure_includes_usable_results() {
     let h = Harness::new(Config::default()).await;
@@ -189,7 +195,8 @@ async fn a_group_version_gone_during_discovery_is_not_a_failure() {
     assert!(deletable.contains("v1/pods") && !deletable.contains("apps/v1/deployments"), "{deletable:?}");
 }
 
-/// C.1 row 15: when the groups cannot be listed, nothing is deletable and the error is returned.
+/// Upstream `TestGetDeletableResources/discovery failure, no results`: when the groups cannot be
+/// listed, nothing is deletable and the error is returned.
 #[tokio::test]
 async fn test_get_deletable_resources_discovery_failure_no_results() {
     let h = Harness::new(Config::default()).await;
@@ -199,9 +206,10 @@ async fn test_get_deletable_resources_discovery_failure_no_results() {
     assert!(matches!(found.error, Some(DiscoveryError::Groups(_))), "{:?}", found.error);
 }
 
-/// C.1 row 1: syncing monitors starts and stops them; a resource nobody serves still gets a
-/// monitor (it keeps failing to list). Upstream repeats the checks after `Run`; a manual
-/// collector has no `Run`, and a started one resyncs on its own, so only the first half is here.
+/// Upstream `TestGarbageCollectorConstruction`: syncing monitors starts and stops them; a
+/// resource nobody serves still gets a monitor (it keeps failing to list). Upstream repeats the
+/// checks after `Run`; a manual collector has no `Run`, and a started one resyncs on its own, so
+/// only the first half is here.
 #[tokio::test]
 async fn test_garbage_collector_construction() {
     let h = Harness::new(Config::default()).await;
@@ -224,11 +232,12 @@ async fn test_garbage_collector_construction() {
     assert_eq!(monitored(collector), BTreeSet::from(["pods.".to_string()]));
 }
 
-/// C.1 row 16, in discovery rounds stepped by hand (so "Sync never blocks" is not in question):
-/// a failed discovery changes no monitor and counts a sync error; a resource whose list fails
-/// gets a monitor that keeps the collector unsynced until the list succeeds; a partial failure
-/// keeps the synced monitors of the failed group and still adds new resources. Upstream swaps
-/// deployments for secrets in its fake discovery; here a custom resource comes and goes.
+/// Upstream `TestGarbageCollectorSync`, in discovery rounds stepped by hand (so "Sync never
+/// blocks" is not in question): a failed discovery changes no monitor and counts a sync error; a
+/// resource whose list fails gets a monitor that keeps the collector unsynced until the list
+/// succeeds; a partial failure keeps the synced monitors of the failed group and still adds new
+/// resources. Upstream swaps deployments for secrets in its fake discovery; here a custom
+/// resource comes and goes.
 #[tokio::test]
 async fn test_garbage_collector_sync() {
     let h = Harness::new(Config::default()).await;
@@ -289,8 +298,8 @@ async fn test_garbage_collector_sync() {
     eventually("every monitor has synced", || collector.monitors_synced()).await;
 }
 
-/// C.3 row 49: a started collector, once dropped, leaves no task behind: its monitors stop and
-/// nothing holds its state any more.
+/// Upstream `TestGraphBuilderLeak/run`: a started collector, once dropped, leaves no task
+/// behind: its monitors stop and nothing holds its state any more.
 #[tokio::test]
 async fn test_graph_builder_leak_run() {
     let server = kubegc::apiserver::ApiServer::new();
@@ -303,7 +312,8 @@ async fn test_graph_builder_leak_run() {
     eventually("the collector's state is freed", || state.upgrade().is_none()).await;
 }
 
-/// C.3 row 50: a collector that never ran, dropped, stops the monitors it had started.
+/// Upstream `TestGraphBuilderLeak/shutdown`: a collector that never ran, dropped, stops the
+/// monitors it had started.
 #[tokio::test]
 async fn test_graph_builder_leak_shutdown() {
     let h = Harness::new(Config::default()).await;
@@ -315,7 +325,8 @@ async fn test_graph_builder_leak_shutdown() {
     eventually("the collector's state is freed", || state.upgrade().is_none()).await;
 }
 
-/// C.3 row 51: a monitor dropped by a sync stops; the others keep running.
+/// Upstream `TestGraphBuilder_SyncMonitorsLeak`: a monitor dropped by a sync stops; the others
+/// keep running.
 #[tokio::test]
 async fn test_graph_builder_sync_monitors_leak() {
     let h = Harness::new(Config::default()).await;
@@ -330,7 +341,8 @@ async fn test_graph_builder_sync_monitors_leak() {
     assert!(!stopped(&pods_status), "the pods monitor still runs");
 }
 
-/// C.3 row 52 (#114066): a resource added and removed three times leaves no monitor running.
+/// Upstream `TestSyncMonitorsRemovesEventHandlerOnResourceRemoval` (#114066): a resource added
+/// and removed three times leaves no monitor running.
 #[tokio::test]
 async fn test_sync_monitors_removes_event_handler_on_resource_removal() {
     let h = Harness::new(Config::default()).await;
@@ -347,7 +359,8 @@ async fn test_sync_monitors_removes_event_handler_on_resource_removal() {
     eventually("every widgets monitor has stopped", || statuses.iter().all(stopped)).await;
 }
 
-/// C.3 row 53: stopping the collector's monitors stops each one and empties the set.
+/// Upstream `TestStopMonitorsRemovesEventHandlers`: stopping the collector's monitors stops each
+/// one and empties the set.
 #[tokio::test]
 async fn test_stop_monitors_removes_event_handlers() {
     let h = Harness::new(Config::default()).await;

@@ -39,8 +39,9 @@ fn policy(high: i64, low: i64) -> ImageGcPolicy {
     ImageGcPolicy { high_threshold_percent: high, low_threshold_percent: low, min_age: TimeDelta::zero(), max_age: TimeDelta::zero() }
 }
 
-/// C1.7: with low == high (which only the manager accepts) the amount to free can be negative;
-/// space GC then still deletes the first eligible image, and succeeds.
+/// Upstream `GarbageCollect` and `freeSpace`: with low == high (which only the manager accepts)
+/// the amount to free can be negative; space GC then still deletes the first eligible image, and
+/// succeeds.
 #[test]
 fn a_negative_amount_to_free_still_deletes_one_image() {
     assert_eq!(threshold::amount_to_free(1000, 155, 85), -5);
@@ -55,8 +56,8 @@ fn a_negative_amount_to_free_still_deletes_one_image() {
     assert_eq!(node.runtime.images.len(), 1, "exactly one image goes");
 }
 
-/// C3.6: among dead containers created at the same instant the order is unspecified upstream;
-/// the limits still hold exactly.
+/// Upstream `evictContainers`: among dead containers created at the same instant the order is
+/// unspecified; the limits still hold exactly.
 #[test]
 fn equal_creation_times_still_respect_the_limits() {
     let mut node = Node::at_ten();
@@ -70,7 +71,7 @@ fn equal_creation_times_still_respect_the_limits() {
     assert_eq!(node.runtime.containers.len(), 1);
 }
 
-/// A1.8: with a deletion error `freeSpace` returns no list of images left (upstream's nil) but
+/// With a deletion error `freeSpace` returns no list of images left (upstream's nil) but
 /// still the bytes it freed.
 #[test]
 fn free_space_with_errors_returns_no_images_left() {
@@ -87,7 +88,8 @@ fn free_space_with_errors_returns_no_images_left() {
     assert!(matches!(result.error, Some(ImageGcError::FreeSpace { wanted: 100, freed: 20, .. })));
 }
 
-/// A1.4: with the ImageVolume gate, an image mounted into a container as a volume is in use.
+/// Upstream `detectImages`: with the ImageVolume gate, an image mounted into a container as a
+/// volume is in use.
 #[test]
 fn an_image_mounted_as_a_volume_is_in_use() {
     let mut node = Node::at_ten();
@@ -104,7 +106,7 @@ fn an_image_mounted_as_a_volume_is_in_use() {
     assert!(err.to_string().starts_with("get container status: "), "{err}");
 }
 
-/// A1.10: an image whose record key yields an empty image ID is skipped, with upstream's odd
+/// An image whose record key yields an empty image ID is skipped, with upstream's odd
 /// event whose reason is the format string itself.
 #[test]
 fn an_empty_image_id_is_skipped_with_the_odd_event() {
@@ -122,8 +124,8 @@ fn an_empty_image_id_is_skipped_with_the_odd_event() {
     assert_eq!(node.events[0].event_type, EventType::Warning);
 }
 
-/// A5: a soft threshold acts only once met for its grace period, and evicts with the maximum
-/// pod grace period instead of one second.
+/// Upstream's eviction manager (`pkg/kubelet/eviction`): a soft threshold acts only once met for
+/// its grace period, and evicts with the maximum pod grace period instead of one second.
 #[test]
 fn a_soft_threshold_waits_for_its_grace_period() {
     let mut node = Node::at_ten();
@@ -145,7 +147,7 @@ fn a_soft_threshold_waits_for_its_grace_period() {
     assert_eq!(second.evicted.map(|e| (e.pod, e.grace_period_override)), Some(("web".to_string(), 30)));
 }
 
-/// A5: a split image filesystem needs the KubeletSeparateDiskGC gate.
+/// Upstream's eviction manager: a split image filesystem needs the KubeletSeparateDiskGC gate.
 #[test]
 fn a_split_filesystem_without_its_gate_is_an_error() {
     let mut node = Node::at_ten();
@@ -156,8 +158,8 @@ fn a_split_filesystem_without_its_gate_is_an_error() {
     assert!(EvictionManager::new(config, &node).is_err());
 }
 
-/// A5: configured container filesystem thresholds are replaced by ones synthesised from the
-/// filesystem that holds the writable layers.
+/// Upstream's eviction manager: configured container filesystem thresholds are replaced by ones
+/// synthesised from the filesystem that holds the writable layers.
 #[test]
 fn container_filesystem_thresholds_are_synthesised() {
     let mut node = Node::at_ten();
@@ -173,8 +175,8 @@ fn container_filesystem_thresholds_are_synthesised() {
     );
 }
 
-/// A2.5: an unreadable pod logs directory fails that step with upstream's text, and skips the
-/// symlink cleanup of the same step.
+/// Upstream `evictPodLogsDirectories`: an unreadable pod logs directory fails that step with
+/// upstream's text, and skips the symlink cleanup of the same step.
 #[test]
 fn an_unreadable_pod_logs_directory_is_an_error() {
     let mut node = Node::at_ten();

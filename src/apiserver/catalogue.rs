@@ -39,7 +39,7 @@ const GROUP_ORDER: &[&str] = &[
 ];
 
 /// What a DELETE with no propagation options does to dependents (upstream
-/// `DefaultGarbageCollectionPolicy`, catalogue B.2).
+/// `DefaultGarbageCollectionPolicy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DefaultGcPolicy {
     /// Background deletion: no finalizer is added.
@@ -220,7 +220,8 @@ impl ResourceInfo {
         }
     }
 
-    /// The default GC policy for a request made at `version` (catalogue B.2).
+    /// The default GC policy for a request made at `version` (upstream
+    /// `DefaultGarbageCollectionPolicy`).
     pub fn default_gc_policy(&self, version: &str) -> DefaultGcPolicy {
         if self.gc_unsupported {
             DefaultGcPolicy::Unsupported

@@ -2,8 +2,8 @@
 //!
 //! Pure functions of the stored object, the `DeleteOptions` and the resource's rules, mirroring
 //! upstream `registry/rest/delete.go` (`BeforeDelete`) and `generic/registry/store.go`
-//! (`Delete`, `deletionFinalizersForGarbageCollection`, `markAsDeleting`): catalogue sections
-//! B.1 (policy resolution), B.2 (per-resource defaults) and B.3 (request → object state). A
+//! (`Delete`, `deletionFinalizersForGarbageCollection`, `markAsDeleting`): how a delete's GC
+//! policy is chosen, each resource's default policy, and what a request does to the object. A
 //! delete is planned in steps, each ending in a value (a decision) that the DELETE verb's
 //! planner ([`crate::apiserver::storage::delete::DeletePlanner`]) hands to the next; between
 //! the two is where a mutant may change it ([`crate::apiserver::mutant`]); nothing here knows
@@ -85,9 +85,9 @@ pub struct DeleteRequest {
 }
 
 impl DeleteRequest {
-    /// Validates the options (catalogue B.1 "Conflicts"): the error of the first field the
-    /// handler could not read, in the order it reads them, or of `orphanDependents` set with
-    /// `propagationPolicy`.
+    /// Validates the options as upstream's delete handler and `rest.BeforeDelete` do: the error
+    /// of the first field the handler could not read, in the order it reads them, or of
+    /// `orphanDependents` set with `propagationPolicy`.
     pub fn validate(self) -> ApiResult<DeleteOptions> {
         let opts = DeleteOptions {
             propagation: self.propagation?,
@@ -125,7 +125,7 @@ pub fn parse_policy(v: Option<&str>) -> ApiResult<Option<Propagation>> {
     }
 }
 
-/// What chooses the GC policy of a delete, strongest first (B.1, upstream
+/// What chooses the GC policy of a delete, strongest first (upstream
 /// `shouldOrphanDependents` and `shouldDeleteDependents`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PolicySources {
@@ -136,7 +136,7 @@ pub struct PolicySources {
     pub propagation: Option<Propagation>,
     /// What the first GC finalizer already on the object says.
     pub finalizers: Option<Propagation>,
-    /// The resource's default (B.2).
+    /// The resource's default (upstream `DefaultGarbageCollectionPolicy`).
     pub default: DefaultGcPolicy,
 }
 
@@ -168,7 +168,7 @@ impl PolicySources {
     }
 }
 
-/// A delete's change of the finalizer list (B.1).
+/// A delete's change of the finalizer list (upstream `deletionFinalizersForGarbageCollection`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinalizerChange {
     /// The list before the delete.
@@ -190,7 +190,8 @@ impl FinalizerChange {
         Self { current, new }
     }
 
-    /// No change: the server runs with garbage collection disabled (B.3 row 21).
+    /// No change: the server runs with garbage collection disabled (the upstream store's
+    /// `EnableGarbageCollection` is off).
     pub fn none(current: Vec<String>) -> Self {
         Self { new: current.clone(), current }
     }
@@ -212,7 +213,8 @@ pub enum DeletePlan {
     WriteThenRemove(Value),
     /// Keep the object, written as given (deletionTimestamp, grace period, finalizers set).
     Keep(Value),
-    /// Graceful deletion is already pending: nothing changes (B.3 row 10).
+    /// Graceful deletion is already pending: nothing changes (upstream `rest.BeforeDelete`'s
+    /// `pendingGraceful`).
     Unchanged,
     /// The removal fails and nothing changes: the object (deleted without grace) had finalizers,
     /// none of which is left pending, and the caller gave a resourceVersion precondition.
@@ -222,7 +224,7 @@ pub enum DeletePlan {
     LostResourceVersion,
 }
 
-/// The verdict of the precondition check (B.3 rows 2-3).
+/// The verdict of the precondition check (upstream `rest.BeforeDelete`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreconditionCheck {
     /// The conflict of a precondition that fails.
@@ -236,7 +238,7 @@ impl PreconditionCheck {
     }
 }
 
-/// Checks `preconditions.uid` and `preconditions.resourceVersion` (B.3 rows 2-3).
+/// Checks `preconditions.uid` and `preconditions.resourceVersion` (upstream `rest.BeforeDelete`).
 pub fn check_preconditions(existing: &Value, opts: &DeleteOptions, ctx: DeleteContext<'_>) -> PreconditionCheck {
     PreconditionCheck { conflict: preconditions_hold(existing, opts, ctx.resource).err() }
 }
@@ -274,7 +276,7 @@ fn preconditions_hold(existing: &Value, opts: &DeleteOptions, resource: &Resourc
 }
 
 /// What decides the grace period of a delete that starts graceful deletion (upstream
-/// `rest.BeforeDelete` with the pod strategy's `CheckGracefulDelete`, B.3 row 9).
+/// `rest.BeforeDelete` with the pod strategy's `CheckGracefulDelete`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GracePeriod {
     /// Whether the resource is deleted gracefully at all (pods).
@@ -325,7 +327,8 @@ pub struct DeleteContext<'a> {
     pub version: &'a str,
     /// The time of the request.
     pub now: DateTime<Utc>,
-    /// `false` when the server runs with garbage collection disabled (B.3 row 21).
+    /// `false` when the server runs with garbage collection disabled (the upstream store's
+    /// `EnableGarbageCollection`).
     pub garbage_collection: bool,
 }
 
@@ -348,7 +351,8 @@ pub struct Ending {
 
 /// Plans a DELETE of `existing` (already checked against the preconditions) with `opts`, a
 /// graceful deletion with `grace` and the finalizer change `finalizers`, up to its [`Ending`];
-/// `None` when graceful deletion is already pending and nothing changes (B.3 row 10).
+/// `None` when graceful deletion is already pending and nothing changes (upstream
+/// `rest.BeforeDelete`'s `pendingGraceful`).
 pub fn plan_delete(
     existing: &Value,
     opts: &DeleteOptions,
@@ -425,7 +429,7 @@ impl Ending {
     }
 }
 
-/// What a DELETE that removes the object answers with (upstream `ReturnDeletedObject`, B.3).
+/// What a DELETE that removes the object answers with (upstream `ReturnDeletedObject`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeleteAnswer {
     /// The object as it was last written.
@@ -441,8 +445,7 @@ impl DeleteAnswer {
     }
 }
 
-/// What becomes of an object an update leaves (B.3 row 13, upstream
-/// `ShouldDeleteDuringUpdate`).
+/// What becomes of an object an update leaves (upstream `ShouldDeleteDuringUpdate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AfterUpdate {
     /// It is stored.

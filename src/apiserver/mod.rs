@@ -30,7 +30,7 @@
 //!   events), behind the store's hook trait; [`admission`]: what the default admission
 //!   plugins add to a new object; [`defaults`]: what the defaulting functions of each built-in
 //!   kind's API group fill on every write.
-//! - Rules, as pure functions: [`deletion`] (what a DELETE does, catalogue B.1-B.3),
+//! - Rules, as pure functions: [`deletion`] (what a DELETE does, upstream `store.go`'s `Delete`),
 //!   [`validation`] and [`schema`] (metadata, unknown fields and values of the wrong type,
 //!   custom resources pruned by their schema), [`enums`] (the enumerated fields controllers
 //!   write), [`pod_specs`] (the pod specs objects hold, their volume references), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
@@ -114,15 +114,16 @@ pub struct Config {
     /// How often the simulated controllers run.
     pub controller_interval: Duration,
     /// Whether GC finalizers are managed on delete (kube-apiserver's
-    /// `--enable-garbage-collector`, catalogue B.3 row 21). When off, propagation options are
-    /// ignored and only user finalizers keep objects.
+    /// `--enable-garbage-collector`, the store's `EnableGarbageCollection`). When off,
+    /// propagation options are ignored and only user finalizers keep objects.
     pub garbage_collection: bool,
     /// Whether the namespace controller runs (as kube-controller-manager does): it empties a
     /// terminating namespace and then removes it. Off, a deleted namespace stays `Terminating`,
     /// as on a control plane with no controller manager.
     pub namespace_controller: bool,
     /// How long an Event lives after its last write (kube-apiserver's `--event-ttl`, 1 h by
-    /// default; catalogue E): every create and update restarts it, on [`Config::clock`].
+    /// default; upstream Event storage's `NewREST`): every create and update restarts it, on
+    /// [`Config::clock`].
     pub event_ttl: Duration,
     /// Optional fault-injection hook.
     pub interceptor: Option<Interceptor>,

@@ -1,7 +1,8 @@
 //! Deliberately broken API servers, for judging a specification: each mutant breaks one rule
-//! of the API server's half of deletion (catalogue B.1-B.4), and the specification must have a
-//! scenario that fails against every one. Select one with [`crate::apiserver::Config::mutant`]
-//! (`kubegc run --apiserver-mutant`); never outside such a check.
+//! of the API server's half of deletion (k8s.io/apiserver's generic store, apimachinery's
+//! metadata validation), and the specification must have a scenario that fails against every
+//! one. Select one with [`crate::apiserver::Config::mutant`] (`kubegc run --apiserver-mutant`);
+//! never outside such a check.
 //!
 //! The reference rules ([`crate::apiserver::deletion`], [`crate::apiserver::validation`],
 //! [`crate::apiserver::admission`], the kinds' hooks in [`crate::apiserver::kinds`]) know
@@ -28,59 +29,75 @@ use crate::metadata::{FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 
 crate::mutants::define_mutants! {
     "the API server";
-    /// DeleteOptions preconditions (uid, resourceVersion) are not checked (B.3 rows 2-3).
+    /// DeleteOptions preconditions (uid, resourceVersion) are not checked (upstream
+    /// `rest.BeforeDelete`).
     IgnorePreconditions = "ignore-preconditions",
-    /// A foreground delete never adds the `foregroundDeletion` finalizer (B.1).
+    /// A foreground delete never adds the `foregroundDeletion` finalizer (upstream
+    /// `deletionFinalizersForGarbageCollection`).
     NeverAddForegroundFinalizer = "never-add-foreground-finalizer",
-    /// An orphaning delete never adds the `orphan` finalizer (B.1).
+    /// An orphaning delete never adds the `orphan` finalizer (upstream
+    /// `deletionFinalizersForGarbageCollection`).
     NeverAddOrphanFinalizer = "never-add-orphan-finalizer",
-    /// The deprecated `orphanDependents` field is ignored (B.1).
+    /// The deprecated `orphanDependents` field is ignored (upstream `shouldOrphanDependents`,
+    /// `shouldDeleteDependents`).
     IgnoreOrphanDependents = "ignore-orphan-dependents",
-    /// Every resource defaults to background deletion, even the legacy orphaning ones (B.2).
+    /// Every resource defaults to background deletion, even the legacy orphaning ones (upstream
+    /// `DefaultGarbageCollectionPolicy`).
     IgnoreDefaultPolicies = "ignore-default-policies",
     /// A `orphan` or `foregroundDeletion` finalizer already on the object does not choose the
-    /// policy of a delete that names none (B.1).
+    /// policy of a delete that names none (upstream `shouldOrphanDependents`,
+    /// `shouldDeleteDependents`).
     IgnoreExistingGcFinalizers = "ignore-existing-gc-finalizers",
-    /// A delete removes the object at once even when finalizers are pending (B.3).
+    /// A delete removes the object at once even when finalizers are pending (upstream `Delete`
+    /// in `store.go`).
     RemoveDespiteFinalizers = "remove-despite-finalizers",
-    /// Removing the last finalizer of an object being deleted leaves it stored (B.3 row 13).
+    /// Removing the last finalizer of an object being deleted leaves it stored (upstream
+    /// `ShouldDeleteDuringUpdate`).
     KeepAfterLastFinalizer = "keep-after-last-finalizer",
-    /// A second delete moves an earlier deletionTimestamp to now (B.3, markAsDeleting).
+    /// A second delete moves an earlier deletionTimestamp to now (upstream `markAsDeleting`).
     MoveDeletionTimestamp = "move-deletion-timestamp",
-    /// Pods are not graceful: a delete removes a running pod at once (B.3 row 9).
+    /// Pods are not graceful: a delete removes a running pod at once (upstream pod strategy's
+    /// `CheckGracefulDelete`).
     PodsNotGraceful = "pods-not-graceful",
-    /// `metadata.ownerReferences` are stored unvalidated (B.4).
+    /// `metadata.ownerReferences` are stored unvalidated (apimachinery `ValidateOwnerReferences`).
     AcceptInvalidOwnerReferences = "accept-invalid-owner-references",
-    /// Finalizers may be added to an object that is being deleted (B.3).
+    /// Finalizers may be added to an object that is being deleted (apimachinery
+    /// `ValidateObjectMetaUpdate`).
     AllowFinalizersWhileDeleting = "allow-finalizers-while-deleting",
     /// `metadata.finalizers` are stored unvalidated: any name, and `orphan` with
-    /// `foregroundDeletion` (B.3 rows 16-17).
+    /// `foregroundDeletion` (apimachinery `ValidateObjectMeta`).
     AcceptInvalidFinalizers = "accept-invalid-finalizers",
-    /// An update may set or change deletionTimestamp and deletionGracePeriodSeconds (B.3 row 15).
+    /// An update may set or change deletionTimestamp and deletionGracePeriodSeconds (apimachinery
+    /// `ValidateObjectMetaUpdate`).
     AllowDeletionTimestampUpdates = "allow-deletion-timestamp-updates",
-    /// `dryRun` is ignored by DELETE: the object really goes (B.3).
+    /// `dryRun` is ignored by DELETE: the object really goes (upstream `Delete` in `store.go`).
     IgnoreDryRun = "ignore-dry-run",
-    /// Events get GC finalizers like any other object (B.2).
+    /// Events get GC finalizers like any other object (upstream, their
+    /// `DefaultGarbageCollectionPolicy` is `Unsupported`).
     EventsGetGcFinalizers = "events-get-gc-finalizers",
     /// A DELETE answers with the object where it should answer with a `Status`, and the other
-    /// way round (B.3).
+    /// way round (upstream store's `ReturnDeletedObject`).
     SwapDeleteAnswers = "swap-delete-answers",
-    /// DELETE on a collection ignores the label and field selectors (B.3 row 25).
+    /// DELETE on a collection ignores the label and field selectors (upstream `DeleteCollection`).
     IgnoreCollectionSelector = "ignore-collection-selector",
-    /// A delete with no finalizers pending marks the object instead of removing it (B.3).
+    /// A delete with no finalizers pending marks the object instead of removing it (upstream
+    /// `Delete` in `store.go`).
     KeepWithoutFinalizers = "keep-without-finalizers",
     /// Owner references are held to rules the API server does not have: an apiVersion must be
-    /// `v1` or `group/version`, and a uid may appear once (B.4).
+    /// `v1` or `group/version`, and a uid may appear once (neither is in apimachinery
+    /// `ValidateOwnerReferences`).
     StrictOwnerReferences = "strict-owner-references",
     /// No finalizer may ever be added by an update, not only while the object is being deleted
-    /// (B.3).
+    /// (apimachinery `ValidateObjectMetaUpdate`).
     ForbidFinalizerAdditions = "forbid-finalizer-additions",
-    /// DeleteOptions are not validated (B.1): an unknown `propagationPolicy` or `dryRun` value
-    /// is ignored, and `orphanDependents` with `propagationPolicy` is accepted (the latter wins).
+    /// DeleteOptions are not validated (upstream's delete handler and `rest.BeforeDelete` do): an
+    /// unknown `propagationPolicy` or `dryRun` value is ignored, and `orphanDependents` with
+    /// `propagationPolicy` is accepted (the latter wins).
     AcceptInvalidDeleteOptions = "accept-invalid-delete-options",
-    /// A requested grace period of 0 is taken as "the pod's default" (B.3 row 9).
+    /// A requested grace period of 0 is taken as "the pod's default" (upstream
+    /// `CheckGracefulDelete`).
     GraceZeroIgnored = "grace-zero-ignored",
-    /// Unscheduled and terminated pods keep their grace period (B.3 row 9).
+    /// Unscheduled and terminated pods keep their grace period (upstream `CheckGracefulDelete`).
     UnscheduledPodsGraceful = "unscheduled-pods-graceful",
     /// The namespace controller removes its finalizer without deleting the namespace's objects.
     NamespaceKeepsContents = "namespace-keeps-contents",
@@ -88,13 +105,13 @@ crate::mutants::define_mutants! {
     /// admission plugin is off).
     NoStorageProtection = "no-storage-protection",
     /// A resourceVersion precondition survives an update that only looked at finalizers, so the
-    /// removal succeeds (upstream's store conflicts, catalogue B.3 row 23 as the real server has it).
+    /// removal succeeds (upstream `Delete` in `store.go` conflicts, as the real server shows).
     PreconditionSurvivesFinalizerUpdate = "precondition-survives-finalizer-update",
     /// An Event's time to live counts from its create only: updates do not restart it
-    /// (catalogue E rule 2 broken).
+    /// (upstream's Event storage, `NewREST`, restarts it on every write).
     EventTtlNotRestarted = "event-ttl-not-restarted",
     /// Events never expire: the API server keeps them however long ago they were written
-    /// (catalogue E rule 2 ignored).
+    /// (upstream's Event storage, `NewREST`, gives every write a time to live).
     EventTtlNeverExpires = "event-ttl-never-expires",
 }
 
@@ -113,7 +130,7 @@ pub trait Mutable: Sized {
     }
 }
 
-/// DeleteOptions as read, before validation (B.1).
+/// DeleteOptions as read, before validation (upstream `rest.BeforeDelete`).
 impl Mutable for DeleteRequest {
     fn mutated(self, mutant: Mutant) -> Self {
         if mutant != Mutant::AcceptInvalidDeleteOptions {

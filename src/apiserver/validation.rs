@@ -1,6 +1,6 @@
-//! Validation of object metadata as apimachinery does it: names, labels, annotations,
-//! finalizers (catalogue B.3 rows 16-17) and ownerReferences (B.4), plus the update rules for
-//! metadata that an update may not change (rows 14-15).
+//! Validation of object metadata as apimachinery does it (`ValidateObjectMeta`): names, labels,
+//! annotations, finalizers and ownerReferences (`ValidateOwnerReferences`), plus the update rules
+//! for metadata that an update may not change (`ValidateObjectMetaUpdate`).
 
 use serde_json::{Value, json};
 
@@ -135,7 +135,8 @@ fn validate_labels_and_annotations(meta: &Value) -> Vec<FieldError> {
     errs
 }
 
-/// Validates `metadata.finalizers`: qualified names, and not both GC finalizers (B.3 rows 16-17).
+/// Validates `metadata.finalizers`: qualified names, and not both GC finalizers (apimachinery
+/// `ValidateObjectMeta`).
 pub fn validate_finalizers(finalizers: &[String]) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for f in finalizers {
@@ -183,7 +184,7 @@ pub fn split_api_version(api_version: &str) -> Option<(&str, &str)> {
     }
 }
 
-/// Validates `metadata.ownerReferences` as apimachinery `ValidateOwnerReferences` does (B.4).
+/// Validates `metadata.ownerReferences` as apimachinery `ValidateOwnerReferences` does.
 pub fn validate_owner_references(refs: &Value) -> Vec<FieldError> {
     let field = "metadata.ownerReferences";
     let mut errs = Vec::new();
@@ -262,18 +263,19 @@ pub enum MetaRule {
     Namespace,
     /// Label and annotation keys and values.
     LabelsAndAnnotations,
-    /// Finalizer names, and not both GC finalizers (B.3 rows 16-17).
+    /// Finalizer names, and not both GC finalizers (apimachinery `ValidateObjectMeta`).
     Finalizers,
-    /// Owner references (B.4).
+    /// Owner references (apimachinery `ValidateOwnerReferences`).
     OwnerReferences,
     /// Core's rule for the finalizer names of kube-apiserver's own kinds.
     KubeFinalizerNames,
     /// An update may not change the uid.
     ImmutableUid,
-    /// An update may not set or change deletionTimestamp and deletionGracePeriodSeconds (B.3
-    /// row 15).
+    /// An update may not set or change deletionTimestamp and deletionGracePeriodSeconds
+    /// (apimachinery `ValidateObjectMetaUpdate`).
     ImmutableDeletion,
-    /// An update may not add finalizers to an object being deleted (B.3).
+    /// An update may not add finalizers to an object being deleted (apimachinery
+    /// `ValidateObjectMetaUpdate`).
     NoNewFinalizersWhileDeleting,
 }
 

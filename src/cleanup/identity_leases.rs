@@ -1,5 +1,5 @@
 //! The kube-apiserver identity-lease garbage collector (run inside kube-apiserver, upstream
-//! `pkg/controlplane/controller/apiserverleasegc/gc_controller.go`, catalogue L rule 6). Every
+//! `pkg/controlplane/controller/apiserverleasegc/gc_controller.go`). Every
 //! kube-apiserver keeps a Lease in `kube-system` labelled
 //! `apiserver.kubernetes.io/identity=kube-apiserver`, renewed every 10 s with a duration of an
 //! hour; every [`Settings::period`] (an hour, `IdentityLeaseGCPeriod`) the collector (`gc`)

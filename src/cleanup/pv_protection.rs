@@ -1,6 +1,6 @@
 //! The pv-protection controller (kube-controller-manager's `persistentvolume-protection-controller`,
-//! upstream `pkg/controller/volume/pvprotection/pv_protection_controller.go`, catalogue V rule
-//! 12). The StorageObjectInUseProtection admission plugin gives every new volume the finalizer
+//! upstream `pkg/controller/volume/pvprotection/pv_protection_controller.go`). The
+//! StorageObjectInUseProtection admission plugin gives every new volume the finalizer
 //! `kubernetes.io/pv-protection`; this controller adds it to any live volume that lacks it and
 //! removes it from a terminating volume whose `status.phase` is not Bound (`isBeingUsed`: the
 //! phase alone decides, no claim is looked up).

@@ -1,6 +1,6 @@
 //! The PersistentVolume controller's reclaim half (kube-controller-manager's
 //! `persistentvolume-binder-controller`, upstream
-//! `pkg/controller/volume/persistentvolume/pv_controller.go`, catalogue V rules 2-6), as far
+//! `pkg/controller/volume/persistentvolume/pv_controller.go`), as far
 //! as it shows through the API without a volume plugin. For every volume (`syncVolume`):
 //!
 //! - with no claim reference, or one without a uid (pre-bound: the claim's sync will bind it),

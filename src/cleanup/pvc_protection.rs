@@ -1,6 +1,6 @@
 //! The pvc-protection controller (kube-controller-manager's `persistentvolumeclaim-protection-controller`,
-//! upstream `pkg/controller/volume/pvcprotection/pvc_protection_controller.go`, catalogue V
-//! rules 9-11). The StorageObjectInUseProtection admission plugin gives every new claim the
+//! upstream `pkg/controller/volume/pvcprotection/pvc_protection_controller.go`). The
+//! StorageObjectInUseProtection admission plugin gives every new claim the
 //! finalizer `kubernetes.io/pvc-protection`; this controller adds it to any live claim that
 //! lacks it (`processPVC`, `addFinalizer`) and removes it from a terminating claim no pod uses
 //! (`isBeingUsed`, read from a fresh list of the claim's namespace's pods).

@@ -1,11 +1,11 @@
 //! The collector (upstream `GarbageCollector`, `garbagecollector.go`): its state — the graph
 //! builder, the attemptToDelete and attemptToOrphan queues, the monitors and discovery — and its
 //! methods. It applies graph changes and queues the work they create, keeps its monitors in step
-//! with discovery, and runs the attemptToDelete and attemptToOrphan workers' steps (catalogue
-//! A.5-A.9): for each item it gathers the facts (a live GET of the item and of each owner), lets
-//! the pure rules of [`crate::gc::decision`] decide, and acts on the decision. A decision that
-//! reads an object's dependents from the graph is held until the graph is complete
-//! ([`crate::gc::cache_sync`]).
+//! with discovery, and runs the attemptToDelete and attemptToOrphan workers' steps (upstream
+//! `garbagecollector.go`): for each item it gathers the facts (a live GET of the item and of
+//! each owner), lets the pure rules of [`crate::gc::decision`] decide, and acts on the decision.
+//! A decision that reads an object's dependents from the graph is held until the graph is
+//! complete ([`crate::gc::cache_sync`]).
 //!
 //! [`crate::gc::GarbageCollector`] runs a collector on its own tasks;
 //! [`crate::gc::ManualCollector`] steps one by hand.
@@ -275,8 +275,9 @@ impl Collector {
         events
     }
 
-    /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11); a failure is
-    /// only logged, as upstream's recorder drops events it cannot send.
+    /// Records `Warning OwnerRefInvalidNamespace` on `dependent` (upstream
+    /// `reportInvalidNamespaceOwnerRef`); a failure is only logged, as upstream's recorder drops
+    /// events it cannot send.
     pub(super) async fn record_invalid_namespace_event(&self, dependent: &Identity, owner: &OwnerRef) {
         match operations::record_invalid_namespace_event(&self.client, dependent, owner).await {
             Ok(()) => self.metrics.events.inc(),
@@ -379,7 +380,7 @@ impl Collector {
         }
     }
 
-    /// One round of the monitors' resync (upstream `Sync`, catalogue A.1): rediscovers resources,
+    /// One round of the monitors' resync (upstream `Sync`): rediscovers resources,
     /// and starts or stops monitors to match. A round that discovers nothing is skipped and counted
     /// as a sync error. When some group versions fail discovery, the monitors of those group
     /// versions are kept, and so are their mappings; the rest of the round goes ahead. Upstream
@@ -461,18 +462,19 @@ impl Sink for Collector {
     }
 }
 
-// The attemptToDelete and attemptToOrphan workers' steps (A.5-A.9).
+// The attemptToDelete and attemptToOrphan workers' steps (upstream `garbagecollector.go`).
 impl Collector {
     fn mapping(&self, api_version: &str, kind: &str) -> Result<Mapping, MappingError> {
         self.mapper.read().unwrap_or_else(|p| p.into_inner()).mapping(api_version, kind)
     }
 
-    /// One attemptToDelete step for a queue item (upstream `attemptToDeleteWorker`, A.5).
+    /// One attemptToDelete step for a queue item (upstream `attemptToDeleteWorker`).
     pub async fn process_attempt_to_delete(&self, item: &WorkItem) -> Outcome {
         let node = {
             let builder = self.lock_builder();
             match builder.graph.queued_copy(item) {
-                // A virtual copy whose UID has since been observed is stale (A.5 step 1).
+                // A virtual copy whose UID has since been observed is stale (upstream
+                // `attemptToDeleteWorker`).
                 Some(n) if n.virtual_node && builder.graph.get(&item.identity.uid).is_some_and(|n| n.is_observed()) => None,
                 other => other,
             }
@@ -518,7 +520,7 @@ impl Collector {
         Ok((mapping, object))
     }
 
-    /// Upstream `attemptToDeleteItem` (A.5): decides and acts on one node, which need not be in
+    /// Upstream `attemptToDeleteItem`: decides and acts on one node, which need not be in
     /// the graph (its dependents are read from the graph's node with its UID).
     pub async fn attempt_to_delete_item(&self, node: &Node) -> Result<(), AttemptError> {
         if node.being_deleted && !node.deleting_dependents {
@@ -570,7 +572,7 @@ impl Collector {
         }
     }
 
-    /// Upstream `isDangling` plus the solid/waiting split (A.6): from the absent-owner cache, or
+    /// Upstream `isDangling` plus the solid/waiting split: from the absent-owner cache, or
     /// from a GET of the owner in the item's namespace.
     async fn classify(&self, r: &OwnerRef, item: &Node) -> Result<OwnerState, AttemptError> {
         let mapping = self.mapping(&r.api_version, &r.kind);
@@ -600,8 +602,9 @@ impl Collector {
         }
     }
 
-    /// A.7: a foreground owner loses its `foregroundDeletion` finalizer once no blocking
-    /// dependent is left in the graph; until then its blocking dependents are queued.
+    /// Upstream `processDeletingDependentsItem`: a foreground owner loses its `foregroundDeletion`
+    /// finalizer once no blocking dependent is left in the graph; until then its blocking
+    /// dependents are queued.
     async fn process_deleting_dependents(&self, node: &Node) -> Result<(), AttemptError> {
         let step = foreground_step(&self.lock_builder().graph.blocking_dependents(&node.identity.uid));
         match self.mutated(step) {
@@ -639,8 +642,8 @@ impl Collector {
         Ok(operations::remove_finalizer(&self.client, &mapping, identity, finalizer).await?)
     }
 
-    /// One attemptToOrphan step (A.8): strip the owner from every dependent in the graph,
-    /// then remove the `orphan` finalizer.
+    /// One attemptToOrphan step (upstream `orphanDependents`, then `removeFinalizer`): strip the
+    /// owner from every dependent in the graph, then remove the `orphan` finalizer.
     pub async fn process_attempt_to_orphan(&self, item: &WorkItem) -> Outcome {
         let Some(owner) = self.lock_builder().graph.queued_copy(item) else { return Outcome::Forget };
         if let Err(e) = self.require_complete_graph() {

@@ -1,4 +1,4 @@
-//! The collector's rules as pure functions (catalogue A.5-A.8; upstream `attemptToDeleteItem`,
+//! The collector's rules as pure functions (upstream `attemptToDeleteItem`,
 //! `isDangling`, `processDeletingDependentsItem` and `orphanDependents` in
 //! `garbagecollector.go`): from the facts the collector gathered (what the server answered, its
 //! absent-owner cache, its graph) to a decision, a value the collector then acts on. Between the
@@ -23,8 +23,9 @@ pub enum OwnerState {
     WaitingForDependentsDeletion,
 }
 
-/// What a live GET by name found, judged against the UID meant (A.5, A.6): a name may have
-/// passed to a new object with another UID, which is then not the object meant.
+/// What a live GET by name found, judged against the UID meant (upstream `attemptToDeleteItem`
+/// and `isDangling`): a name may have passed to a new object with another UID, which is then not
+/// the object meant.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Identified {
     /// What the GET found.
@@ -46,12 +47,13 @@ impl Identified {
     }
 }
 
-/// How far an owner reference is classified before the server is asked (A.6).
+/// How far an owner reference is classified before the server is asked (upstream `isDangling`).
 #[derive(Clone, Debug)]
 pub enum Known {
     /// Classified: the owner was verified absent before (the absent-owner cache).
     State(OwnerState),
-    /// No served resource has the reference's kind: the item is retried, never deleted (A.1).
+    /// No served resource has the reference's kind: the item is retried, never deleted (upstream
+    /// `restMappingError`).
     Unserved(MappingError),
     /// A cluster-scoped dependent refers to a namespaced kind: never collected, never retried.
     NamespacedOwnerOfClusterScoped,
@@ -74,7 +76,7 @@ pub fn known_before_lookup(cached_absent: bool, mapping: Result<Mapping, Mapping
 
 /// [`Known`] with what it was decided from: the reference, its dependent, and the graph as it
 /// stood, which the rule does not read (a namespaced owner is looked up in its dependent's
-/// namespace only, A.10) but a rule broken at this point may.
+/// namespace only, as upstream `isDangling` does) but a rule broken at this point may.
 pub struct KnownOwner<'a> {
     /// The reference.
     pub owner: &'a OwnerRef,
@@ -86,8 +88,8 @@ pub struct KnownOwner<'a> {
     pub known: Known,
 }
 
-/// The state of an owner the server has (A.6): waiting for its dependents while it is being
-/// deleted in the foreground, solid otherwise.
+/// The state of an owner the server has (as upstream `attemptToDeleteItem` classifies it):
+/// waiting for its dependents while it is being deleted in the foreground, solid otherwise.
 pub fn live_owner_state(owner: &ObjectMeta) -> OwnerState {
     if owner.being_deleted && owner.has_finalizer(FINALIZER_FOREGROUND) {
         OwnerState::WaitingForDependentsDeletion
@@ -96,7 +98,7 @@ pub fn live_owner_state(owner: &ObjectMeta) -> OwnerState {
     }
 }
 
-/// What to do with an item whose owners have been classified (A.5).
+/// What to do with an item whose owners have been classified (upstream `attemptToDeleteItem`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decision {
     /// Leave it alone.
@@ -148,7 +150,8 @@ pub fn decide(
     Decision::Delete(policy)
 }
 
-/// What an owner being deleted in the foreground does next (A.7).
+/// What an owner being deleted in the foreground does next (upstream
+/// `processDeletingDependentsItem`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ForegroundStep {
     /// No blocking dependent is left: remove the `foregroundDeletion` finalizer.
@@ -167,7 +170,8 @@ pub fn foreground_step(blocking: &[NodeRef<'_>]) -> ForegroundStep {
     ForegroundStep::Wait(blocking.iter().filter(|d| !d.deleting_dependents()).map(NodeRef::item).collect())
 }
 
-/// The dependents that lose their references to an owner being orphaned (A.8).
+/// The dependents that lose their references to an owner being orphaned (upstream
+/// `orphanDependents`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Orphaning {
     /// Their identities, in a stable order.

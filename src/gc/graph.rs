@@ -365,7 +365,7 @@ impl Graph {
 }
 
 /// Another identity the `dependents` refer to the absent owner by (upstream
-/// `getAlternateOwnerIdentity`, catalogue A.3): the first candidate sorting after `absent`, else
+/// `getAlternateOwnerIdentity`): the first candidate sorting after `absent`, else
 /// the first; `None` without candidates. A candidate takes its dependent's namespace unless it has
 /// the apiVersion and kind of a cluster-scoped `absent`, whose scope is then known.
 pub fn alternate_owner_identity(dependents: &[Node], absent: &Identity) -> Option<Identity> {
@@ -410,7 +410,7 @@ pub fn sorted<'a>(uids: impl IntoIterator<Item = &'a Uid>) -> Vec<Uid> {
     v
 }
 
-/// Catalogue C.3 rows 34-48: upstream `TestGetAlternateOwnerIdentity`, one test per sub-case.
+/// Upstream `TestGetAlternateOwnerIdentity`, one test per sub-case.
 #[cfg(test)]
 mod tests {
     use super::*;

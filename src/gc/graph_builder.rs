@@ -1,6 +1,6 @@
 //! The graph builder: turns monitor events (and the collector's virtual delete events) into
 //! graph changes and work for the collector, exactly as upstream `processGraphChanges` does
-//! (catalogue A.3 and A.4). It is the only writer of the graph; it makes no API calls, and
+//! (in `graph_builder.go`). It is the only writer of the graph; it makes no API calls, and
 //! returns what should happen next as [`Effect`]s.
 
 use crate::gc::absent_cache::AbsentOwnerCache;
@@ -74,7 +74,8 @@ impl GraphBuilder {
     /// Applies one event; returns the work it creates.
     pub fn process(&mut self, event: &GraphEvent) -> Vec<Effect> {
         let uid = &event.object.uid;
-        // A.3 step 1: a real event for a node known so far only as virtual.
+        // A real event for a node known so far only as virtual (the first case of upstream
+        // `processGraphChanges`).
         if !event.virtual_event && self.graph.get(uid).is_some_and(|n| !n.is_observed()) {
             let observed = event.identity();
             let node = self.graph.get(uid).expect("checked").to_node();
@@ -204,8 +205,8 @@ impl GraphBuilder {
         alternate_owner_identity(&dependents, absent)
     }
 
-    /// A.3: owners whose blocking reference was removed or made non-blocking re-check whether
-    /// their foreground deletion can finish.
+    /// Owners whose blocking reference was removed or made non-blocking re-check whether their
+    /// foreground deletion can finish (upstream `processGraphChanges`, on an update).
     fn add_unblocked_owners_to_delete_queue(&mut self, removed: &[OwnerRef], changed: &[(OwnerRef, OwnerRef)]) {
         for r in removed.iter().filter(|r| r.blocks()) {
             self.attempt_to_delete(&r.uid);
@@ -217,8 +218,9 @@ impl GraphBuilder {
         }
     }
 
-    /// A.4: link the dependent `uid` to each owner in `owners`, creating virtual owners, and
-    /// queue the dependent for verification if a reference looks wrong.
+    /// Upstream `addDependentToOwners`: link the dependent `uid` to each owner in `owners`,
+    /// creating virtual owners, and queue the dependent for verification if a reference looks
+    /// wrong.
     fn add_dependent_to_owners(&mut self, uid: &Uid, owners: &[OwnerRef]) {
         let namespace = self.graph.get(uid).expect("inserted").namespace().clone();
         let mut potentially_invalid = false;
@@ -258,8 +260,9 @@ impl GraphBuilder {
         }
     }
 
-    /// A.3 step 5: an object starting deletion with `orphan` goes to attemptToOrphan; one
-    /// starting with `foregroundDeletion` is marked and queued with all its dependents.
+    /// Upstream `processTransitions`: an object starting deletion with `orphan` goes to
+    /// attemptToOrphan; one starting with `foregroundDeletion` is marked and queued with all its
+    /// dependents.
     fn process_transitions(&mut self, old: Option<&ObjectMeta>, new: &ObjectMeta, uid: &Uid) {
         if deletion_starts_with(old, new, FINALIZER_ORPHAN) {
             let w = self.graph.get(uid).expect("in graph").item();
@@ -277,8 +280,8 @@ impl GraphBuilder {
     }
 }
 
-/// Catalogue C.1 rows 3-6 (upstream `TestProcessEvent`) and 17 (`BenchmarkReferencesDiffs`,
-/// kept as a check of the diff it times).
+/// Upstream `TestProcessEvent` and `BenchmarkReferencesDiffs` (kept as a check of the diff it
+/// times).
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,10 +7,10 @@
 //!   for large clusters; [`uid`]: object UIDs in 16 bytes.
 //! - [`events`]: what the graph is built from: object metadata and what happened to it
 //!   (`graph_builder.go`'s `event`).
-//! - [`graph_builder`]: events → graph → work (`graph_builder.go`, catalogue A.3-A.4).
+//! - [`graph_builder`]: events → graph → work (`graph_builder.go`).
 //! - [`collector`]: the collector's state and methods: graph changes, queues, monitors kept in
 //!   step with discovery, and the attemptToDelete and attemptToOrphan workers' steps
-//!   (`garbagecollector.go`, A.5-A.9).
+//!   (`garbagecollector.go`).
 //! - [`decision`]: the rules the workers decide by, as pure functions (`garbagecollector.go`'s
 //!   `attemptToDeleteItem`, `isDangling` and the like).
 //! - [`operations`], [`patch`]: API calls and patch bodies (`operations.go`, `patch.go`).

@@ -1,12 +1,12 @@
 //! Monitors: one metadata-only list+watch per deletable resource, feeding the graph builder
-//! (catalogue A.1). A monitor relists on `410 Gone`, re-watches after errors with back-off,
-//! and records the newest resourceVersion it has observed (from events and bookmarks) so that
-//! "settled" can be judged. Behind the events of its first list it sends
-//! [`GraphChange::Listed`], so that the collector knows when the graph holds the whole list
-//! (see [`crate::gc::cache_sync`]). A monitor that cannot list keeps retrying on its own with
-//! back-off, logging what it waits for, and never stops the others from listing. A monitor of
-//! CustomResourceDefinitions also asks for a discovery resync whenever one changes, so that the
-//! set of monitors, which the collector keeps in step with discovery, follows promptly.
+//! (upstream `syncMonitors`, `graph_builder.go`). A monitor relists on `410 Gone`, re-watches
+//! after errors with back-off, and records the newest resourceVersion it has observed (from
+//! events and bookmarks) so that "settled" can be judged. Behind the events of its first list it
+//! sends [`GraphChange::Listed`], so that the collector knows when the graph holds the whole
+//! list (see [`crate::gc::cache_sync`]). A monitor that cannot list keeps retrying on its own
+//! with back-off, logging what it waits for, and never stops the others from listing. A monitor
+//! of CustomResourceDefinitions also asks for a discovery resync whenever one changes, so that
+//! the set of monitors, which the collector keeps in step with discovery, follows promptly.
 //!
 //! A monitor knows the collector only as the [`Sink`] it feeds, and holds it weakly: it stops
 //! once the collector is gone.

@@ -14,23 +14,32 @@ use crate::gc::graph_builder::Effect;
 
 crate::mutants::define_mutants! {
     "the garbage collector";
-    /// Foreground owners never wait for blocking dependents (A.7 broken).
+    /// Foreground owners never wait for blocking dependents (upstream
+    /// `processDeletingDependentsItem` broken).
     IgnoreBlockOwnerDeletion = "ignore-block-owner-deletion",
-    /// The `orphan` finalizer is removed without stripping the dependents' references (A.8 broken).
+    /// The `orphan` finalizer is removed without stripping the dependents' references (upstream
+    /// `orphanDependents` skipped).
     NeverOrphan = "never-orphan",
-    /// An item with a dangling owner is deleted even when another owner is solid (A.5 broken).
+    /// An item with a dangling owner is deleted even when another owner is solid (upstream
+    /// `attemptToDeleteItem` broken).
     DeleteDespiteSolidOwner = "delete-despite-solid-owner",
-    /// A namespaced owner the collector has seen in another namespace counts as solid (A.10 broken).
+    /// A namespaced owner the collector has seen in another namespace counts as solid (upstream
+    /// `isDangling` broken).
     IgnoreCrossNamespaceRule = "ignore-cross-namespace-rule",
-    /// Blocking references are never made non-blocking, so cycles stay stuck (A.5 cycle rule broken).
+    /// Blocking references are never made non-blocking, so cycles stay stuck (upstream
+    /// `attemptToDeleteItem`'s unblocking patch dropped).
     NeverBreakCycles = "never-break-cycles",
-    /// An item whose owners are all gone is kept: background collection never happens (A.5/A.6 broken).
+    /// An item whose owners are all gone is kept: background collection never happens (upstream
+    /// `attemptToDeleteItem` broken).
     KeepDanglingDependents = "keep-dangling-dependents",
-    /// Any object with the owner's name counts as the owner, whatever its uid (A.6 broken).
+    /// Any object with the owner's name counts as the owner, whatever its uid (upstream
+    /// `isDangling` broken).
     OwnerByNameOnly = "owner-by-name-only",
-    /// An owner whose kind no API serves counts as absent, so its dependents go (A.6 broken).
+    /// An owner whose kind no API serves counts as absent, so its dependents go (upstream
+    /// `isDangling` broken).
     CollectUnresolvableOwners = "collect-unresolvable-owners",
-    /// `OwnerRefInvalidNamespace` events are never recorded (A.11 broken).
+    /// `OwnerRefInvalidNamespace` events are never recorded (upstream
+    /// `reportInvalidNamespaceOwnerRef` dropped).
     NoInvalidNamespaceEvents = "no-invalid-namespace-events",
 }
 
@@ -96,7 +105,7 @@ impl Mutable for Orphaning {
     }
 }
 
-/// The graph builder's effects of one event (A.3, A.4, A.11).
+/// The graph builder's effects of one event (upstream `processGraphChanges`).
 impl Mutable for Vec<Effect> {
     fn mutated(mut self, mutant: Mutant) -> Self {
         if mutant == Mutant::NoInvalidNamespaceEvents {

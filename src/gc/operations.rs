@@ -19,8 +19,9 @@ use crate::recorder::Record;
 /// The component name the collector's events carry, as kube-controller-manager's.
 pub const EVENT_SOURCE: &str = "garbage-collector-controller";
 
-/// What a name must have escaped to be one segment of a request path: an owner reference's
-/// name is not validated (catalogue B.4), so it may hold a space, `/`, `?` or `%`.
+/// What a name must have escaped to be one segment of a request path: apimachinery
+/// `ValidateOwnerReferences` only checks that an owner reference's name is not empty, so it may
+/// hold a space, `/`, `?` or `%`.
 const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
     .add(b' ')
     .add(b'"')
@@ -114,7 +115,8 @@ pub enum Deletion {
 }
 
 /// DELETE with the UID and resourceVersion (of `latest`) preconditions; on a conflict, retried
-/// without the resourceVersion if only unrelated fields changed (PR #132632, A.9).
+/// without the resourceVersion if only unrelated fields changed (upstream `deleteObject` since
+/// PR #132632).
 pub async fn delete_object(
     client: &kube::Client,
     mapping: &Mapping,
@@ -178,7 +180,7 @@ pub async fn remove_owner_ref(client: &kube::Client, mapping: &Mapping, dependen
 }
 
 /// Removes `finalizer` with a resourceVersion-conditional JSON merge patch, retrying
-/// conflicts a few times (A.7). A missing object or finalizer is success.
+/// conflicts a few times (upstream `removeFinalizer`). A missing object or finalizer is success.
 pub async fn remove_finalizer(client: &kube::Client, mapping: &Mapping, identity: &Identity, finalizer: &str) -> Result<(), kube::Error> {
     let mut delay = std::time::Duration::from_millis(10);
     for attempt in 0..5 {
@@ -201,9 +203,9 @@ pub async fn remove_finalizer(client: &kube::Client, mapping: &Mapping, identity
     Ok(())
 }
 
-/// Records `Warning OwnerRefInvalidNamespace` on `dependent` (catalogue A.11). The event lands
-/// in the dependent's namespace, or `default` for a cluster-scoped dependent, as client-go's
-/// recorder puts it.
+/// Records `Warning OwnerRefInvalidNamespace` on `dependent` (upstream
+/// `reportInvalidNamespaceOwnerRef`). The event lands in the dependent's namespace, or `default`
+/// for a cluster-scoped dependent, as client-go's recorder puts it.
 pub async fn record_invalid_namespace_event(client: &kube::Client, dependent: &Identity, owner: &OwnerRef) -> Result<(), kube::Error> {
     let named = Identity::from_ref(owner, &dependent.namespace);
     let record = Record {

@@ -53,7 +53,8 @@ pub fn set_finalizers_merge(resource_version: &str, finalizers: &[String]) -> Va
     json!({"metadata": {"resourceVersion": resource_version, "finalizers": finalizers}})
 }
 
-/// Catalogue C.1 rows 9-10: the patch bodies applied with the fake apiserver's strategic merge.
+/// Upstream `TestDeleteOwnerRefPatch` and `TestUnblockOwnerReference`: the patch bodies applied
+/// with the fake apiserver's strategic merge.
 #[cfg(test)]
 mod tests {
     use super::*;

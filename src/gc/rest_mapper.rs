@@ -1,7 +1,7 @@
 //! Discovery, and the mapping from an object's apiVersion and kind to the resource that serves it.
 //! Like upstream's RESTMapper as the garbage collector uses it, a reference maps only with its
 //! **exact** group, version and kind: a version the server does not serve is a mapping error,
-//! and the item is retried, never deleted (catalogue A.1).
+//! and the item is retried, never deleted (upstream `restMappingError`).
 //!
 //! Discovery reads the plain lists (`/api`, `/apis`, then each group version) so that one failing
 //! group version does not hide the others: like client-go's `ServerPreferredResources`, a pass
@@ -198,7 +198,7 @@ impl RestMapper {
     }
 }
 
-/// Catalogue C.1 row 12 (upstream `TestGetDeletableResources/no error`) on the lists of
+/// Upstream `TestGetDeletableResources/no error` on the lists of
 /// upstream's fake discovery; the failure cases run against the fake apiserver in
 /// `tests/gc_unit_cases.rs`.
 #[cfg(test)]

@@ -126,8 +126,8 @@ impl Harness {
         for e in list.body["items"].as_array().into_iter().flatten() {
             if seen.insert(e["metadata"]["name"].as_str().unwrap_or_default().to_string()) {
                 let o = &e["involvedObject"];
-                // Catalogue A.11: in the dependent's namespace (`default` when cluster-scoped),
-                // from the collector's component.
+                // As upstream `reportInvalidNamespaceOwnerRef` records it: in the dependent's
+                // namespace (`default` when cluster-scoped), from the collector's component.
                 let namespace = if str_of(&o["namespace"]).is_empty() { "default" } else { str_of(&o["namespace"]) };
                 assert_eq!(str_of(&e["metadata"]["namespace"]), namespace, "event namespace: {e}");
                 assert_eq!(str_of(&e["source"]["component"]), "garbage-collector-controller", "event source: {e}");

@@ -1,9 +1,9 @@
 //! `kubegc coverage`: which upstream test cases the specification covers. The cases come from a
-//! checked-in list beside the feature files (`features/upstream-cases.tsv`, from the upstream
-//! catalogue's section C; without one, only the tags are listed); a
-//! scenario covers a case when it carries `@upstream(<test name>[/<sub-case>])`, on the
-//! scenario or on one of its Examples. Cases that cannot be observed through the API are listed
-//! with the reason, so that nothing is left out silently.
+//! checked-in list beside the feature files (`features/upstream-cases.tsv`; without one, only
+//! the tags are listed); a scenario covers a case when it carries
+//! `@upstream(<test name>[/<sub-case>])`, on the scenario or on one of its Examples. Cases that
+//! cannot be observed through the API are listed with the reason, so that nothing is left out
+//! silently.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

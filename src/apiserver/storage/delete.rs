@@ -1,8 +1,9 @@
-//! DELETE and DELETE on a collection: the request side of deletion (catalogue B.3). What a
-//! delete does to one object is decided in steps by [`crate::apiserver::deletion`];
-//! [`DeletePlanner`] passes each step's decision through the server's mutant, if any
-//! ([`crate::apiserver::mutant`]), on to the next step, and a kind with a delete of its own
-//! (namespaces, CRDs) composes those steps in its hook. This file applies the plan.
+//! DELETE and DELETE on a collection: the request side of deletion (upstream `store.go`'s
+//! `Delete` and `DeleteCollection`). What a delete does to one object is decided in steps by
+//! [`crate::apiserver::deletion`]; [`DeletePlanner`] passes each step's decision through the
+//! server's mutant, if any ([`crate::apiserver::mutant`]), on to the next step, and a kind with
+//! a delete of its own (namespaces, CRDs) composes those steps in its hook. This file applies
+//! the plan.
 
 use std::sync::Arc;
 

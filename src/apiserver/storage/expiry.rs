@@ -1,4 +1,4 @@
-//! Event expiry (catalogue E): kube-apiserver stores Events with a time to live
+//! Event expiry: kube-apiserver stores Events with a time to live
 //! (`--event-ttl`, 1 h by default; upstream `pkg/registry/core/event/storage/storage.go`,
 //! `NewREST`, whose TTL function answers the same TTL for every create and every update), so
 //! an Event goes a TTL after its last write, and every write restarts the count. Upstream etcd

@@ -1,6 +1,7 @@
-//! PUT and PATCH: replacing and patching objects, their `status` subresource, the
-//! namespace `finalize` subresource and the certificate signing request `approval` one, with optimistic concurrency and the metadata rules of
-//! upstream `rest.BeforeUpdate` (catalogue B.3 rows 13-16).
+//! PUT and PATCH: replacing and patching objects, their `status` subresource, the namespace
+//! `finalize` subresource and the certificate signing request `approval` one, with optimistic
+//! concurrency and the metadata rules of upstream `rest.BeforeUpdate` (apimachinery
+//! `ValidateObjectMetaUpdate`) and `ShouldDeleteDuringUpdate`.
 
 use serde_json::{Value, json};
 
