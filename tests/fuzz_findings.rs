@@ -39,6 +39,10 @@ on_both_servers!(
     bodies_nest_as_deep_as_go_decodes_them,
     a_body_of_another_kind_is_decoded_as_that_kind_first,
     yaml_the_reader_refuses_and_patches_of_no_object_are_refused_in_go_words,
+    a_list_an_apply_empties_stays_its_creator_s,
+    nulls_a_custom_resource_s_schema_does_not_allow_are_dropped,
+    repeated_owner_references_are_dropped_with_a_warning_and_refused_in_an_apply,
+    timestamps_decode_as_go_parses_them,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -450,9 +454,15 @@ async fn ephemeral_containers_have_no_table(server: Server) {
     assert_eq!((r.code, r.body["reason"].as_str()), (404, Some("NotFound")), "{}", r.body);
 }
 
-/// Defines the namespaced custom resource `widgets` in group `{tag}.findings.example.com` and
-/// returns the group once its collection in `default` is served.
+/// Defines the namespaced custom resource `widgets` in group `{tag}.findings.example.com`, its
+/// schema keeping whatever fields it is sent, and returns the group once its collection in
+/// `default` is served.
 async fn define_widgets(server: &Server, tag: &str) -> String {
+    define_widgets_with(server, tag, json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})).await
+}
+
+/// [`define_widgets`] with `schema` as the version's `openAPIV3Schema`.
+async fn define_widgets_with(server: &Server, tag: &str, schema: Value) -> String {
     let group = format!("{tag}.findings.example.com");
     let definition = json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -460,7 +470,7 @@ async fn define_widgets(server: &Server, tag: &str) -> String {
         "spec": {"group": group, "scope": "Namespaced",
             "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
             "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]},
+                "schema": {"openAPIV3Schema": schema}}]},
     });
     let r = post(server, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", definition).await;
     assert!(r.code == 201 || r.code == 409, "{}", r.body);
@@ -757,4 +767,112 @@ async fn yaml_the_reader_refuses_and_patches_of_no_object_are_refused_in_go_word
     let r = raw(&server, Method::PATCH, &cm_path("patched"), Some("application/strategic-merge-patch+json"), "[1,2,3]").await;
     let strategic = "json: cannot unmarshal array into Go value of type map[string]interface {}";
     assert_eq!((r.code, r.body["message"].as_str()), (400, Some(strategic)), "{}", r.body);
+}
+
+/// Seed 1: a Secret created with an owner reference, whose reference an apply then took (forced)
+/// and dropped: the fake removed the emptied list, and with it its creator's ownership of the
+/// list, so a later apply of a reference by another manager was not a conflict. A removal leaves
+/// an emptied list null (structured-merge-diff's typed/remove.go), so the list's own field stays
+/// its creator's; the object is stored without it, as Go's `omitempty` writes it.
+async fn a_list_an_apply_empties_stays_its_creator_s(server: Server) {
+    let reference =
+        |name: &str| json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": name, "uid": "00000000-0000-0000-0000-000000000001"}]);
+    let path = "/api/v1/namespaces/default/configmaps/emptied";
+    let mut cm = configmap("emptied", &[]);
+    cm["metadata"]["ownerReferences"] = reference("first");
+    assert_eq!(post(&server, &format!("{}?fieldManager=creator", cm_path("")), cm).await.code, 201);
+    let apply = |manager: &str, force: bool, references: Option<Value>| {
+        let mut config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "emptied"}});
+        if let Some(references) = references {
+            config["metadata"]["ownerReferences"] = references;
+        }
+        let uri = format!("{path}?fieldManager={manager}&force={force}");
+        let server = server.clone();
+        async move { patch(&server, &uri, "application/apply-patch+yaml", config).await }
+    };
+    assert_eq!(apply("a", true, Some(reference("second"))).await.code, 200);
+    let r = apply("a", false, None).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert!(r.body["metadata"].get("ownerReferences").is_none(), "{}", r.body);
+    let creator = r.body["metadata"]["managedFields"].as_array().unwrap().iter().find(|e| e["manager"] == "creator").cloned();
+    assert_eq!(creator.map(|e| e["fieldsV1"]["f:metadata"].clone()), Some(json!({"f:ownerReferences": {}})), "{}", r.body);
+    let r = apply("b", false, Some(reference("third"))).await;
+    assert_eq!(r.code, 409, "{}", r.body);
+    assert_eq!(r.body["message"], "Apply failed with 1 conflict: conflict with \"creator\" using v1: .metadata.ownerReferences");
+}
+
+/// Found beside seed 1: a custom resource kept the nulls its body sent for fields its schema
+/// declares. The apiextensions apiserver's decoder drops a null whose schema is neither
+/// `nullable` nor defaulted (`PruneNonNullableNullsWithoutDefaults`, pkg/apiserver/schema/
+/// defaulting/prunenulls.go), after pruning.
+async fn nulls_a_custom_resource_s_schema_does_not_allow_are_dropped(server: Server) {
+    let spec = json!({"type": "object", "properties": {
+        "plain": {"type": "object", "additionalProperties": {"type": "string"}},
+        "nullable": {"type": "string", "nullable": true},
+        "items": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "string"}}}}}});
+    let group = define_widgets_with(&server, "nulls", json!({"type": "object", "properties": {"spec": spec}})).await;
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"},
+        "spec": {"plain": null, "nullable": null, "items": [{"a": null}]}});
+    let r = post(&server, &format!("/apis/{group}/v1/namespaces/default/widgets"), widget).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    assert_eq!(r.body["spec"], json!({"nullable": null, "items": [{}]}), "{}", r.body);
+}
+
+/// Seed 1: a Secret sent with the same owner reference twice was stored with both. The write
+/// handlers drop exact repeats with a warning naming their uids, a create or update before
+/// field management, a patch after admission in its own words (`dedupOwnerReferencesAndAddWarning`,
+/// k8s.io/apiserver pkg/endpoints/handlers/rest.go); an apply's configuration that repeats a key
+/// is no typed object at all (structured-merge-diff's typed/validate.go), a 500.
+async fn repeated_owner_references_are_dropped_with_a_warning_and_refused_in_an_apply(server: Server) {
+    let reference =
+        |n: u8| json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": format!("00000000-0000-0000-0000-00000000000{n}")});
+    let warning = |after: &str, uids: &str| {
+        format!(
+            ".metadata.ownerReferences contains duplicate entries{after}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {uids}"
+        )
+    };
+    let mut cm = configmap("repeats", &[]);
+    cm["metadata"]["ownerReferences"] = json!([reference(1), reference(2), reference(1), reference(2)]);
+    let r = post(&server, &cm_path(""), cm).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    assert_eq!(r.body["metadata"]["ownerReferences"], json!([reference(1), reference(2)]));
+    assert_eq!(r.warnings, [warning("", "00000000-0000-0000-0000-000000000001, 00000000-0000-0000-0000-000000000002")]);
+    let mut renamed = reference(1);
+    renamed["name"] = json!("other");
+    let body = json!({"metadata": {"ownerReferences": [reference(1), reference(1), renamed]}});
+    let r = patch(&server, &cm_path("repeats"), "application/merge-patch+json", body).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(r.body["metadata"]["ownerReferences"], json!([reference(1), renamed]), "a reference that differs stays");
+    assert_eq!(r.warnings, [warning(" after mutating admission happens", "00000000-0000-0000-0000-000000000001")]);
+    let config =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "repeats", "ownerReferences": [reference(2), reference(2)]}});
+    let r = patch(&server, &format!("{}?fieldManager=a", cm_path("repeats")), "application/apply-patch+yaml", config).await;
+    assert_eq!(r.code, 500, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "failed to create typed patch object (/repeats; /v1, Kind=ConfigMap): .metadata.ownerReferences: duplicate entries for key [uid=\"00000000-0000-0000-0000-000000000002\"]"
+    );
+}
+
+/// Seed 1: a Secret whose `deletionTimestamp` was no time was decoded without it (and then met
+/// the name of another). `metav1.Time` parses with Go's `time.Parse(time.RFC3339, ...)`, and a
+/// body it refuses cannot be handled, in Go's words (src/time/format.go).
+async fn timestamps_decode_as_go_parses_them(server: Server) {
+    let layout = "2006-01-02T15:04:05Z07:00";
+    for (field, value, error) in [
+        ("deletionTimestamp", "xxxx", format!("parsing time \"xxxx\" as \"{layout}\": cannot parse \"xxxx\" as \"2006\"")),
+        ("creationTimestamp", "2020-13-45T99:99:99Z", "parsing time \"2020-13-45T99:99:99Z\": month out of range".to_string()),
+        (
+            "creationTimestamp",
+            "2020-01-02T03:04:05",
+            format!("parsing time \"2020-01-02T03:04:05\" as \"{layout}\": cannot parse \"\" as \"Z07:00\""),
+        ),
+    ] {
+        let mut cm = configmap("timed", &[]);
+        cm["metadata"][field] = json!(value);
+        let r = post(&server, &cm_path(""), cm).await;
+        assert_eq!(r.code, 400, "{value}: {}", r.body);
+        assert_eq!(r.body["message"], format!("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: {error}"), "{value}");
+    }
+    assert_eq!(get(&server, &cm_path("timed")).await.code, 404);
 }

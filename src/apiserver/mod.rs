@@ -59,6 +59,7 @@ pub mod enums;
 pub mod faults;
 pub mod go_json;
 pub mod go_quote;
+pub mod go_time;
 pub mod go_yaml;
 pub mod http;
 pub mod ids;

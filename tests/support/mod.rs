@@ -122,11 +122,13 @@ impl Target for Server {
     }
 }
 
-/// A raw response: status code and JSON body (or `Value::Null` when the body is not JSON); a
-/// protobuf body is read with the protobuf decoder of request bodies (k8s-pb's types).
+/// A raw response: status code, JSON body (or `Value::Null` when the body is not JSON; a
+/// protobuf body is read with the protobuf decoder of request bodies, k8s-pb's types) and the
+/// text of each Warning header.
 pub struct Raw {
     pub code: u16,
     pub body: Value,
+    pub warnings: Vec<String>,
 }
 
 impl Raw {
@@ -137,7 +139,13 @@ impl Raw {
         } else {
             serde_json::from_slice(bytes).unwrap_or(Value::Null)
         };
-        Self { code, body }
+        let warnings = headers
+            .get_all("warning")
+            .iter()
+            .filter_map(|w| w.to_str().ok())
+            .map(|w| w.strip_prefix("299 - ").map_or(w, |t| t.trim_matches('"')).to_string())
+            .collect();
+        Self { code, body, warnings }
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use kubegc::apiserver::mutant::Mutant as ApiServerMutant;
 use kubegc_harness::fuzz::differential::{self, Report};
+use kubegc_harness::fuzz::generate::Generator;
 use kubegc_harness::fuzz::{self, Options};
 
 /// Arguments of `kubegc fuzz`.
@@ -44,12 +45,23 @@ pub struct Args {
     /// --apiserver-mutant help` lists them), to see the differential catch it.
     #[arg(long, value_name = "MUTANT", requires = "differential")]
     pub apiserver_mutant: Option<ApiServerMutant>,
+    /// Print the seed's first `--requests` requests, numbered as `--only` counts them and named
+    /// as `--differential` first sends them, and exit without sending any.
+    #[arg(long, conflicts_with_all = ["only", "keep_going", "apiserver_mutant"])]
+    pub print: bool,
 }
 
 /// Sends the requests, printing progress about every ten seconds; `Ok(false)` at the first
 /// broken invariant, printed with its seed, index and request. With `--differential`,
 /// `Ok(false)` if an undocumented difference was seen.
 pub async fn run(args: Args) -> anyhow::Result<bool> {
+    if args.print {
+        let mut generator = Generator::salted(args.seed, differential::FIRST_SALT);
+        for index in 0..args.requests {
+            println!("#{index}: {}\n", generator.next_request());
+        }
+        return Ok(true);
+    }
     if args.differential {
         return run_differential(args).await;
     }

@@ -62,32 +62,33 @@ fn is_empty_collection(v: Option<&Value>) -> bool {
 
 /// The fields `value` sets (structured-merge-diff's `ToFieldSet`): every scalar, every atomic
 /// node, every list item, and map keys that are not declared fields. Fails as
-/// structured-merge-diff's validation of a typed value does, on a list item without its keys
-/// or on fields the schema does not declare (`.spec.x: field not declared in schema`, several
-/// listed under `errors:`).
+/// structured-merge-diff's validation of a typed value does (typed/validate.go), on a list item
+/// without its keys, or on fields the schema does not declare (`.spec.x: field not declared in
+/// schema`) and items of a keyed list or set that repeat a key (`.metadata.ownerReferences:
+/// duplicate entries for key [uid="x"]`), several listed under `errors:`.
 pub fn field_set(value: &Value, node: Node<'_>) -> Result<FieldSet, String> {
     let mut set = FieldSet::default();
-    let mut undeclared = Vec::new();
-    walk_set(value, node, &mut Vec::new(), &mut set, &mut undeclared)?;
-    match undeclared.as_slice() {
+    let mut errors = Vec::new();
+    walk_set(value, node, &mut Vec::new(), &mut set, &mut errors)?;
+    match errors.as_slice() {
         [] => Ok(set),
         [one] => Err(one.clone()),
         many => Err(format!("errors:\n  {}", many.join("\n  "))),
     }
 }
 
-fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, undeclared: &mut Vec<String>) -> Result<(), String> {
+fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, errors: &mut Vec<String>) -> Result<(), String> {
     match value {
         Value::Object(_) if node.atomic() => set.insert(path),
         Value::Object(map) => {
             for (key, child) in map {
                 path.push(Element::Field(key.clone()));
                 if !node.allows(key) {
-                    undeclared.push(format!("{}: field not declared in schema", path_string(path)));
+                    errors.push(format!("{}: field not declared in schema", path_string(path)));
                     path.pop();
                     continue;
                 }
-                walk_set(child, node.field(key), path, set, undeclared)?;
+                walk_set(child, node.field(key), path, set, errors)?;
                 if child.is_null() || child.as_object().is_some_and(Map::is_empty) || !node.declares(key) {
                     set.insert(path);
                 }
@@ -100,9 +101,19 @@ fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, 
                 set.insert(path);
                 return Ok(());
             }
-            for (element, item) in items(list, &list_type, path)? {
+            let unique = items(list, &list_type, path)?;
+            if unique.len() < list.len() {
+                let mut seen = std::collections::BTreeSet::new();
+                for (index, item) in list.iter().enumerate() {
+                    let element = item_element(item, &list_type, index)?;
+                    if !seen.insert(element.clone()) {
+                        errors.push(format!("{}: duplicate entries for key {}", path_string(path), path_string(&[element])));
+                    }
+                }
+            }
+            for (element, item) in unique {
                 path.push(element);
-                walk_set(item, item_node, path, set, undeclared)?;
+                walk_set(item, item_node, path, set, errors)?;
                 set.insert(path);
                 path.pop();
             }
@@ -295,8 +306,11 @@ fn merged_order<'v>(lhs: &[(Element, &'v Value)], rhs: &[(Element, &'v Value)]) 
     out
 }
 
-/// Removes from `value` every member of `set` (a field, a list item with all below it), and
-/// objects and lists left empty by the removal.
+/// Removes from `value` every member of `set` (a field, a list item with all below it). An
+/// object or list the removal leaves empty stays as null, as structured-merge-diff's removal
+/// leaves it (typed/remove.go): its own field is no member of the removed set, so a manager
+/// that owns it keeps it, and the encoding of a built-in kind drops it where Go's `omitempty`
+/// does (a custom resource keeps the null, which its schema may then refuse).
 pub fn remove(value: &mut Value, set: &FieldSet, node: Node<'_>) -> Result<(), String> {
     walk_remove(value, set, node, &mut Vec::new())
 }
@@ -315,7 +329,7 @@ fn walk_remove(value: &mut Value, set: &FieldSet, node: Node<'_>, path: &mut Pat
                     walk_remove(child, below, node.field(&key), path)?;
                     path.pop();
                     if is_empty_collection(Some(child)) {
-                        map.remove(&key);
+                        *child = Value::Null;
                     }
                 }
             }
@@ -335,6 +349,9 @@ fn walk_remove(value: &mut Value, set: &FieldSet, node: Node<'_>, path: &mut Pat
                     path.push(element);
                     walk_remove(&mut item, below, item_node, path)?;
                     path.pop();
+                    if is_empty_collection(Some(&item)) {
+                        item = Value::Null;
+                    }
                 }
                 kept.push(item);
             }
@@ -410,13 +427,13 @@ mod tests {
     }
 
     #[test]
-    fn removal_takes_items_and_empty_parents() {
+    fn removal_takes_items_and_leaves_emptied_parents_null() {
         let mut object = json!({"metadata": {"finalizers": ["a", "b"]}, "data": {"k": "v"}});
         let mut set = FieldSet::default();
         set.insert(&[Element::Field("metadata".into()), Element::Field("finalizers".into()), Element::Value(Atom(json!("a")))]);
         set.insert(&[Element::Field("data".into()), Element::Field("k".into())]);
         remove(&mut object, &set, configmaps()).unwrap();
-        assert_eq!(object, json!({"metadata": {"finalizers": ["b"]}}));
+        assert_eq!(object, json!({"metadata": {"finalizers": ["b"]}, "data": null}));
     }
 
     #[test]

@@ -412,7 +412,7 @@ fn options(query: &Query, headers: &HeaderMap, kind: &str, mut errors: Vec<Field
         dry_run: !dry_run.is_empty(),
         field_validation,
         field_manager: field_manager(query, headers),
-        body_keys: Keys::default(),
+        ..WriteOptions::default()
     })
 }
 

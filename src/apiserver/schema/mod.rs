@@ -45,11 +45,20 @@ pub struct WriteOptions {
     /// The keys of the request body the written object was decoded from (empty when it was
     /// not: a patch, a protobuf body, a write of the server's own).
     pub body_keys: Keys,
+    /// The write is a PATCH (an apply too): its owner references are deduplicated only after
+    /// admission, and the warning says so.
+    pub patch: bool,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        Self { dry_run: false, field_validation: FieldValidation::Warn, field_manager: String::new(), body_keys: Keys::default() }
+        Self {
+            dry_run: false,
+            field_validation: FieldValidation::Warn,
+            field_manager: String::new(),
+            body_keys: Keys::default(),
+            patch: false,
+        }
     }
 }
 

@@ -3,7 +3,9 @@
 //! `pkg/apiserver/customresource_handler.go`): the root's metadata is read as `ObjectMeta`,
 //! fields the schema does not declare are dropped (`pkg/apiserver/schema/pruning`), and the
 //! metadata of embedded resources (`x-kubernetes-embedded-resource`) is read as `ObjectMeta`
-//! too (`pkg/apiserver/schema/objectmeta`). Each step names what it dropped.
+//! too (`pkg/apiserver/schema/objectmeta`). Each step names what it dropped. Between pruning
+//! and coercion, nulls the schema neither allows nor defaults are dropped
+//! (`pkg/apiserver/schema/defaulting/prunenulls.go`).
 
 use serde_json::Value;
 
@@ -38,6 +40,7 @@ pub fn prune(object: &mut Value, schema: Option<&Value>) -> Vec<String> {
         prune_value(object, Some(schema), true, "", &mut pruned);
     }
     pruned.sort();
+    drop_nulls(object, Some(schema));
     let mut embedded_meta = Vec::new();
     coerce(object, schema, "", &mut embedded_meta);
     embedded_meta.sort();
@@ -126,6 +129,28 @@ fn skip_prune(value: &mut Value, schema: Option<&Value>, root: bool, path: &str,
     }
 }
 
+/// Upstream's `PruneNonNullableNullsWithoutDefaults`: a null whose schema is neither `nullable`
+/// nor has a default is dropped (one with a default is defaulted later); a null no schema
+/// describes stays.
+fn drop_nulls(value: &mut Value, schema: Option<&Value>) {
+    match value {
+        Value::Object(map) => map.retain(|key, below| {
+            let below_schema = schema.and_then(|s| s["properties"].get(key).or_else(|| additional(s).flatten()));
+            let droppable = below_schema.is_some_and(|s| s["nullable"] != true && s.get("default").is_none_or(Value::is_null));
+            if below.is_null() && droppable {
+                return false;
+            }
+            drop_nulls(below, below_schema);
+            true
+        }),
+        Value::Array(items) => {
+            let item_schema = schema.map(|s| &s["items"]).filter(|s| s.is_object());
+            items.iter_mut().for_each(|item| drop_nulls(item, item_schema));
+        }
+        _ => {}
+    }
+}
+
 /// Upstream's metadata coercion: the metadata of each embedded resource the schema reaches is
 /// read as `ObjectMeta`.
 fn coerce(value: &mut Value, schema: &Value, path: &str, out: &mut Vec<String>) {
@@ -209,5 +234,19 @@ mod tests {
         assert_eq!(prune(&mut cr, Some(&json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}))), ["metadata.x"]);
         assert_eq!(cr, json!({"metadata": {"name": "t"}, "spec": {"any": 1}}));
         assert!(prune(&mut cr, None).is_empty());
+    }
+
+    #[test]
+    fn nulls_the_schema_neither_allows_nor_defaults_are_dropped() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "plain": {"type": "string"},
+            "nullable": {"type": "string", "nullable": true},
+            "defaulted": {"type": "string", "default": "d"},
+            "items": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "string"}}}},
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}});
+        let mut cr = json!({"metadata": {"name": "t"}, "spec": {"plain": null, "nullable": null, "defaulted": null,
+            "items": [{"a": null}], "free": {"undeclared": null}}});
+        prune(&mut cr, Some(&schema));
+        assert_eq!(cr["spec"], json!({"nullable": null, "defaulted": null, "items": [{}], "free": {"undeclared": null}}));
     }
 }

@@ -9,6 +9,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_path_to_error::Segment;
 
+use crate::apiserver::go_time;
+
 /// How an object reads through its type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decoded {
@@ -45,10 +47,24 @@ fn decode<T: DeserializeOwned + Serialize>(kind: &str, object: &Value) -> Decode
         return serde_json::to_value(typed).map_or(Decoded::Incomplete, Decoded::Typed);
     }
     let Some((path, message)) = first_error::<T>(object) else { return Decoded::Incomplete };
-    match wrong_type(&message) {
-        Some((found, expected)) => Decoded::WrongType(unmarshal_error::<T>(kind, object, &path, found, expected)),
+    if let Some((found, expected)) = wrong_type(&message) {
+        return Decoded::WrongType(unmarshal_error::<T>(kind, object, &path, found, expected));
+    }
+    // A string that serde did not take where no type error is: a timestamp, which `metav1.Time`
+    // decodes with Go's `time.Parse(time.RFC3339, ...)`.
+    match value_at(object, &path).and_then(Value::as_str).and_then(go_time::rfc3339_error) {
+        Some(error) => Decoded::WrongType(error),
         None => Decoded::Incomplete,
     }
+}
+
+/// The value at a path serde names.
+fn value_at<'v>(object: &'v Value, path: &[Segment]) -> Option<&'v Value> {
+    path.iter().try_fold(object, |value, segment| match segment {
+        Segment::Seq { index } => value.get(index),
+        Segment::Map { key } => value.get(key),
+        _ => None,
+    })
 }
 
 /// What serde found and expected in an `invalid type` or `invalid value` error.

@@ -40,7 +40,7 @@ impl Storage {
         report_strict_errors(&opts.body_keys.duplicates(), opts.field_validation, |list| {
             ApiError::bad_request(format!("error strict decoding patch: {list}"))
         })?;
-        let opts = WriteOptions { body_keys: Keys::default(), ..opts };
+        let opts = WriteOptions { body_keys: Keys::default(), patch: true, ..opts };
         let merged_name = merged["metadata"]["name"].as_str().unwrap_or("");
         if merged_name != name {
             return Err(ApiError::bad_request(format!(

@@ -10,7 +10,7 @@ use crate::apiserver::mutant::Mutable;
 use crate::apiserver::schema::{WriteOptions, check_fields, go_shapes, typed};
 use crate::apiserver::scheme::registered;
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::storage::write::{Management, Target};
+use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
 use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
@@ -162,6 +162,7 @@ impl Storage {
         // The handler records the writer's fields before the registry's strategy prepares the
         // object (`PrepareForCreate`): what the strategy sets is nobody's
         // (k8s.io/apiserver/pkg/endpoints/handlers/create.go).
+        dedup_owner_references(&mut body, opts.patch);
         self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
         if scope.resource.status_subresource && scope.resource.kind != "Node" {
             start_status_afresh(&scope.resource, &mut body);

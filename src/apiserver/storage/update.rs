@@ -11,7 +11,7 @@ use crate::apiserver::patch::{PatchType, undecodable};
 use crate::apiserver::schema::{WriteOptions, check_fields, typed};
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::create::{check_namespace, check_type};
-use crate::apiserver::storage::write::{Management, Target};
+use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
 use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
@@ -168,6 +168,7 @@ impl Storage {
             let generation = existing["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }
+        dedup_owner_references(&mut new, opts.patch);
         self.field_context(scope, target).record(&existing, &mut new, management);
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
@@ -225,7 +226,7 @@ impl Storage {
         {
             return Err(refusal);
         }
-        self.update(scope, name, patched, target, opts)
+        self.update(scope, name, patched, target, WriteOptions { patch: true, ..opts })
     }
 }
 

@@ -11,7 +11,34 @@ use crate::apiserver::schema::go_shapes;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::{Scope, Storage};
+use crate::apiserver::warning;
 use crate::clock::format_time;
+
+/// Drops the owner references of `object` that repeat an earlier one exactly, with upstream's
+/// warning naming their uids (`dedupOwnerReferencesAndAddWarning` in k8s.io/apiserver
+/// pkg/endpoints/handlers/rest.go): a create or update does it before field management and
+/// again after mutating admission, a patch only after admission, and its warning says so.
+/// References that share a uid but differ in another field all stay.
+pub(super) fn dedup_owner_references(object: &mut Value, patch: bool) {
+    let Some(references) = object["metadata"].get_mut("ownerReferences").and_then(Value::as_array_mut) else { return };
+    let mut kept: Vec<Value> = Vec::with_capacity(references.len());
+    let mut duplicates = Vec::new();
+    for reference in std::mem::take(references) {
+        if kept.contains(&reference) {
+            duplicates.push(reference["uid"].as_str().unwrap_or_default().to_string());
+        } else {
+            kept.push(reference);
+        }
+    }
+    *references = kept;
+    if !duplicates.is_empty() {
+        let observed = if patch { " after mutating admission happens" } else { "" };
+        warning::add(&format!(
+            ".metadata.ownerReferences contains duplicate entries{observed}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {}",
+            duplicates.join(", ")
+        ));
+    }
+}
 
 /// Which part of the object a write may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -242,7 +242,7 @@ impl Pair {
         report: &mut Report,
         mut each: impl FnMut(&Found) -> bool,
     ) -> anyhow::Result<String> {
-        let salt = format!("d{}", self.attempts);
+        let salt = if self.attempts == 0 { FIRST_SALT.to_string() } else { format!("d{}", self.attempts) };
         self.attempts += 1;
         let mut generator = Generator::salted(seed, &salt);
         for request in generator.setup() {
@@ -375,6 +375,9 @@ pub fn classify(classes: &mut BTreeMap<String, Class>, found: &Found) {
         class.count += 1;
     }
 }
+
+/// The salt of a pair's first attempt at a seed (later attempts, while shrinking, count on).
+pub const FIRST_SALT: &str = "d0";
 
 /// Runs `options` on a fresh pair of servers: every request with `keep_going` or `only`,
 /// else up to the first undocumented difference, which is then shrunk.
