@@ -43,6 +43,14 @@ on_both_servers!(
     nulls_a_custom_resource_s_schema_does_not_allow_are_dropped,
     repeated_owner_references_are_dropped_with_a_warning_and_refused_in_an_apply,
     timestamps_decode_as_go_parses_them,
+    a_namespace_s_finalize_writes_all_but_its_status,
+    a_pod_s_log_is_only_read,
+    a_json_patch_of_null_changes_nothing,
+    names_that_are_not_utf8_are_quoted_by_their_bytes,
+    kube_system_holds_the_server_s_own_config_maps,
+    decoding_errors_name_go_s_named_types,
+    events_served_as_events_k8s_io_leave_out_what_is_empty,
+    a_yaml_body_that_is_no_object_is_refused_as_json_is,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -875,4 +883,108 @@ async fn timestamps_decode_as_go_parses_them(server: Server) {
         assert_eq!(r.body["message"], format!("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: {error}"), "{value}");
     }
     assert_eq!(get(&server, &cm_path("timed")).await.code, 404);
+}
+
+/// Seed 1: a namespace's `finalize` took only `spec.finalizers` from the request; its strategy
+/// keeps only the stored status (kubernetes pkg/registry/core/namespace/strategy.go,
+/// `namespaceFinalizeStrategy.PrepareForUpdate`), so labels written through it stay.
+async fn a_namespace_s_finalize_writes_all_but_its_status(server: Server) {
+    let name = format!("{}-finalized", server.namespace());
+    let r = post(&server, "/api/v1/namespaces", json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let mut namespace = r.body;
+    namespace["metadata"]["labels"]["app"] = json!("y");
+    namespace["spec"]["finalizers"] = json!(["kubernetes", "example.com/other"]);
+    namespace["status"]["phase"] = json!("Terminating");
+    let r = put(&server, &format!("/api/v1/namespaces/{name}/finalize"), namespace).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let stored = get(&server, &format!("/api/v1/namespaces/{name}")).await.body;
+    assert_eq!(stored["metadata"]["labels"]["app"], "y", "{stored}");
+    assert_eq!(strings(&stored["spec"]["finalizers"]), ["kubernetes", "example.com/other"]);
+    assert_eq!(stored["status"]["phase"], "Active");
+    let finalize = stored["metadata"]["managedFields"].as_array().unwrap().iter().find(|e| e["subresource"] == "finalize").cloned();
+    assert!(finalize.is_some_and(|e| e["fieldsV1"]["f:metadata"]["f:labels"]["f:app"].is_object()), "{stored}");
+    let mut emptied = stored.clone();
+    emptied["spec"]["finalizers"] = json!([]);
+    assert_eq!(put(&server, &format!("/api/v1/namespaces/{name}/finalize"), emptied).await.code, 200);
+    assert_eq!(delete(&server, &format!("/api/v1/namespaces/{name}"), Value::Null).await.code, 200);
+}
+
+/// Seed 1: PATCH and DELETE of `pods/NAME/log` were 404; the log is served for GET alone
+/// (kubernetes pkg/registry/core/pod/rest/log.go), so another method is 405.
+async fn a_pod_s_log_is_only_read(server: Server) {
+    create_pod(&server, "logged").await;
+    let log = "/api/v1/namespaces/default/pods/logged/log";
+    let r = patch(&server, log, "application/merge-patch+json", json!({})).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (405, Some("MethodNotAllowed")), "{}", r.body);
+    let r = delete(&server, log, Value::Null).await;
+    assert_eq!((r.code, r.body["reason"].as_str()), (405, Some("MethodNotAllowed")), "{}", r.body);
+}
+
+/// Seed 1: a JSON patch of `null` was refused; Go decodes it as no operations.
+async fn a_json_patch_of_null_changes_nothing(server: Server) {
+    let created = create_cm(&server, "unpatched", &[]).await;
+    let r = raw(&server, Method::PATCH, &cm_path("unpatched"), Some("application/json-patch+json"), "null").await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(r.body["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+}
+
+/// Seed 1: a name of bytes that are not UTF-8 was quoted as its replacement characters; Go's
+/// strings hold any bytes, and `%q` writes each such byte as `\xNN`.
+async fn names_that_are_not_utf8_are_quoted_by_their_bytes(server: Server) {
+    let r = get(&server, "/api/v1/namespaces/default/secrets/%FF%FEa").await;
+    assert_eq!((r.code, r.body["message"].as_str()), (404, Some(r#"secrets "\xff\xfea" not found"#)), "{}", r.body);
+    let r = raw(&server, Method::PATCH, "/api/v1/namespaces/%FF", Some("application/merge-patch+json"), "{}").await;
+    assert_eq!((r.code, r.body["message"].as_str()), (404, Some(r#"namespaces "\xff" not found"#)), "{}", r.body);
+}
+
+/// Seed 1: kube-system held no ConfigMaps; kube-apiserver's own controllers write two there,
+/// the client CA (pkg/controlplane/controller/clusterauthenticationtrust) and the day legacy
+/// token tracking began (pkg/controlplane/controller/legacytokentracking).
+async fn kube_system_holds_the_server_s_own_config_maps(server: Server) {
+    let path = "/api/v1/namespaces/kube-system/configmaps";
+    let authentication = get(&server, &format!("{path}/extension-apiserver-authentication")).await.body;
+    let ca = authentication["data"]["client-ca-file"].as_str().unwrap_or_default();
+    assert!(ca.starts_with("-----BEGIN CERTIFICATE-----"), "{authentication}");
+    assert_eq!(authentication["metadata"]["managedFields"][0]["manager"], "kube-apiserver");
+    let tracking = get(&server, &format!("{path}/kube-apiserver-legacy-service-account-token-tracking")).await.body;
+    let since = tracking["data"]["since"].as_str().unwrap_or_default();
+    assert!(since.len() == 10 && since.split('-').count() == 3, "{tracking}");
+}
+
+/// Seed 1: a wrong type for a field of a named Go type was named as its underlying type;
+/// Go's decoder names the field's own type (`types.UID`, `v1.PullPolicy`).
+async fn decoding_errors_name_go_s_named_types(server: Server) {
+    let mut secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "typed", "uid": []}});
+    let r = post(&server, "/api/v1/namespaces/default/secrets", secret.clone()).await;
+    let uid = "Secret in version \"v1\" cannot be handled as a Secret: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.uid of type types.UID";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(uid)), "{}", r.body);
+    secret["metadata"]["uid"] = Value::Null;
+    secret["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": 1}]);
+    let r = post(&server, "/api/v1/namespaces/default/secrets", secret).await;
+    let owner = "Secret in version \"v1\" cannot be handled as a Secret: json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.uid of type types.UID";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(owner)), "{}", r.body);
+}
+
+/// Seed 1: events.k8s.io/v1 Events were served with empty `reportingController` and
+/// `reportingInstance`; they are written from their own Go type, where both are `omitempty`.
+async fn events_served_as_events_k8s_io_leave_out_what_is_empty(server: Server) {
+    let event = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "unreported"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": server.namespace()}, "reason": "R", "message": "m"});
+    assert_eq!(post(&server, "/api/v1/namespaces/default/events", event).await.code, 201);
+    let r = get(&server, "/apis/events.k8s.io/v1/namespaces/default/events/unreported").await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(r.body["note"], "m");
+    assert!(r.body.get("reportingController").is_none() && r.body.get("reportingInstance").is_none(), "{}", r.body);
+}
+
+/// Seed 1: a YAML body holding a list was refused without the serializer's words; the YAML
+/// serializer reads the JSON it converts to as the JSON serializer reads a body.
+async fn a_yaml_body_that_is_no_object_is_refused_as_json_is(server: Server) {
+    let r = raw(&server, Method::POST, &cm_path(""), Some("application/yaml"), "[1, 2]").await;
+    let kind_struct = r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
+    let message = format!(
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type {kind_struct} (5b312c20325d)"
+    );
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{}", r.body);
 }

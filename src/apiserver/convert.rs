@@ -9,6 +9,7 @@
 use serde_json::{Map, Value};
 
 use crate::apiserver::catalogue::{Conversion, ResourceInfo};
+use crate::apiserver::schema::go_shapes;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// Core v1 Event field → events.k8s.io/v1 Event field.
@@ -67,6 +68,11 @@ pub fn to_served(resource: &ResourceInfo, version: &str, stored: &Value) -> ApiR
         map.insert("apiVersion".into(), Value::String(resource.api_version(version)));
         map.insert("kind".into(), Value::String(resource.kind.clone()));
     }
+    // A converted Event is encoded from its own Go type, which leaves out what is empty
+    // (`reportingController` and `reportingInstance` are `omitempty` in events.k8s.io/v1).
+    if resource.conversion == Conversion::EventsV1 {
+        out = go_shapes::round_trip(&resource.api_version(version), &resource.kind, &out);
+    }
     Ok(out)
 }
 
@@ -101,7 +107,15 @@ mod tests {
         assert_eq!(stored["involvedObject"]["name"], "p");
         assert_eq!(stored["message"], "hello");
         assert_eq!(stored["apiVersion"], "v1");
-        assert_eq!(to_served(&v1, "v1", &stored).unwrap(), served);
+        let back = to_served(&v1, "v1", &stored).unwrap();
+        for field in ["regarding", "note", "reason", "reportingController"] {
+            assert_eq!(back[field], served[field], "{field}");
+        }
+        let mut unreported = stored.clone();
+        unreported["reportingComponent"] = json!("");
+        unreported["reportingInstance"] = json!("");
+        let back = to_served(&v1, "v1", &unreported).unwrap();
+        assert!(back.get("reportingController").is_none() && back.get("reportingInstance").is_none(), "{back}");
     }
 
     fn gadgets(strategy: &str) -> ResourceInfo {

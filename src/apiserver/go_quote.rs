@@ -4,11 +4,22 @@
 
 /// A string quoted as Go's `strconv.Quote` quotes it.
 pub fn quote(s: &str) -> String {
+    quote_bytes(s.as_bytes())
+}
+
+/// Bytes quoted as Go's `strconv.Quote` quotes a string holding them: what is UTF-8 as
+/// [`quote`] does, each byte that is not as `\xNN`.
+pub fn quote_bytes(bytes: &[u8]) -> String {
     let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            c => out.push_str(&escaped(c)),
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                c => out.push_str(&escaped(c)),
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!(r"\x{byte:02x}"));
         }
     }
     out.push('"');
@@ -72,5 +83,6 @@ mod tests {
         for (s, go) in cases {
             assert_eq!(quote(s), go, "{s:?}");
         }
+        assert_eq!(quote_bytes(b"a\xff\xfe\xe6\x97\xa5"), r#""a\xff\xfe日""#);
     }
 }

@@ -73,14 +73,22 @@ pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Documen
         }
         BodyType::Json => {
             if let Some(go) = go_json::unmarshal_error(body) {
-                return Err(unrecognized(format!("couldn't get version/kind; json parse error: {go}")));
+                return Err(unrecognized(version_kind_error(&go)));
             }
             strict::json(body).map_err(|e| unrecognized(format!("couldn't decode JSON: {e}")))?
         }
-        // The YAML serializer's errors are go-yaml's (`yaml: ...`), the reader's before any.
+        // The YAML serializer's errors are go-yaml's (`yaml: ...`), the reader's before any;
+        // then the JSON it converted to is read as a JSON body is.
         BodyType::Yaml => match go_yaml::reader_error(body) {
             Some(reader) => return Err(unrecognized(reader)),
-            None => yaml(body).map_err(|e| unrecognized(format!("yaml: {e}")))?,
+            None => {
+                let document = yaml(body).map_err(|e| unrecognized(format!("yaml: {e}")))?;
+                let json = serde_json::to_vec(&document.value).unwrap_or_default();
+                if let Some(go) = go_json::unmarshal_error(&json) {
+                    return Err(unrecognized(version_kind_error(&go)));
+                }
+                document
+            }
         },
     };
     match document.value {
@@ -89,6 +97,12 @@ pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Documen
         Value::Object(_) => Ok(document),
         _ => Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object")),
     }
+}
+
+/// How the serializer words a failure to read a body's `apiVersion` and `kind` (`go`, Go's
+/// decoding error).
+fn version_kind_error(go: &str) -> String {
+    format!("couldn't get version/kind; json parse error: {go}")
 }
 
 /// A body as upstream's decode errors quote it (`summarizeData`): its first 30 bytes, as text
@@ -181,7 +195,7 @@ fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
         BodyType::Yaml => yaml(body).map_err(ApiError::bad_request)?.value.to_string().into_bytes(),
     };
     match go_json::unmarshal_error(&json) {
-        Some(go) => Err(ApiError::bad_request(format!("couldn't get version/kind; json parse error: {go}"))),
+        Some(go) => Err(ApiError::bad_request(version_kind_error(&go))),
         None => Ok(Bytes::from(json)),
     }
 }

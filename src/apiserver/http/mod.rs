@@ -161,6 +161,7 @@ async fn group_version(
 pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Response {
     let errors_in = Encoding::of_errors(header_str(request.headers(), header::ACCEPT));
     let (parts, body) = request.into_parts();
+    let requoted = request::go_quoted_segments(parts.uri.path());
     // `None` when it is too large, which the route decides when to say.
     let body = axum::body::to_bytes(body, MAX_BODY_BYTES).await.ok();
     let deep = body.as_deref().is_some_and(deep::is_deep);
@@ -172,7 +173,12 @@ pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Resp
     };
     let mut response = match result {
         Ok(response) => response,
-        Err(e) => render::encoded(e.into_response(), errors_in).await,
+        Err(mut e) => {
+            for (quoted, go_quoted) in &requoted {
+                e.message = e.message.replace(quoted, go_quoted);
+            }
+            render::encoded(e.into_response(), errors_in).await
+        }
     };
     for text in warnings {
         if let Ok(value) = HeaderValue::from_bytes(text.as_bytes()) {
@@ -429,6 +435,15 @@ fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult
     // A pod's binding is created and nothing else.
     if path.subresource.as_deref() == Some("binding") && scope.resource.binding_subresource && path.name.is_some() {
         return if *method == Method::POST && !path.watch_prefix { Ok(()) } else { Err(ApiError::method_not_allowed()) };
+    }
+    // A pod's log is read and nothing else (`LogREST` is a getter alone, kubernetes
+    // pkg/registry/core/pod/rest/log.go); the fake keeps no logs, so a read finds none.
+    if path.subresource.as_deref() == Some("log")
+        && scope.resource.group.is_empty()
+        && scope.resource.plural == "pods"
+        && path.name.is_some()
+    {
+        return Err(if *method == Method::GET { ApiError::not_found_path() } else { ApiError::method_not_allowed() });
     }
     let target = match path.subresource.as_deref() {
         Some("scale") if scope.resource.scale.is_some() => None,

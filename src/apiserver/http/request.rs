@@ -1,7 +1,7 @@
 //! What a request is about: the resource path (as upstream `RequestInfoFactory` parses it),
 //! the query parameters, and the representation the client accepts.
 
-use crate::apiserver::go_quote::quote;
+use crate::apiserver::go_quote::{quote, quote_bytes};
 use crate::apiserver::protobuf;
 use crate::apiserver::status::{ApiError, ApiResult};
 
@@ -87,6 +87,17 @@ fn go_query_unescape(text: &str) -> Option<String> {
         .all(|(at, _)| bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit) && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit));
     let spaced = text.replace('+', " ");
     escapes_whole.then(|| percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy().into_owned())
+}
+
+/// The path's segments that are not UTF-8 once percent-decoded, each as quoted here (every such
+/// byte read as U+FFFD) beside Go's quoting of its bytes (`"\xff\xfe"`): Go's strings hold any
+/// bytes, so upstream's messages name such a name by its bytes.
+pub fn go_quoted_segments(path: &str) -> Vec<(String, String)> {
+    path.split('/')
+        .map(|segment| percent_encoding::percent_decode_str(segment).collect::<Vec<u8>>())
+        .filter(|bytes| std::str::from_utf8(bytes).is_err())
+        .map(|bytes| (quote(&String::from_utf8_lossy(&bytes)), quote_bytes(&bytes)))
+        .collect()
 }
 
 /// Decoded query parameters.

@@ -61,6 +61,8 @@ impl PatchType {
                 if !patch.is_array() && !patch.is_null() {
                     return Err(decoding_patch(&go_type_error(&patch, "[]handlers.jsonPatchOp")));
                 }
+                // Go decodes `null` into an empty list of operations.
+                let patch = if patch.is_null() { Value::Array(Vec::new()) } else { patch };
                 let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| decoding_patch(&e.to_string()))?;
                 json_patch::patch(&mut out, &patch).map_err(|e| {
                     tracing::debug!(error = %e, "JSON patch not applied");
@@ -109,5 +111,6 @@ mod tests {
         assert_eq!(message(PatchType::Merge, "[1]"), go("array", "map[string]interface {}"));
         assert_eq!(message(PatchType::Strategic, "1"), "json: cannot unmarshal number into Go value of type map[string]interface {}");
         assert_eq!(message(PatchType::Merge, "null"), "Invalid JSON Patch");
+        assert_eq!(PatchType::Json.apply(&json!({"a": 1}), b"null").unwrap(), json!({"a": 1}));
     }
 }

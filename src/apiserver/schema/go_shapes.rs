@@ -70,6 +70,8 @@ struct Shapes {
     types: HashMap<String, Vec<Field>>,
     /// The structs replaced whole (`+structType=atomic`).
     atomic: HashSet<String>,
+    /// The Go names of the named scalar types the fields of each struct hold, by field.
+    named: HashMap<String, HashMap<String, String>>,
 }
 
 /// The struct of object metadata.
@@ -95,7 +97,13 @@ static SHAPES: LazyLock<Shapes> = LazyLock::new(|| {
         })
         .collect();
     let atomic = file["atomic"].as_array().into_iter().flatten().map(text).collect();
-    Shapes { kinds, types, atomic }
+    let named = file["named"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, fields)| (name.clone(), fields.as_object().into_iter().flatten().map(|(f, t)| (f.clone(), text(t))).collect()))
+        .collect();
+    Shapes { kinds, types, atomic, named }
 });
 
 /// Reads how a field merges as `upstream/cmd/go-shapes` writes it.
@@ -208,6 +216,15 @@ impl GoNode {
     /// Whether `name` is a field of the struct here (not a key of a map).
     pub fn declares(self, name: &str) -> bool {
         self.fields().iter().any(|f| f.name == name)
+    }
+
+    /// The Go name of the named scalar type field `name` of the struct here holds (`types.UID`
+    /// for `uid`), if it holds one.
+    pub fn named_scalar(self, name: &str) -> Option<&'static str> {
+        match self.value() {
+            Shape::Struct(owner) => SHAPES.named.get(owner)?.get(name).map(String::as_str),
+            _ => None,
+        }
     }
 
     /// Whether an object here may hold `name`: any key of a map, a field of a struct.

@@ -10,6 +10,7 @@ use serde_json::Value;
 use serde_path_to_error::Segment;
 
 use crate::apiserver::go_time;
+use crate::apiserver::schema::go_shapes::GoNode;
 
 /// How an object reads through its type.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,12 +89,16 @@ fn unmarshal_error<T: DeserializeOwned>(kind: &str, object: &Value, path: &[Segm
             fields.push(key.as_str());
         }
     }
+    let scalar = |expected: &str| match named_scalar(kind, object, path) {
+        Some(named) if SCALARS.contains(&expected) => named.to_string(),
+        _ => go_type(expected),
+    };
     let go_type = match expected {
         "a sequence" => {
             let item = expected_at::<T>(object, path, Value::Array(vec![Value::Bool(true)])).unwrap_or_default();
-            format!("[]{}", go_type(&item))
+            format!("[]{}", scalar(&item))
         }
-        other => go_type(other),
+        other => scalar(other),
     };
     let integer = go_type.starts_with("int") || go_type.starts_with("uint");
     let value = match found.split_once(' ').map_or(found, |(kind, _)| kind) {
@@ -105,6 +110,27 @@ fn unmarshal_error<T: DeserializeOwned>(kind: &str, object: &Value, path: &[Segm
         _ => "number".to_string(),
     };
     format!("json: cannot unmarshal {value} into Go struct field {owner}.{} of type {go_type}", fields.join("."))
+}
+
+/// How serde names the scalars a Go type may name: strings, integers, floats and bools.
+const SCALARS: &[&str] = &["a string", "string", "i32", "i64", "f64", "a boolean"];
+
+/// The Go name of the named scalar type (`types.UID`, `v1.PullPolicy`) of the field `path`
+/// last names in `object` (of `kind`, at the version it gives), from the pinned release's types.
+fn named_scalar(kind: &str, object: &Value, path: &[Segment]) -> Option<&'static str> {
+    let mut node = GoNode::root(object["apiVersion"].as_str()?, kind)?;
+    let mut named = None;
+    for segment in path {
+        match segment {
+            Segment::Map { key } => {
+                named = node.named_scalar(key);
+                node = node.field(key)?;
+            }
+            Segment::Seq { .. } => node = node.list()?.1,
+            _ => return None,
+        }
+    }
+    named
 }
 
 /// What `T` expects at `path` when the value there is `probe` instead.
@@ -342,6 +368,26 @@ mod tests {
         assert_eq!(
             unknown_fields_of("", "Pod", &pod).unwrap_err(),
             "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container"
+        );
+        let uid = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "uid": []}});
+        assert_eq!(
+            unknown_fields_of("", "Secret", &uid).unwrap_err(),
+            "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.uid of type types.UID"
+        );
+        let policy = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "i", "imagePullPolicy": 1}]}});
+        assert_eq!(
+            unknown_fields_of("", "Pod", &policy).unwrap_err(),
+            "json: cannot unmarshal number into Go struct field Container.spec.containers.imagePullPolicy of type v1.PullPolicy"
+        );
+        let namespace = |finalizers: Value| json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}, "spec": {"finalizers": finalizers}});
+        assert_eq!(
+            unknown_fields_of("", "Namespace", &namespace(json!([1]))).unwrap_err(),
+            "json: cannot unmarshal number into Go struct field NamespaceSpec.spec.finalizers of type v1.FinalizerName"
+        );
+        assert_eq!(
+            unknown_fields_of("", "Namespace", &namespace(json!("x"))).unwrap_err(),
+            "json: cannot unmarshal string into Go struct field NamespaceSpec.spec.finalizers of type []v1.FinalizerName"
         );
         let mut limits = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
             "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"cpu": 1}}}]}});

@@ -1,7 +1,10 @@
 //! What a fresh kube-apiserver holds before any client writes: the four usual namespaces (the
-//! system-namespaces controller of pkg/controlplane/controller/systemnamespaces) and the RBAC
+//! system-namespaces controller of pkg/controlplane/controller/systemnamespaces), the RBAC
 //! roles and bindings its rbac/bootstrap-roles post-start hook creates
-//! (pkg/registry/rbac/rest/storage_rbac.go), all written by manager `kube-apiserver`.
+//! (pkg/registry/rbac/rest/storage_rbac.go) and the two ConfigMaps of kube-system its own
+//! controllers write (the client CA of pkg/controlplane/controller/clusterauthenticationtrust,
+//! the day of pkg/controlplane/controller/legacytokentracking), all written by manager
+//! `kube-apiserver`.
 
 use serde_json::{Value, json};
 
@@ -14,6 +17,10 @@ const NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-no
 /// The bootstrap RBAC objects of the pinned release, one create body per line, in the order
 /// the hook creates them (`upstream/cmd/bootstrap-rbac` prints them).
 const BOOTSTRAP_RBAC: &str = include_str!("bootstrap_rbac.jsonl");
+
+/// The CA the fake names as its clients' (it checks no certificate): the one CA it has, which
+/// the root CA publisher publishes too.
+const CLIENT_CA: &str = include_str!("../../workloads/root_ca.pem");
 
 impl Storage {
     /// Creates the namespaces and RBAC objects of a fresh server.
@@ -29,6 +36,13 @@ impl Storage {
             let scope = self.scope("rbac.authorization.k8s.io", "v1", &plural, namespace).expect("RBAC is served");
             self.create_as_server(&scope, body);
         }
+        let configmaps = self.scope("", "v1", "configmaps", Some("kube-system".into())).expect("ConfigMaps are served");
+        let configmap =
+            |name: &str, data: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data});
+        self.create_as_server(&configmaps, configmap("extension-apiserver-authentication", json!({"client-ca-file": CLIENT_CA})));
+        // The day legacy service account tokens began to be tracked: the server's first.
+        let since = self.clock.now().format("%Y-%m-%d").to_string();
+        self.create_as_server(&configmaps, configmap("kube-apiserver-legacy-service-account-token-tracking", json!({"since": since})));
     }
 
     /// Creates `body` as kube-apiserver's own client does.

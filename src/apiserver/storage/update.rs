@@ -98,18 +98,8 @@ impl Storage {
         // start from the stored object keep.
         let applied_fields = (*management == Management::Applied).then(|| body["metadata"]["managedFields"].clone());
         let mut new = match target {
-            Target::Main => {
-                let mut new = body;
-                if scope.resource.status_subresource {
-                    match existing.get("status") {
-                        Some(s) => new["status"] = s.clone(),
-                        None => {
-                            new.as_object_mut().expect("object").remove("status");
-                        }
-                    }
-                }
-                new
-            }
+            Target::Main if scope.resource.status_subresource => with_stored(body, &existing, "status"),
+            Target::Main => body,
             Target::Status if scope.resource.custom => {
                 // A custom resource's status write changes nothing but status
                 // (apiextensions-apiserver pkg/registry/customresource/status_strategy.go).
@@ -123,20 +113,12 @@ impl Storage {
                 // (pkg/registry/*/*/strategy.go, `PrepareForUpdate` of each status strategy; the
                 // e2e test "Namespaces should apply changes to a namespace status" patches an
                 // annotation through namespaces/status). The kind resets what else it keeps.
-                let mut new = body;
-                match existing.get("spec") {
-                    Some(spec) => new["spec"] = spec.clone(),
-                    None => {
-                        new.as_object_mut().expect("object").remove("spec");
-                    }
-                }
-                new
+                with_stored(body, &existing, "spec")
             }
-            Target::Finalize => {
-                let mut new = existing.clone();
-                new["spec"]["finalizers"] = body["spec"]["finalizers"].clone();
-                new
-            }
+            // The finalize strategy keeps only the stored status: the request's metadata is
+            // written too (`namespaceFinalizeStrategy.PrepareForUpdate`, kubernetes
+            // pkg/registry/core/namespace/strategy.go).
+            Target::Finalize => with_stored(body, &existing, "status"),
             Target::Approval => {
                 let mut new = existing.clone();
                 new["status"]["conditions"] = body["status"]["conditions"].clone();
@@ -264,6 +246,18 @@ fn check_name(object: &Value, name: &str) -> ApiResult<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// `new` with its top-level `part` as `existing` stores it (absent if `existing` has none): the
+/// part a strategy's `PrepareForUpdate` resets from the old object.
+fn with_stored(mut new: Value, existing: &Value, part: &str) -> Value {
+    match existing.get(part) {
+        Some(stored) => new[part] = stored.clone(),
+        None => {
+            new.as_object_mut().expect("object").remove(part);
+        }
+    }
+    new
 }
 
 #[cfg(test)]

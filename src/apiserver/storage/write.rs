@@ -133,7 +133,7 @@ impl Storage {
             Target::Main => ("", Owns::All),
             Target::Status if resource.custom => ("status", Owns::Only("status")),
             Target::Status => ("status", Owns::AllBut(&["spec"])),
-            Target::Finalize => ("finalize", Owns::Only("spec")),
+            Target::Finalize => ("finalize", Owns::AllBut(&["status"])),
             Target::Approval => ("approval", Owns::Only("status")),
             Target::EphemeralContainers => ("ephemeralcontainers", Owns::All),
             Target::Scale => ("scale", Owns::Only("spec")),

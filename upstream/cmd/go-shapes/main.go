@@ -23,7 +23,9 @@
 // builds its field management from say (the `+listType`, `+listMapKey`, `+mapType` markers of
 // the Go types): "" (granular, or a list that is atomic by default), "atomic", "set", or
 // "map:KEY,KEY=DEFAULT" (a list of items told apart by those fields, a key with its JSON default).
-// "atomic" lists the structs that are replaced whole (`+structType=atomic`).
+// "atomic" lists the structs that are replaced whole (`+structType=atomic`). "named" gives, for each
+// struct under its name in "types", the Go names of the named scalar types its fields hold
+// (`types.UID`, `v1.PullPolicy`), as Go's decoding errors name them.
 package main
 
 import (
@@ -54,6 +56,7 @@ type modelNamed interface{ OpenAPIModelName() string }
 var (
 	types     = map[string]map[string]field{}
 	atomic    = []string{}
+	named     = map[string]map[string]string{}
 	marshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
 	byName    = func(name string) spec.Ref { return spec.MustCreateRef(name) }
 	models    = map[string]common.OpenAPIDefinition{}
@@ -79,7 +82,7 @@ func main() {
 		kinds[gvk.GroupVersion().String()+" "+gvk.Kind] = strings.TrimPrefix(shape(t), "t:")
 	}
 	sort.Strings(atomic)
-	out, err := json.Marshal(map[string]interface{}{"kinds": kinds, "types": types, "atomic": atomic})
+	out, err := json.Marshal(map[string]interface{}{"kinds": kinds, "types": types, "atomic": atomic, "named": named})
 	if err != nil {
 		fail(err)
 	}
@@ -108,7 +111,7 @@ func shape(t reflect.Type) string {
 	case reflect.Map:
 		return "m:" + shape(t.Elem())
 	case reflect.Struct:
-		name := strings.TrimPrefix(t.PkgPath(), "k8s.io/") + "." + t.Name()
+		name := typeName(t)
 		if _, seen := types[name]; !seen {
 			fields := map[string]field{}
 			types[name] = fields
@@ -116,7 +119,7 @@ func shape(t reflect.Type) string {
 			if model.Extensions["x-kubernetes-map-type"] == "atomic" {
 				atomic = append(atomic, name)
 			}
-			addFields(t, model, fields)
+			addFields(t, name, model, fields)
 		}
 		return "t:" + name
 	case reflect.Interface:
@@ -180,8 +183,8 @@ func defaultOf(item *spec.Schema, key string) string {
 }
 
 // addFields adds the JSON fields of struct t (with OpenAPI definition model) to fields, those
-// of inlined structs too.
-func addFields(t reflect.Type, model spec.Schema, fields map[string]field) {
+// of inlined structs too, and their named scalar types to those of struct owner.
+func addFields(t reflect.Type, owner string, model spec.Schema, fields map[string]field) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -193,7 +196,7 @@ func addFields(t reflect.Type, model spec.Schema, fields map[string]field) {
 		}
 		name, options, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" || strings.Contains(","+options+",", ",inline,") {
-			addFields(f.Type, model, fields)
+			addFields(f.Type, owner, model, fields)
 			continue
 		}
 		if name == "" {
@@ -206,7 +209,34 @@ func addFields(t reflect.Type, model spec.Schema, fields map[string]field) {
 			}
 		}
 		fields[name] = field{strings.Join(omit, ","), shape(f.Type), merge(model.Properties[name])}
+		if scalar := namedScalar(f.Type); scalar != "" {
+			if named[owner] == nil {
+				named[owner] = map[string]string{}
+			}
+			named[owner][name] = scalar
+		}
 	}
+}
+
+// typeName is how the output names struct t: its package path after k8s.io/, and its name.
+func typeName(t reflect.Type) string {
+	return strings.TrimPrefix(t.PkgPath(), "k8s.io/") + "." + t.Name()
+}
+
+// namedScalar is the Go name of the named scalar type t holds (through pointers, slices and
+// maps), or "" if its scalars are plain strings, numbers and bools or t holds none.
+func namedScalar(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.PkgPath() == "" || t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler) {
+		return ""
+	}
+	switch t.Kind() {
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int32, reflect.Int64, reflect.Float64:
+		return t.String()
+	}
+	return ""
 }
 
 func fail(err error) {

@@ -316,6 +316,8 @@ fn mask(value: &mut Value, key: &str, context: &str) {
                 "resourceVersion" if !s.is_empty() => "<rv>".to_string(),
                 "continue" if !s.is_empty() => "<continue>".to_string(),
                 "clusterIP" | "clusterIPs" if !s.is_empty() && s != "None" => "<ip>".to_string(),
+                // Each cluster has a CA of its own (kube-system's `extension-apiserver-authentication`).
+                "client-ca-file" if s.starts_with("-----BEGIN CERTIFICATE-----") => "<ca bundle>".to_string(),
                 k if is_time(k) && !s.is_empty() => "<time>".to_string(),
                 _ => mask_text(s, context),
             };
