@@ -51,6 +51,7 @@ on_both_servers!(
     decoding_errors_name_go_s_named_types,
     events_served_as_events_k8s_io_leave_out_what_is_empty,
     a_yaml_body_that_is_no_object_is_refused_as_json_is,
+    a_custom_resource_s_metadata_decodes_as_object_meta,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -987,4 +988,27 @@ async fn a_yaml_body_that_is_no_object_is_refused_as_json_is(server: Server) {
         "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type {kind_struct} (5b312c20325d)"
     );
     assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{}", r.body);
+}
+
+/// Seed 1: a custom resource whose metadata held a value of the wrong type was created; the
+/// apiextensions server decodes the metadata into `metav1.ObjectMeta` alone and refuses it in
+/// the decoder's words (apiextensions-apiserver pkg/apiserver/schema/objectmeta/coerce.go).
+async fn a_custom_resource_s_metadata_decodes_as_object_meta(server: Server) {
+    let group = define_widgets(&server, "meta").await;
+    let (api_version, widgets) = (format!("{group}/v1"), format!("/apis/{group}/v1/namespaces/default/widgets"));
+    for (field, value, error) in [
+        (
+            "deletionGracePeriodSeconds",
+            json!({"x": 1}),
+            "cannot unmarshal object into Go struct field ObjectMeta.deletionGracePeriodSeconds of type int64",
+        ),
+        ("uid", json!([]), "cannot unmarshal array into Go struct field ObjectMeta.uid of type types.UID"),
+    ] {
+        let mut widget = json!({"apiVersion": api_version, "kind": "Widget", "metadata": {"name": "mistyped"}});
+        widget["metadata"][field] = value;
+        let r = post(&server, &widgets, widget).await;
+        let message = format!("Widget in version \"v1\" cannot be handled as a Widget: json: {error}");
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{}", r.body);
+    }
+    assert_eq!(get(&server, &format!("{widgets}/mistyped")).await.code, 404);
 }

@@ -82,6 +82,9 @@ pub fn report_strict_errors(errors: &[String], mode: FieldValidation, strict: im
 pub fn check_fields(resource: &ResourceInfo, object: Value, opts: &WriteOptions, crd_schema: Option<&Value>) -> ApiResult<Value> {
     let mut object = object;
     let errors = if resource.custom {
+        if let Some(wrong_type) = object.get("metadata").and_then(typed::metadata_type_error) {
+            return Err(undecodable(resource, &object, &wrong_type));
+        }
         let unknown = pruning::prune(&mut object, crd_schema);
         let mut errors = opts.body_keys.duplicates();
         errors.extend(unknown.iter().map(|f| format!("unknown field {f:?}")));

@@ -59,6 +59,17 @@ fn decode<T: DeserializeOwned + Serialize>(kind: &str, object: &Value) -> Decode
     }
 }
 
+/// What Go's decoder says of a custom resource's `metadata` that does not decode into
+/// `metav1.ObjectMeta`: the apiextensions server decodes it alone, so the error's fields start
+/// there (`GetObjectMetaWithOptions`, apiextensions-apiserver
+/// pkg/apiserver/schema/objectmeta/coerce.go).
+pub fn metadata_type_error(meta: &Value) -> Option<String> {
+    match decode::<ObjectMeta>("ObjectMeta", meta) {
+        Decoded::WrongType(error) => Some(error),
+        _ => None,
+    }
+}
+
 /// The value at a path serde names.
 fn value_at<'v>(object: &'v Value, path: &[Segment]) -> Option<&'v Value> {
     path.iter().try_fold(object, |value, segment| match segment {
@@ -118,7 +129,10 @@ const SCALARS: &[&str] = &["a string", "string", "i32", "i64", "f64", "a boolean
 /// The Go name of the named scalar type (`types.UID`, `v1.PullPolicy`) of the field `path`
 /// last names in `object` (of `kind`, at the version it gives), from the pinned release's types.
 fn named_scalar(kind: &str, object: &Value, path: &[Segment]) -> Option<&'static str> {
-    let mut node = GoNode::root(object["apiVersion"].as_str()?, kind)?;
+    let mut node = match kind {
+        "ObjectMeta" => GoNode::object_meta(),
+        _ => GoNode::root(object["apiVersion"].as_str()?, kind)?,
+    };
     let mut named = None;
     for segment in path {
         match segment {

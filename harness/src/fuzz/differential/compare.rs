@@ -144,7 +144,8 @@ pub fn differences(fake: &Seen, upstream: &Seen) -> Vec<Difference> {
         (Shape::Json(f), Shape::Json(u)) => json_differences(f, u, &mut out),
         (Shape::Events(f), Shape::Events(u)) => event_differences(f, u, &mut out),
         (Shape::Text(f), Shape::Text(u)) if f != u => {
-            out.push(Difference { field: "body text".into(), fake: clip(f), upstream: clip(u) });
+            let (f, u) = clip_apart(f, u);
+            out.push(Difference { field: "body text".into(), fake: f, upstream: u });
         }
         (Shape::Text(_), Shape::Text(_)) | (Shape::Binary(_), Shape::Binary(_)) => {}
         (f, u) => out.push(Difference { field: "body shape".into(), fake: shape_summary(f), upstream: shape_summary(u) }),
@@ -159,7 +160,8 @@ fn json_differences(fake: &Value, upstream: &Value, out: &mut Vec<Difference>) {
         for (field, pointer) in [("reason", "/reason"), ("message", "/message"), ("details.causes", "/details/causes")] {
             let (f, u) = (take(&mut fake, pointer), take(&mut upstream, pointer));
             if f != u {
-                out.push(Difference { field: field.into(), fake: render(f.as_ref()), upstream: render(u.as_ref()) });
+                let (f, u) = clip_apart(&rendered(f.as_ref()), &rendered(u.as_ref()));
+                out.push(Difference { field: field.into(), fake: f, upstream: u });
             }
         }
     }
@@ -216,21 +218,37 @@ fn leaf_differences(fake: Option<&Value>, upstream: Option<&Value>, path: &str, 
                 leaf_differences(Some(f), Some(u), &format!("{path}/*"), out);
             }
         }
-        (f, u) if f != u => out.push((path.to_string(), render(f), render(u))),
+        (f, u) if f != u => {
+            let (f, u) = clip_apart(&rendered(f), &rendered(u));
+            out.push((path.to_string(), f, u));
+        }
         _ => {}
     }
 }
 
-/// One side of a difference on one line: compact JSON, arrays of objects by their names.
-fn render(value: Option<&Value>) -> String {
+/// One side of a difference on one line (unclipped): compact JSON, arrays of objects by their
+/// names.
+fn rendered(value: Option<&Value>) -> String {
     match value {
         None => "(absent)".into(),
         Some(Value::Array(items)) if !items.is_empty() && items.iter().all(|i| i["metadata"]["name"].is_string()) => {
             let names: Vec<&str> = items.iter().filter_map(|i| i["metadata"]["name"].as_str()).collect();
-            clip(&format!("{} objects [{}]", names.len(), names.join(", ")))
+            format!("{} objects [{}]", names.len(), names.join(", "))
         }
-        Some(value) => clip(&value.to_string()),
+        Some(value) => value.to_string(),
     }
+}
+
+/// Two sides of a difference, each clipped, from a little before the first character where
+/// they part when a clip from the start would hide it.
+fn clip_apart(fake: &str, upstream: &str) -> (String, String) {
+    const BEFORE: usize = 60;
+    let same = fake.chars().zip(upstream.chars()).take_while(|(f, u)| f == u).count();
+    if same + 20 < LONGEST {
+        return (clip(fake), clip(upstream));
+    }
+    let from = |text: &str| format!("...{}", clip(&text.chars().skip(same - BEFORE).collect::<String>()));
+    (from(fake), from(upstream))
 }
 
 fn render_strings(items: &[String]) -> String {
@@ -413,6 +431,17 @@ mod tests {
 
     fn see(request: &FuzzRequest, answer: &Answer, watch: bool) -> Seen {
         see_in(request, answer, watch, &context_of(request))
+    }
+
+    #[test]
+    fn long_sides_are_shown_from_where_they_part() {
+        let head = "x".repeat(400);
+        let (fake, upstream) = clip_apart(&format!("{head}fake tail"), &format!("{head}upstream tail"));
+        assert_eq!(
+            (fake.as_str(), upstream.as_str()),
+            (&*format!("...{}fake tail", "x".repeat(60)), &*format!("...{}upstream tail", "x".repeat(60)))
+        );
+        assert_eq!(clip_apart("a", "b"), ("a".to_string(), "b".to_string()));
     }
 
     #[test]
