@@ -52,6 +52,12 @@ on_both_servers!(
     events_served_as_events_k8s_io_leave_out_what_is_empty,
     a_yaml_body_that_is_no_object_is_refused_as_json_is,
     a_custom_resource_s_metadata_decodes_as_object_meta,
+    label_selectors_parse_as_upstream_s_lexer_reads_them,
+    paths_below_version_are_a_not_found_status,
+    an_apply_s_values_of_the_wrong_type_are_refused_before_its_name,
+    a_put_that_creates_decodes_and_checks_the_name_first,
+    an_update_s_finalizer_errors_come_in_the_order_upstream_checks_them,
+    a_patched_scale_is_decoded_as_the_patch_handler_decodes_it,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1011,4 +1017,120 @@ async fn a_custom_resource_s_metadata_decodes_as_object_meta(server: Server) {
         assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{}", r.body);
     }
     assert_eq!(get(&server, &format!("{widgets}/mistyped")).await.code, 404);
+}
+
+/// Seed 1: label selectors were split at commas and operators, so one that does not parse was
+/// refused in words of the fake's own; upstream's lexer and parser name the token they found
+/// (k8s.io/apimachinery pkg/labels/selector.go).
+async fn label_selectors_parse_as_upstream_s_lexer_reads_them(server: Server) {
+    for (selector, message) in [
+        ("a%20b", "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"),
+        ("a%2C", "found '', expected: identifier after ','"),
+        ("!a%3Db", "found '=', expected: ',' or 'end of string'"),
+        ("a%20in%20(b%20c)", "unable to parse requirement: found 'c', expected: ',' or ')'"),
+        ("a%3E", "unable to parse requirement: values[0]: Invalid value: \"\": for 'Gt', 'Lt' operators, the value must be an integer"),
+        ("a%3D%3D%3Db", "unable to parse requirement: found '=', expected: identifier"),
+    ] {
+        let r = get(&server, &format!("{}?labelSelector={selector}", cm_path(""))).await;
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message)), "{selector}");
+    }
+    create_cm(&server, "selected", &[]).await;
+    let selected = "labelSelector=x%20notin%20(%2C%2Cin)%2C!y&fieldSelector=metadata.name%3Dselected";
+    let r = get(&server, &format!("{}?{selected}", cm_path(""))).await;
+    assert_eq!((r.code, r.body["items"].as_array().map(Vec::len)), (200, Some(1)), "{}", r.body);
+}
+
+/// Seed 1: `GET /version/binding/scale` was the mux's plain 404; the REST router that owns
+/// `/version` answers a Status below it.
+async fn paths_below_version_are_a_not_found_status(server: Server) {
+    for method in [Method::GET, Method::POST] {
+        let r = raw(&server, method.clone(), "/version/binding/scale", None, Body::empty()).await;
+        assert_eq!((r.code, r.body["kind"].as_str(), r.body["reason"].as_str()), (404, Some("Status"), Some("NotFound")), "{method}");
+    }
+}
+
+/// Seed 1: an apply whose configuration held a string for `metadata.generation` was refused
+/// for its name; structured-merge-diff types the configuration first, and refuses a value of
+/// the wrong type in its own words (sigs.k8s.io/structured-merge-diff typed/validate.go).
+async fn an_apply_s_values_of_the_wrong_type_are_refused_before_its_name(server: Server) {
+    let ns = server.namespace().to_string();
+    for (config, error) in [
+        (json!({"metadata": {"name": "other", "generation": "2"}}), ".metadata.generation: expected numeric (int or float), got string"),
+        (json!({"metadata": {"name": "other"}, "data": {"k": 1}}), ".data.k: expected string, got &value.valueUnstructured{Value:1}"),
+        (json!({"metadata": {"name": "other", "labels": ["a"]}}), ".metadata.labels: expected map, got &{[a]}"),
+    ] {
+        let mut config = config;
+        config["apiVersion"] = json!("v1");
+        config["kind"] = json!("ConfigMap");
+        config["metadata"]["namespace"] = json!(ns);
+        let r = patch(&server, &format!("{}?fieldManager=f", cm_path("typed")), "application/apply-patch+yaml", config).await;
+        let message = format!("failed to create typed patch object ({ns}/other; /v1, Kind=ConfigMap): {error}");
+        assert_eq!((r.code, r.body["message"].as_str()), (500, Some(message.as_str())), "{}", r.body);
+    }
+}
+
+/// Seed 1: a PUT that creates an Event checked the name before decoding the body, and filled
+/// an empty name from the URL; the update handler decodes, then checks the name, before the
+/// store finds nothing to update (k8s.io/apiserver pkg/endpoints/handlers/update.go).
+async fn a_put_that_creates_decodes_and_checks_the_name_first(server: Server) {
+    let path = "/api/v1/namespaces/default/events/put-created";
+    let event =
+        |metadata: Value, involved: Value| json!({"apiVersion": "v1", "kind": "Event", "metadata": metadata, "involvedObject": involved});
+    let r = put(&server, path, event(json!({"name": "other"}), json!({"name": 1}))).await;
+    let decoding = "Event in version \"v1\" cannot be handled as a Event: json: cannot unmarshal number into Go struct field ObjectReference.involvedObject.name of type string";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(decoding)), "{}", r.body);
+    let r = put(&server, path, event(json!({}), json!({}))).await;
+    let unnamed = "the name of the object (put-created based on URL) was undeterminable: name must be provided";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(unnamed)), "{}", r.body);
+    assert_eq!(get(&server, path).await.code, 404);
+}
+
+/// Seed 1: refusing a finalizer added to an object being deleted, the fake named core's rule
+/// for finalizer names before the update's; `rest.BeforeUpdate` checks the generic rules (the
+/// new metadata's, then the update's) before the kind's strategy adds core's.
+async fn an_update_s_finalizer_errors_come_in_the_order_upstream_checks_them(server: Server) {
+    create_cm(&server, "held", &["example.com/hold"]).await;
+    assert_eq!(delete(&server, &cm_path("held"), Value::Null).await.code, 200);
+    let body = json!({"metadata": {"finalizers": ["example.com/hold", "not a finalizer"]}});
+    let r = patch(&server, &cm_path("held"), "application/merge-patch+json", body).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    let fields: Vec<(&str, &str)> = r.body["details"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["field"].as_str().unwrap(), c["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("metadata.finalizers", "FieldValueInvalid"),
+            ("metadata.finalizers", "FieldValueForbidden"),
+            ("metadata.finalizers[1]", "FieldValueInvalid")
+        ]
+    );
+    let body = json!({"metadata": {"finalizers": null}});
+    assert_eq!(patch(&server, &cm_path("held"), "application/merge-patch+json", body).await.code, 200);
+}
+
+/// Seed 1: a strategic merge patch of a Deployment's Scale naming another version and kind
+/// was refused for them; the patch handler's converter takes neither, and refuses what does not
+/// decode in its own words, as a JSON or merge patch's decoder refuses a version and kind it
+/// does not register (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+async fn a_patched_scale_is_decoded_as_the_patch_handler_decodes_it(server: Server) {
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let template = json!({"metadata": {"labels": {"app": "s"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let spec = json!({"replicas": 1, "selector": {"matchLabels": {"app": "s"}}, "template": template});
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "scaled"}, "spec": spec});
+    assert_eq!(post(&server, deployments, deployment).await.code, 201);
+    let scale = format!("{deployments}/scaled/scale");
+    let strategic = "application/strategic-merge-patch+json";
+    let r = patch(&server, &scale, strategic, json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": 2}})).await;
+    assert_eq!((r.code, r.body["kind"].as_str(), &r.body["spec"]["replicas"]), (200, Some("Scale"), &json!(2)), "{}", r.body);
+    let r = patch(&server, &scale, strategic, json!({"metadata": {"annotations": [{"a": 1}]}})).await;
+    let message = " \"\" is invalid: patch: Invalid value: \"map[metadata:map[annotations:[map[a:1]]]]\": cannot restore map from slice";
+    assert_eq!((r.code, r.body["message"].as_str()), (422, Some(message)), "{}", r.body);
+    let r = patch(&server, &scale, "application/merge-patch+json", json!({"apiVersion": "apps/v1"})).await;
+    let unregistered = "no kind \"Scale\" is registered for version \"apps/v1\" in scheme \"pkg/runtime/scheme.go:111\"";
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert!(r.body["message"].as_str().unwrap().ends_with(unregistered), "{}", r.body);
 }

@@ -57,6 +57,7 @@ pub mod deletion;
 pub mod discovery;
 pub mod enums;
 pub mod faults;
+pub mod go_fmt;
 pub mod go_json;
 pub mod go_quote;
 pub mod go_time;

@@ -5,6 +5,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+mod label_syntax;
+
+use label_syntax::{Operator, Requirement};
+
 use crate::apiserver::catalogue::ResourceInfo;
 use crate::apiserver::status::{ApiError, ApiResult};
 
@@ -25,80 +29,31 @@ pub struct LabelSelector {
     reqs: Vec<LabelReq>,
 }
 
-/// Splits on commas that are not inside parentheses.
-fn split_top_level(s: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&s[start..]);
-    parts
-}
-
-fn bad_label(s: &str, why: &str) -> ApiError {
-    ApiError::bad_request(format!("unable to parse requirement: {why}: {s:?}"))
-}
-
-fn parse_set(s: &str, whole: &str) -> ApiResult<Vec<String>> {
-    let inner =
-        s.trim().strip_prefix('(').and_then(|r| r.strip_suffix(')')).ok_or_else(|| bad_label(whole, "expected a parenthesised set"))?;
-    Ok(inner.split(',').map(|v| v.trim().to_string()).collect())
-}
-
 impl LabelSelector {
     /// Whether the selector selects everything.
     pub fn is_empty(&self) -> bool {
         self.reqs.is_empty()
     }
 
-    /// Parses a selector such as `app=web,tier!=db,env in (a,b),!legacy`.
+    /// Parses a selector such as `app=web,tier!=db,env in (a,b),!legacy` as `labels.Parse`
+    /// does; what does not parse is a 400 in its words.
     pub fn parse(s: &str) -> ApiResult<Self> {
-        let mut reqs = Vec::new();
-        let parts = split_top_level(s);
-        for (at, part) in parts.iter().enumerate() {
-            let part = part.trim();
-            if part.is_empty() {
-                // A comma needs a requirement on either side (`Parser.parse`, k8s.io/apimachinery
-                // pkg/labels/selector.go), and the lexer skips blanks.
-                match (at, parts.get(at + 1)) {
-                    (_, None) if at == 0 => continue,
-                    (0, Some(_)) => return Err(ApiError::bad_request("found ',', expected: !, identifier, or 'end of string'")),
-                    (_, next) => {
-                        let found = if next.is_some() { "," } else { "" };
-                        return Err(ApiError::bad_request(format!("found '{found}', expected: identifier after ','")));
-                    }
+        let requirements = label_syntax::parse(s).map_err(ApiError::bad_request)?;
+        let reqs = requirements
+            .into_iter()
+            .map(|Requirement { key, operator, values }| {
+                // The parser has checked that `>` and `<` have one integer.
+                let number = || values.first().and_then(|v| v.parse().ok()).unwrap_or_default();
+                match operator {
+                    Operator::Exists => LabelReq::Exists(key),
+                    Operator::DoesNotExist => LabelReq::NotExists(key),
+                    Operator::In => LabelReq::In(key, values),
+                    Operator::NotIn => LabelReq::NotIn(key, values),
+                    Operator::Greater => LabelReq::Greater(key, number()),
+                    Operator::Less => LabelReq::Less(key, number()),
                 }
-            }
-            let req = if let Some(key) = part.strip_prefix('!') {
-                LabelReq::NotExists(key.trim().to_string())
-            } else if let Some((k, v)) = part.split_once("!=") {
-                LabelReq::NotIn(k.trim().into(), vec![v.trim().into()])
-            } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
-                LabelReq::In(k.trim().into(), vec![v.trim().into()])
-            } else if let Some((k, v)) = part.split_once(" notin ") {
-                LabelReq::NotIn(k.trim().into(), parse_set(v, part)?)
-            } else if let Some((k, v)) = part.split_once(" in ") {
-                LabelReq::In(k.trim().into(), parse_set(v, part)?)
-            } else if let Some((k, v)) = part.split_once('>') {
-                LabelReq::Greater(k.trim().into(), v.trim().parse().map_err(|_| bad_label(part, "expected an integer"))?)
-            } else if let Some((k, v)) = part.split_once('<') {
-                LabelReq::Less(k.trim().into(), v.trim().parse().map_err(|_| bad_label(part, "expected an integer"))?)
-            } else if part.contains(char::is_whitespace) || part.contains('(') {
-                return Err(bad_label(part, "found unexpected token"));
-            } else {
-                LabelReq::Exists(part.to_string())
-            };
-            reqs.push(req);
-        }
+            })
+            .collect();
         Ok(Self { reqs })
     }
 

@@ -253,7 +253,7 @@ pub fn string_list(meta: &Value, key: &str) -> Vec<String> {
 }
 
 /// A rule of metadata validation, so that an error says which rule found it. The rules run in
-/// the order listed.
+/// the order listed, but for an update's core's finalizer names, which come last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MetaRule {
     /// The name's format.
@@ -297,7 +297,13 @@ impl<'a> MetaValidation<'a> {
     pub fn of(new: &'a Value, old: Option<&'a Value>, resource: &ResourceInfo) -> Self {
         let mut errors = validate_object_meta(new, resource);
         if let Some(old) = old {
+            // `rest.BeforeUpdate` checks the generic rules first, the new metadata's and then the
+            // update's (`validateCommonFields`, k8s.io/apiserver pkg/registry/rest/update.go); the
+            // kind's strategy comes after, and with it core's rule for finalizer names.
+            let (kube, generic): (Vec<_>, Vec<_>) = errors.into_iter().partition(|(rule, _)| *rule == MetaRule::KubeFinalizerNames);
+            errors = generic;
             errors.extend(validate_object_meta_update(new, old));
+            errors.extend(kube);
         }
         Self { new, old, errors }
     }

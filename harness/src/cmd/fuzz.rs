@@ -102,7 +102,8 @@ async fn run_differential(args: Args) -> anyhow::Result<bool> {
         let found = &shrunk.last;
         println!("#{}: fake {}; upstream {}", found.index, found.fake, found.upstream);
         for difference in found.undocumented() {
-            println!("  {}: fake {} / upstream {}", difference.field, difference.fake, difference.upstream);
+            let (fake, upstream) = difference.shown();
+            println!("  {}: fake {fake} / upstream {upstream}", difference.field);
         }
         let mutant = args.apiserver_mutant.map(|m| format!(" --apiserver-mutant {m}")).unwrap_or_default();
         println!("replay: kubegc fuzz --differential --seed {} --only {}{mutant}", args.seed, list.join(","));

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use crate::apiserver::schema::go_shapes::{GoNode, Merge};
+use crate::apiserver::schema::go_shapes::{GoNode, Merge, Shape};
 
 /// How a list merges.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +21,24 @@ pub enum ListType {
     Set,
     /// Items told apart by these key fields (sorted by name), each with its default.
     Map(Vec<(String, Option<Value>)>),
+}
+
+/// The JSON value the schema takes at a node (structured-merge-diff's atoms: a map, a list, or
+/// a scalar of one type), or any where kubegc does not check.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Expected {
+    /// An object.
+    Map,
+    /// An array.
+    List,
+    /// A number.
+    Numeric,
+    /// A string.
+    String,
+    /// A boolean.
+    Boolean,
+    /// Anything: a type with its own JSON encoding (a quantity, an int-or-string), or no schema.
+    Any,
 }
 
 /// The schema of one node of an object.
@@ -61,6 +79,31 @@ impl<'a> Node<'a> {
             Self::Json(schema, preserving) => json_field(schema, preserving, name),
             Self::Go(node) => node.field(name).map_or(Self::Deduced, Self::Go),
             Self::Deduced => Self::Deduced,
+        }
+    }
+
+    /// What value this node takes.
+    pub fn expects(self) -> Expected {
+        match self {
+            Self::CustomRoot(_) => Expected::Map,
+            Self::Go(node) => match node.value() {
+                Shape::Scalar(Value::String(_)) | Shape::Bytes => Expected::String,
+                Shape::Scalar(Value::Number(_)) => Expected::Numeric,
+                Shape::Scalar(Value::Bool(_)) => Expected::Boolean,
+                Shape::List(_) => Expected::List,
+                Shape::Map(_) | Shape::Struct(_) => Expected::Map,
+                _ => Expected::Any,
+            },
+            Self::Json(schema, _) if schema["x-kubernetes-int-or-string"] == true => Expected::Any,
+            Self::Json(schema, _) => match schema["type"].as_str() {
+                Some("object") => Expected::Map,
+                Some("array") => Expected::List,
+                Some("integer" | "number") => Expected::Numeric,
+                Some("string") => Expected::String,
+                Some("boolean") => Expected::Boolean,
+                _ => Expected::Any,
+            },
+            Self::Deduced => Expected::Any,
         }
     }
 

@@ -6,7 +6,8 @@
 use serde_json::{Map, Value};
 
 use crate::apiserver::apply::fieldset::{Atom, Element, FieldSet, Path, path_string};
-use crate::apiserver::apply::schema::{ListType, Node};
+use crate::apiserver::apply::schema::{Expected, ListType, Node};
+use crate::apiserver::go_fmt::{self, Numbers};
 
 /// The path element of a list item, or why it has none (structured-merge-diff's
 /// `keyedAssociativeListItemToPathElement`: a key field the item omits takes its default, or is
@@ -78,6 +79,10 @@ pub fn field_set(value: &Value, node: Node<'_>) -> Result<FieldSet, String> {
 }
 
 fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, errors: &mut Vec<String>) -> Result<(), String> {
+    if let Some(error) = type_error(value, node.expects()) {
+        errors.push(format!("{}: {error}", path_string(path)));
+        return Ok(());
+    }
     match value {
         Value::Object(_) if node.atomic() => set.insert(path),
         Value::Object(map) => {
@@ -121,6 +126,30 @@ fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, 
         _ => set.insert(path),
     }
     Ok(())
+}
+
+/// Why `value` is not what its node takes, in structured-merge-diff's words, which print the
+/// value as Go's `fmt` prints its wrapper of it (typed/validate.go `validateScalar`, typed/
+/// helpers.go `mapValue` and `listValue`); null is any.
+fn type_error(value: &Value, expected: Expected) -> Option<String> {
+    // The configuration was read by sigs.k8s.io/yaml: every number a float64.
+    let wrapper = || format!("&{{{}}}", go_fmt::plain(value, Numbers::Float));
+    match (expected, value) {
+        (_, Value::Null)
+        | (Expected::Any, _)
+        | (Expected::Map, Value::Object(_))
+        | (Expected::List, Value::Array(_))
+        | (Expected::Numeric, Value::Number(_))
+        | (Expected::String, Value::String(_))
+        | (Expected::Boolean, Value::Bool(_)) => None,
+        (Expected::Numeric, _) => Some(format!("expected numeric (int or float), got {}", go_fmt::type_name(value, Numbers::Float))),
+        (Expected::String, _) => {
+            Some(format!("expected string, got &value.valueUnstructured{{Value:{}}}", go_fmt::syntax(value, Numbers::Float)))
+        }
+        (Expected::Boolean, _) => Some(format!("expected boolean, got {}", wrapper())),
+        (Expected::Map, _) => Some(format!("expected map, got {}", wrapper())),
+        (Expected::List, _) => Some(format!("expected list, got {}", wrapper())),
+    }
 }
 
 /// What changed from one value to another.
@@ -383,6 +412,17 @@ mod tests {
                 "f:name": {}, "f:labels": {"f:x": {}}, "f:finalizers": {"v:\"f\"": {}},
                 "f:ownerReferences": {"k:{\"uid\":\"u\"}": {}}}})
         );
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_are_refused_in_structured_merge_diff_s_words() {
+        let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "generation": "2"}, "data": {"a": 1}});
+        assert_eq!(
+            field_set(&config, configmaps()).unwrap_err(),
+            "errors:\n  .data.a: expected string, got &value.valueUnstructured{Value:1}\n  .metadata.generation: expected numeric (int or float), got string"
+        );
+        let labels = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": [true]}});
+        assert_eq!(field_set(&labels, configmaps()).unwrap_err(), ".metadata.labels: expected map, got &{[true]}");
     }
 
     #[test]

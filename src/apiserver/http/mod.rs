@@ -54,6 +54,8 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/version", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
         // The Python client's `VersionApi().get_code()` asks with a trailing slash.
         .route("/version/", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
+        // Below it, the REST router that owns `/version` answers a Status whatever the method.
+        .route("/version/{*rest}", any(|| async { ApiError::not_found_path().into_response() }))
         // Discovery is served with a trailing slash too.
         .route("/api", get(core_versions).fallback(not_allowed))
         .route("/api/", get(core_versions).fallback(not_allowed))
@@ -161,7 +163,7 @@ async fn group_version(
 pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Response {
     let errors_in = Encoding::of_errors(header_str(request.headers(), header::ACCEPT));
     let (parts, body) = request.into_parts();
-    let requoted = request::go_quoted_segments(parts.uri.path());
+    let uri = parts.uri.clone();
     // `None` when it is too large, which the route decides when to say.
     let body = axum::body::to_bytes(body, MAX_BODY_BYTES).await.ok();
     let deep = body.as_deref().is_some_and(deep::is_deep);
@@ -174,8 +176,8 @@ pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Resp
     let mut response = match result {
         Ok(response) => response,
         Err(mut e) => {
-            for (quoted, go_quoted) in &requoted {
-                e.message = e.message.replace(quoted, go_quoted);
+            for (quoted, go_quoted) in request::go_quoted_segments(uri.path()) {
+                e.message = e.message.replace(&quoted, &go_quoted);
             }
             render::encoded(e.into_response(), errors_in).await
         }

@@ -1,6 +1,8 @@
 //! `meta.k8s.io/v1` Table and PartialObjectMetadata renderings of objects, for `kubectl get`
 //! and for metadata-only clients such as garbage collectors.
 
+mod printers;
+
 use chrono::{DateTime, Utc};
 use std::sync::LazyLock;
 
@@ -38,6 +40,7 @@ struct Column {
 static COLUMNS: LazyLock<Map<String, Value>> =
     LazyLock::new(|| serde_json::from_str(include_str!("table_columns.json")).expect("table_columns.json is JSON"));
 
+/// The object's age, `<unknown>` without a creation time (`translateTimestampSince`).
 fn age(object: &Value, now: DateTime<Utc>) -> Value {
     object["metadata"]["creationTimestamp"]
         .as_str()
@@ -73,6 +76,7 @@ pub fn human_duration(d: chrono::Duration) -> String {
     }
 }
 
+/// The object's name.
 fn name(o: &Value, _: DateTime<Utc>) -> Value {
     o["metadata"]["name"].clone()
 }
@@ -82,62 +86,31 @@ fn created_at(o: &Value, _: DateTime<Utc>) -> Value {
     o["metadata"]["creationTimestamp"].clone()
 }
 
-fn pod_status(o: &Value, _: DateTime<Utc>) -> Value {
-    if !o["metadata"]["deletionTimestamp"].is_null() { json!("Terminating") } else { o["status"]["phase"].clone() }
-}
-
-fn phase(o: &Value, _: DateTime<Utc>) -> Value {
-    o["status"]["phase"].clone()
-}
-
-fn event_object(o: &Value, _: DateTime<Utc>) -> Value {
-    let io = &o["involvedObject"];
-    json!(format!("{}/{}", io["kind"].as_str().unwrap_or("").to_lowercase(), io["name"].as_str().unwrap_or("")))
-}
-
-fn field(key: &'static str) -> Cell {
-    match key {
-        "type" => |o, _| o["type"].clone(),
-        "reason" => |o, _| o["reason"].clone(),
-        _ => |o, _| o["message"].clone(),
-    }
-}
-
-/// The number of keys of the maps `keys` name.
-fn count(o: &Value, keys: &[&str]) -> Value {
-    json!(keys.iter().map(|k| o[*k].as_object().map_or(0, Map::len)).sum::<usize>())
-}
-
-/// How upstream's printer fills column `column` of `kind` (an internal Go type name, or "" for
-/// the default convertor), where the fake fills it (k8s.io/kubernetes
-/// pkg/printers/internalversion/printers.go).
+/// How upstream fills column `column` of `kind` (an internal Go type name, or "" for the
+/// default convertor): by its printer (k8s.io/kubernetes pkg/printers/internalversion/
+/// printers.go), see [`printers::cell`].
 fn cell_of(kind: &str, column: &str) -> Option<Cell> {
     Some(match (kind, column) {
         (_, "Name") => name,
         (_, "Age") => age,
         ("", "Created At") => created_at,
-        ("core.ConfigMap", "Data") => |o, _| count(o, &["data", "binaryData"]),
-        ("core.Secret", "Type") => |o, _| o["type"].clone(),
-        ("core.Secret", "Data") => |o, _| count(o, &["data"]),
-        ("core.Namespace", "Status") => phase,
-        ("coordination.Lease", "Holder") => |o, _| json!(o["spec"]["holderIdentity"].as_str().unwrap_or("")),
-        _ => return None,
+        _ => return printers::cell(kind, column),
     })
 }
 
-/// Upstream's columns of a built-in kind (the default convertor's for a kind no printer
-/// handles), when the fake fills every one of their cells.
-fn upstream_columns(resource: &ResourceInfo) -> Option<Vec<Column>> {
+/// The internal Go type name of a built-in kind, as the printers are registered for it
+/// (`core.Secret`), or "" for a kind no printer handles (the default convertor).
+fn printed_kind(resource: &ResourceInfo) -> String {
     let kind = format!("{}.{}", resource.internal_package(), resource.kind);
-    let (kind, definitions) = match COLUMNS.get(&kind) {
-        Some(definitions) => (kind.as_str(), definitions),
-        None => ("", &COLUMNS[""]),
-    };
-    definitions
-        .as_array()?
-        .iter()
-        .map(|definition| Some(Column { definition: definition.clone(), cell: cell_of(kind, definition["name"].as_str()?)? }))
-        .collect()
+    if COLUMNS.contains_key(&kind) { kind } else { String::new() }
+}
+
+/// Upstream's columns of a built-in kind (the default convertor's for a kind no printer
+/// handles); a column the fake has no cell for would be left null.
+fn upstream_columns(kind: &str) -> Vec<Column> {
+    let definitions = COLUMNS[kind].as_array().map_or(&[][..], Vec::as_slice);
+    let cell = |definition: &Value| cell_of(kind, definition["name"].as_str().unwrap_or("")).unwrap_or(|_, _| Value::Null);
+    definitions.iter().map(|definition| Column { definition: definition.clone(), cell: cell(definition) }).collect()
 }
 
 /// A custom resource's columns when its definition names none: the name, and its creation
@@ -151,39 +124,24 @@ fn custom_columns() -> Vec<Column> {
     vec![Column { definition: default[0].clone(), cell: name }, Column { definition: created, cell: age }]
 }
 
-fn columns(resource: &ResourceInfo) -> Vec<Column> {
-    if resource.custom {
-        return custom_columns();
-    }
-    if let Some(columns) = upstream_columns(resource) {
-        return columns;
-    }
-    let c = |name: &str, cell| Column {
-        definition: json!({"name": name, "type": "string", "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": 0}),
-        cell,
-    };
-    let mut cols = vec![c("Name", name as Cell)];
-    match (resource.storage.0.as_str(), resource.storage.1.as_str()) {
-        ("", "pods") => cols.push(c("Status", pod_status)),
-        ("", "events") => {
-            cols.extend([c("Type", field("type")), c("Reason", field("reason")), c("Object", event_object)]);
-            cols.push(c("Message", field("message")));
-        }
-        _ => {}
-    }
-    cols.push(c("Age", age));
-    cols
-}
-
 /// A `Table` of `api_version` (`meta.k8s.io/v1` or `v1beta1`) of `objects` (as served) for
-/// `kubectl get`; each row's object is `PartialObjectMetadata` of the same version.
+/// `kubectl get`: every column's cell, as the server asks the printers for the wide output;
+/// each row's object is `PartialObjectMetadata` of the same version.
 pub fn table(resource: &ResourceInfo, objects: &[&Value], list_meta: Value, now: DateTime<Utc>, api_version: &'static str) -> Value {
-    let cols = columns(resource);
+    let kind = if resource.custom { String::new() } else { printed_kind(resource) };
+    let cols = if resource.custom { custom_columns() } else { upstream_columns(&kind) };
     let definitions: Vec<&Value> = cols.iter().map(|c| &c.definition).collect();
-    let rows: Vec<Value> = objects
-        .iter()
-        .map(|o| json!({"cells": cols.iter().map(|c| (c.cell)(o, now)).collect::<Vec<_>>(), "object": partial_metadata(o, api_version)}))
-        .collect();
+    let row = |o: &&Value| {
+        let printed = printers::as_printed(resource, o);
+        let mut row = Map::new();
+        row.insert("cells".into(), cols.iter().map(|c| (c.cell)(&printed, now)).collect());
+        if let Some(conditions) = printers::row_conditions(&kind, o) {
+            row.insert("conditions".into(), conditions);
+        }
+        row.insert("object".into(), json!(partial_metadata(o, api_version)));
+        Value::Object(row)
+    };
+    let rows: Vec<Value> = objects.iter().map(row).collect();
     json!({"kind": "Table", "apiVersion": api_version, "metadata": list_meta, "columnDefinitions": definitions, "rows": rows})
 }
 
@@ -210,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn columns_are_upstream_printers_where_the_fake_fills_every_cell() {
+    fn columns_are_upstream_printers_or_else_the_default_convertor_s() {
         let catalogue = Catalogue::new();
         let now = Utc::now();
         let secret =
@@ -226,5 +184,15 @@ mod tests {
         let role_table = table(&roles, &[&role], json!({}), now, "meta.k8s.io/v1");
         assert_eq!(role_table["columnDefinitions"][1]["name"], "Created At", "no printer: the default convertor's columns");
         assert_eq!(role_table["rows"][0]["cells"], json!(["r", "2026-01-01T00:00:00Z"]));
+    }
+
+    #[test]
+    fn every_column_of_every_built_in_kind_has_a_cell() {
+        for resource in Catalogue::new().all() {
+            let kind = printed_kind(resource);
+            for definition in COLUMNS[kind.as_str()].as_array().unwrap() {
+                assert!(cell_of(&kind, definition["name"].as_str().unwrap()).is_some(), "{kind}: {}", definition["name"]);
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@
 
 use serde_json::Value;
 
+use crate::apiserver::go_fmt::{self, Numbers};
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::status::{ApiError, FieldError};
 
@@ -22,39 +23,10 @@ pub fn refusal(patch_type: PatchType, patch: &[u8], patched: &Value, json_error:
         PatchType::Json | PatchType::Merge => (patched.to_string(), json_error.to_string()),
         PatchType::Strategic => {
             let patch: Value = serde_json::from_slice(patch).ok()?;
-            (go_print(&patch), converter_error(json_error, patched)?)
+            (go_fmt::plain(&patch, Numbers::IntegerWhenIntegral), converter_error(json_error, patched)?)
         }
     };
     Some(ApiError::invalid("", "", "", vec![FieldError::invalid("patch", Value::String(value), why)]))
-}
-
-/// A decoded JSON value as Go's `%+v` prints it, numbers as apimachinery's JSON decoder reads
-/// them (`int64` when integral, else `float64`), maps with their keys sorted.
-fn go_print(value: &Value) -> String {
-    match value {
-        Value::Null => "<nil>".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => i.to_string(),
-            None => go_float(n.as_f64().unwrap_or_default()),
-        },
-        Value::String(s) => s.clone(),
-        Value::Array(items) => format!("[{}]", items.iter().map(go_print).collect::<Vec<_>>().join(" ")),
-        Value::Object(map) => format!("map[{}]", map.iter().map(|(k, v)| format!("{k}:{}", go_print(v))).collect::<Vec<_>>().join(" ")),
-    }
-}
-
-/// A `float64` as `%v` prints it: the shortest digits, with an exponent (of at least two
-/// digits) below 1e-4 and from 1e6 (strconv's `%g` with the shortest precision).
-fn go_float(f: f64) -> String {
-    let scientific = format!("{f:e}");
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if f == 0.0 || (-4..6).contains(&exponent) {
-        return f.to_string();
-    }
-    let sign = if exponent < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exponent.abs())
 }
 
 /// What the unstructured converter says where Go's JSON decoder said `json_error`
@@ -118,12 +90,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn a_patch_map_prints_as_go_prints_it() {
-        let patch = json!({"b": [1, 2.5, null], "a": {"x": "y", "t": true}, "c": 1234567.5, "d": 0.00001});
-        assert_eq!(go_print(&patch), "map[a:map[t:true x:y] b:[1 2.5 <nil>] c:1.2345675e+06 d:1e-05]");
-    }
 
     #[test]
     fn the_converter_s_words_follow_the_value_and_the_field_s_type() {

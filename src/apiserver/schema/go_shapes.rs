@@ -189,7 +189,7 @@ impl GoNode {
     }
 
     /// The value's shape, pointers followed.
-    fn value(self) -> &'static Shape {
+    pub fn value(self) -> &'static Shape {
         let mut shape = self.shape;
         while let Shape::Pointer(inner) = shape {
             shape = inner;

@@ -25,7 +25,7 @@ pub enum Decoded {
 }
 
 fn round_trip<T: DeserializeOwned + Serialize>(object: &Value) -> Option<Value> {
-    decode::<T>("", object).typed()
+    decode::<T>("", None, object).typed()
 }
 
 impl Decoded {
@@ -42,14 +42,15 @@ fn first_error<T: DeserializeOwned>(object: &Value) -> Option<(Vec<Segment>, Str
     serde_path_to_error::deserialize::<_, T>(object).err().map(|e| (e.path().iter().cloned().collect(), e.inner().to_string()))
 }
 
-/// Decodes `object` (of `kind`) into `T`; only a failure is decoded again, to find where.
-fn decode<T: DeserializeOwned + Serialize>(kind: &str, object: &Value) -> Decoded {
+/// Decodes `object` (of `kind`, whose Go type is `root` where the pinned release's shapes know
+/// it) into `T`; only a failure is decoded again, to find where.
+fn decode<T: DeserializeOwned + Serialize>(kind: &str, root: Option<GoNode>, object: &Value) -> Decoded {
     if let Ok(typed) = T::deserialize(object) {
         return serde_json::to_value(typed).map_or(Decoded::Incomplete, Decoded::Typed);
     }
     let Some((path, message)) = first_error::<T>(object) else { return Decoded::Incomplete };
     if let Some((found, expected)) = wrong_type(&message) {
-        return Decoded::WrongType(unmarshal_error::<T>(kind, object, &path, found, expected));
+        return Decoded::WrongType(unmarshal_error::<T>(kind, root, object, &path, found, expected));
     }
     // A string that serde did not take where no type error is: a timestamp, which `metav1.Time`
     // decodes with Go's `time.Parse(time.RFC3339, ...)`.
@@ -64,7 +65,7 @@ fn decode<T: DeserializeOwned + Serialize>(kind: &str, object: &Value) -> Decode
 /// there (`GetObjectMetaWithOptions`, apiextensions-apiserver
 /// pkg/apiserver/schema/objectmeta/coerce.go).
 pub fn metadata_type_error(meta: &Value) -> Option<String> {
-    match decode::<ObjectMeta>("ObjectMeta", meta) {
+    match decode::<ObjectMeta>("ObjectMeta", Some(GoNode::object_meta()), meta) {
         Decoded::WrongType(error) => Some(error),
         _ => None,
     }
@@ -89,7 +90,14 @@ fn wrong_type(message: &str) -> Option<(&str, &str)> {
 /// Go's `UnmarshalTypeError` for the value `found` at `path` where serde `expected` another:
 /// the Go struct holding the field, the field's path of JSON names (no indexes, no map keys),
 /// and the Go type of the field.
-fn unmarshal_error<T: DeserializeOwned>(kind: &str, object: &Value, path: &[Segment], found: &str, expected: &str) -> String {
+fn unmarshal_error<T: DeserializeOwned>(
+    kind: &str,
+    root: Option<GoNode>,
+    object: &Value,
+    path: &[Segment],
+    found: &str,
+    expected: &str,
+) -> String {
     let mut owner = kind.to_string();
     let mut fields = Vec::new();
     for (i, segment) in path.iter().enumerate() {
@@ -100,7 +108,7 @@ fn unmarshal_error<T: DeserializeOwned>(kind: &str, object: &Value, path: &[Segm
             fields.push(key.as_str());
         }
     }
-    let scalar = |expected: &str| match named_scalar(kind, object, path) {
+    let scalar = |expected: &str| match root.and_then(|root| named_scalar(root, path)) {
         Some(named) if SCALARS.contains(&expected) => named.to_string(),
         _ => go_type(expected),
     };
@@ -127,12 +135,9 @@ fn unmarshal_error<T: DeserializeOwned>(kind: &str, object: &Value, path: &[Segm
 const SCALARS: &[&str] = &["a string", "string", "i32", "i64", "f64", "a boolean"];
 
 /// The Go name of the named scalar type (`types.UID`, `v1.PullPolicy`) of the field `path`
-/// last names in `object` (of `kind`, at the version it gives), from the pinned release's types.
-fn named_scalar(kind: &str, object: &Value, path: &[Segment]) -> Option<&'static str> {
-    let mut node = match kind {
-        "ObjectMeta" => GoNode::object_meta(),
-        _ => GoNode::root(object["apiVersion"].as_str()?, kind)?,
-    };
+/// last names from `root`, from the pinned release's types.
+fn named_scalar(root: GoNode, path: &[Segment]) -> Option<&'static str> {
+    let mut node = root;
     let mut named = None;
     for segment in path {
         match segment {
@@ -237,39 +242,41 @@ fn kind_round_trip(group: &str, kind: &str, object: &Value) -> Option<Decoded> {
     use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core, rbac::v1 as rbac};
     use k8s_openapi::api::{node::v1 as node, policy::v1 as policy};
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
+    let root = object["apiVersion"].as_str().and_then(|version| GoNode::root(version, kind));
     Some(match (group, kind) {
-        ("", "Namespace") => decode::<core::Namespace>(kind, object),
-        ("", "Node") => decode::<core::Node>(kind, object),
-        ("", "Pod") => decode::<core::Pod>(kind, object),
-        ("", "ConfigMap") => decode::<core::ConfigMap>(kind, object),
-        ("", "Secret") => decode::<core::Secret>(kind, object),
-        ("", "Service") => decode::<core::Service>(kind, object),
-        ("", "ServiceAccount") => decode::<core::ServiceAccount>(kind, object),
-        ("", "Endpoints") => decode::<core::Endpoints>(kind, object),
-        ("", "ReplicationController") => decode::<core::ReplicationController>(kind, object),
-        ("", "PersistentVolume") => decode::<core::PersistentVolume>(kind, object),
-        ("", "PersistentVolumeClaim") => decode::<core::PersistentVolumeClaim>(kind, object),
-        ("", "Event") => decode::<core::Event>(kind, object),
-        ("", "PodTemplate") => decode::<core::PodTemplate>(kind, object),
-        ("", "ResourceQuota") => decode::<core::ResourceQuota>(kind, object),
-        ("", "LimitRange") => decode::<core::LimitRange>(kind, object),
-        ("policy", "PodDisruptionBudget") => decode::<policy::PodDisruptionBudget>(kind, object),
-        ("node.k8s.io", "RuntimeClass") => decode::<node::RuntimeClass>(kind, object),
-        ("events.k8s.io", "Event") => decode::<k8s_openapi::api::events::v1::Event>(kind, object),
-        ("apps", "Deployment") => decode::<apps::Deployment>(kind, object),
-        ("apps", "ReplicaSet") => decode::<apps::ReplicaSet>(kind, object),
-        ("apps", "StatefulSet") => decode::<apps::StatefulSet>(kind, object),
-        ("apps", "DaemonSet") => decode::<apps::DaemonSet>(kind, object),
-        ("apps", "ControllerRevision") => decode::<apps::ControllerRevision>(kind, object),
-        ("batch", "Job") => decode::<batch::Job>(kind, object),
-        ("batch", "CronJob") => decode::<batch::CronJob>(kind, object),
-        ("coordination.k8s.io", "Lease") => decode::<coordination::Lease>(kind, object),
-        ("discovery.k8s.io", "EndpointSlice") => decode::<k8s_openapi::api::discovery::v1::EndpointSlice>(kind, object),
-        ("rbac.authorization.k8s.io", "Role") => decode::<rbac::Role>(kind, object),
-        ("rbac.authorization.k8s.io", "RoleBinding") => decode::<rbac::RoleBinding>(kind, object),
-        ("rbac.authorization.k8s.io", "ClusterRole") => decode::<rbac::ClusterRole>(kind, object),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => decode::<rbac::ClusterRoleBinding>(kind, object),
-        ("apiextensions.k8s.io", "CustomResourceDefinition") => decode::<apiextensions::CustomResourceDefinition>(kind, object),
+        ("", "Namespace") => decode::<core::Namespace>(kind, root, object),
+        ("", "Node") => decode::<core::Node>(kind, root, object),
+        ("", "Pod") => decode::<core::Pod>(kind, root, object),
+        ("", "ConfigMap") => decode::<core::ConfigMap>(kind, root, object),
+        ("", "Secret") => decode::<core::Secret>(kind, root, object),
+        ("", "Service") => decode::<core::Service>(kind, root, object),
+        ("", "ServiceAccount") => decode::<core::ServiceAccount>(kind, root, object),
+        ("", "Endpoints") => decode::<core::Endpoints>(kind, root, object),
+        ("", "ReplicationController") => decode::<core::ReplicationController>(kind, root, object),
+        ("", "PersistentVolume") => decode::<core::PersistentVolume>(kind, root, object),
+        ("", "PersistentVolumeClaim") => decode::<core::PersistentVolumeClaim>(kind, root, object),
+        ("", "Event") => decode::<core::Event>(kind, root, object),
+        ("", "PodTemplate") => decode::<core::PodTemplate>(kind, root, object),
+        ("", "ResourceQuota") => decode::<core::ResourceQuota>(kind, root, object),
+        ("", "LimitRange") => decode::<core::LimitRange>(kind, root, object),
+        ("policy", "PodDisruptionBudget") => decode::<policy::PodDisruptionBudget>(kind, root, object),
+        ("node.k8s.io", "RuntimeClass") => decode::<node::RuntimeClass>(kind, root, object),
+        ("events.k8s.io", "Event") => decode::<k8s_openapi::api::events::v1::Event>(kind, root, object),
+        ("apps", "Deployment") => decode::<apps::Deployment>(kind, root, object),
+        ("apps", "ReplicaSet") => decode::<apps::ReplicaSet>(kind, root, object),
+        ("apps", "StatefulSet") => decode::<apps::StatefulSet>(kind, root, object),
+        ("apps", "DaemonSet") => decode::<apps::DaemonSet>(kind, root, object),
+        ("apps", "ControllerRevision") => decode::<apps::ControllerRevision>(kind, root, object),
+        ("autoscaling", "Scale") => decode::<k8s_openapi::api::autoscaling::v1::Scale>(kind, root, object),
+        ("batch", "Job") => decode::<batch::Job>(kind, root, object),
+        ("batch", "CronJob") => decode::<batch::CronJob>(kind, root, object),
+        ("coordination.k8s.io", "Lease") => decode::<coordination::Lease>(kind, root, object),
+        ("discovery.k8s.io", "EndpointSlice") => decode::<k8s_openapi::api::discovery::v1::EndpointSlice>(kind, root, object),
+        ("rbac.authorization.k8s.io", "Role") => decode::<rbac::Role>(kind, root, object),
+        ("rbac.authorization.k8s.io", "RoleBinding") => decode::<rbac::RoleBinding>(kind, root, object),
+        ("rbac.authorization.k8s.io", "ClusterRole") => decode::<rbac::ClusterRole>(kind, root, object),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => decode::<rbac::ClusterRoleBinding>(kind, root, object),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => decode::<apiextensions::CustomResourceDefinition>(kind, root, object),
         _ => return None,
     })
 }

@@ -127,19 +127,30 @@ impl Storage {
         self.create_managed(scope, body, opts, &management)
     }
 
-    /// Creates an object whose fields `management` manages.
-    pub fn create_managed(&mut self, scope: &Scope, body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Arc<Value>> {
-        let mut body = body;
-        if scope.resource.namespaced && scope.namespace.is_none() {
-            return Err(ApiError::not_found_path());
-        }
+    /// A request's body as the create and update handlers decode it: its kind and version,
+    /// its fields' types and names, then its namespace against the URL's (decoding comes before
+    /// the handler's namespace check).
+    pub fn decoded(&self, scope: &Scope, mut body: Value, opts: &WriteOptions) -> ApiResult<Value> {
         check_type(scope, &mut body)?;
         if body.get("metadata").is_none() {
             body["metadata"] = json!({});
         }
-        // Decoding (the fields' types) comes before the handler's namespace check.
-        let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
+        let mut body = check_fields(&scope.resource, body, opts, self.custom_schema(scope).as_ref())?;
         check_namespace(scope, &mut body)?;
+        Ok(body)
+    }
+
+    /// Creates an object whose fields `management` manages.
+    pub fn create_managed(&mut self, scope: &Scope, body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Arc<Value>> {
+        if scope.resource.namespaced && scope.namespace.is_none() {
+            return Err(ApiError::not_found_path());
+        }
+        let body = self.decoded(scope, body, &opts)?;
+        self.create_decoded(scope, body, opts, management)
+    }
+
+    /// Creates an object from a decoded body ([`Self::decoded`]).
+    pub fn create_decoded(&mut self, scope: &Scope, mut body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Arc<Value>> {
         if !scope.resource.custom {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
         }

@@ -6,9 +6,11 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::ScalePaths;
-use crate::apiserver::patch::PatchType;
-use crate::apiserver::scale::{ScaleWrite, has_replicas, scale_of, set_at};
-use crate::apiserver::schema::WriteOptions;
+use crate::apiserver::go_quote::quote;
+use crate::apiserver::patch::{PatchType, undecodable};
+use crate::apiserver::scale::{SCALE_API_VERSION, ScaleWrite, has_replicas, scale_of, set_at};
+use crate::apiserver::schema::{WriteOptions, typed};
+use crate::apiserver::scheme::registered;
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
@@ -32,6 +34,19 @@ fn check_replicas(scope: &Scope, name: &str, paths: &ScalePaths, write: &ScaleWr
         return Err(ApiError::invalid(&resource.group, &resource.kind, name, vec![err]));
     }
     Ok(())
+}
+
+/// Why the patch handler cannot decode the result of a JSON or merge patch of a Scale, which it
+/// decodes by the version and kind it names, if they are not registered (k8s.io/apiserver
+/// pkg/endpoints/handlers/patch.go `jsonPatcher`; the converter that reads a strategic merge
+/// patch's result takes neither).
+fn unregistered(patched: &Value) -> Option<String> {
+    let text = |field: &str| patched[field].as_str().unwrap_or("").to_string();
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
+    (!registered("autoscaling", group, version, &kind)).then(|| {
+        format!("no kind {} is registered for version {} in scheme \"pkg/runtime/scheme.go:111\"", quote(&kind), quote(&api_version))
+    })
 }
 
 impl Storage {
@@ -72,7 +87,17 @@ impl Storage {
             current["spec"] = json!({});
         }
         let patched = patch_type.apply(&current, body)?;
-        self.write_scale(scope, name, &paths, &parent, &patched, opts)
+        // Decoded, the patched object is a Scale whatever version and kind it names.
+        let mut scale = patched.clone();
+        scale["apiVersion"] = json!(SCALE_API_VERSION);
+        scale["kind"] = json!("Scale");
+        let unregistered = if patch_type == PatchType::Strategic { None } else { unregistered(&patched) };
+        if let Some(json_error) = unregistered.or_else(|| typed::unknown_fields_of("autoscaling", "Scale", &scale).err())
+            && let Some(refusal) = undecodable::refusal(patch_type, body, &patched, &json_error)
+        {
+            return Err(refusal);
+        }
+        self.write_scale(scope, name, &paths, &parent, &scale, opts)
     }
 
     /// Server-side apply of a Scale configuration for the request's manager: the desired

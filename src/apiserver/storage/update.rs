@@ -8,9 +8,8 @@ use serde_json::{Value, json};
 use crate::apiserver::deletion::{AfterUpdate, after_update};
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch::{PatchType, undecodable};
-use crate::apiserver::schema::{WriteOptions, check_fields, typed};
+use crate::apiserver::schema::{WriteOptions, typed};
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
-use crate::apiserver::storage::create::{check_namespace, check_type};
 use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
@@ -36,18 +35,16 @@ impl Storage {
         if !(target == Target::Main && scope.resource.create_on_update && self.store.get(&scope.request_key(name)?).is_none()) {
             return Ok((self.update(scope, name, body, target, opts)?, false));
         }
-        let mut body = body;
-        if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
-            match meta.get("name").and_then(Value::as_str) {
-                Some(n) if !n.is_empty() && n != name => {
-                    return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
-                }
-                _ => meta.insert("name".into(), json!(name)),
-            };
-            // The store writes a new object whatever version the request named.
+        // The handler decodes the body and checks its name before the store finds nothing to
+        // update (k8s.io/apiserver pkg/endpoints/handlers/update.go).
+        let mut body = self.decoded(scope, body, &opts)?;
+        check_name(&body, name)?;
+        // The store writes a new object whatever version the request named.
+        if let Some(meta) = body["metadata"].as_object_mut() {
             meta.remove("resourceVersion");
         }
-        Ok(((*self.create(scope, body, opts)?).clone(), true))
+        let management = Management::Update(opts.field_manager.clone());
+        Ok(((*self.create_decoded(scope, body, opts, &management)?).clone(), true))
     }
 
     /// Replaces object `name` with `body` (PUT); returns the stored object as served.
@@ -66,15 +63,9 @@ impl Storage {
         opts: WriteOptions,
         management: &Management,
     ) -> ApiResult<Value> {
-        let mut body = body;
-        check_type(scope, &mut body)?;
-        if body.get("metadata").is_none() {
-            body["metadata"] = json!({});
-        }
-        let mut body = check_fields(&scope.resource, body, &opts, self.custom_schema(scope).as_ref())?;
         // The namespace before the name, as the update and patch handlers check them
         // (k8s.io/apiserver pkg/endpoints/handlers/update.go, patch.go).
-        check_namespace(scope, &mut body)?;
+        let mut body = self.decoded(scope, body, &opts)?;
         check_name(&body, name)?;
         if !scope.resource.custom {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);

@@ -160,6 +160,7 @@ impl Report {
         let mut out = String::new();
         for (key, class) in classes {
             let (found, difference) = &class.example;
+            let (fake, upstream) = difference.shown();
             let mark = if class.documented.is_some() { "documented" } else { "NEW" };
             out.push_str(&format!(
                 "{mark} {}x {key}\n    request #{}{}: {}\n    fake:     {}\n    upstream: {}\n",
@@ -167,8 +168,8 @@ impl Report {
                 found.index,
                 found.origin.as_ref().map(|o| format!(" ({o})")).unwrap_or_default(),
                 compare::clip(&found.request.to_string()),
-                difference.fake,
-                difference.upstream
+                fake,
+                upstream
             ));
             if let Some(why) = &class.documented {
                 out.push_str(&format!("    why: {why}\n"));
