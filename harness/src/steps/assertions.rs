@@ -117,7 +117,8 @@ async fn still_exists_check(world: &mut KubeWorld, kind: String, name: String, f
     }
 }
 
-/// `Then ConfigMap "owner" is terminating with finalizers "foregroundDeletion"` (after settling).
+/// `Then ConfigMap "owner" is terminating with finalizers "foregroundDeletion"` (after settling,
+/// and waited for where settling is only a hold time).
 #[then(regex = r#"^((?-u:\w)+) "([^"]+)" is terminating with finalizers "([^"]*)"$"#)]
 async fn terminating(world: &mut KubeWorld, kind: String, name: String, finalizers: String) -> StepResult {
     let result = terminating_check(&mut *world, kind, name, finalizers).await;
@@ -126,15 +127,29 @@ async fn terminating(world: &mut KubeWorld, kind: String, name: String, finalize
 
 async fn terminating_check(world: &mut KubeWorld, kind: String, name: String, finalizers: String) -> StepResult {
     settled(world).await?;
-    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
-    if o.metadata.deletion_timestamp.is_none() {
-        return Err(format!("{kind} {name:?} has no deletionTimestamp"));
-    }
-    let have = o.metadata.finalizers.unwrap_or_default();
-    if have != list(&finalizers) {
-        return Err(format!("{kind} {name:?} has finalizers {have:?}, expected {:?}", list(&finalizers)));
-    }
-    Ok(())
+    let api = world.object_api(&kind, &name).await?;
+    let want = list(&finalizers);
+    // Settled is exact on the fake; on a cluster reached by kubeconfig it is a hold time, which a
+    // collector working down a long foreground chain on a busy machine can outlast, so the state
+    // is waited for (up to the backend's timeout) before the last failure is reported.
+    let last = std::cell::RefCell::new(Ok(()));
+    let waited = world
+        .poll(&format!("{kind} {name:?} to be terminating"), || async {
+            let o = lookup(&api, &name).await.map_err(|e| format!("cannot get {kind} {name:?}: {e}"))?;
+            let now = match o {
+                None => Err(format!("{kind} {name:?} is gone")),
+                Some(o) if o.metadata.deletion_timestamp.is_none() => Err(format!("{kind} {name:?} has no deletionTimestamp")),
+                Some(o) => match o.metadata.finalizers.unwrap_or_default() {
+                    have if have != want => Err(format!("{kind} {name:?} has finalizers {have:?}, expected {want:?}")),
+                    _ => Ok(()),
+                },
+            };
+            let done = now.is_ok();
+            *last.borrow_mut() = now;
+            Ok(done)
+        })
+        .await;
+    waited.or_else(|_| last.into_inner())
 }
 
 /// `Then Pod "web" is terminating with a grace period of 30 seconds`: its deletionTimestamp
