@@ -58,6 +58,9 @@ on_both_servers!(
     a_put_that_creates_decodes_and_checks_the_name_first,
     an_update_s_finalizer_errors_come_in_the_order_upstream_checks_them,
     a_patched_scale_is_decoded_as_the_patch_handler_decodes_it,
+    yaml_syntax_errors_are_go_yaml_s_words_and_lines,
+    ownership_through_the_scale_is_passed_as_the_scale_handler_passes_it,
+    a_daemon_set_s_metadata_alone_has_no_template_generation,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1133,4 +1136,105 @@ async fn a_patched_scale_is_decoded_as_the_patch_handler_decodes_it(server: Serv
     let unregistered = "no kind \"Scale\" is registered for version \"apps/v1\" in scheme \"pkg/runtime/scheme.go:111\"";
     assert_eq!(r.code, 422, "{}", r.body);
     assert!(r.body["message"].as_str().unwrap().ends_with(unregistered), "{}", r.body);
+}
+
+/// Seed 1: a YAML body cut short was refused in the words of the fake's YAML parser ("unclosed
+/// bracket"); go-yaml's are libyaml's, on the line its parser error marks (decode.go `fail`).
+async fn yaml_syntax_errors_are_go_yaml_s_words_and_lines(server: Server) {
+    let cases: [(&str, &str); 5] = [
+        ("{\"metadata\": ", "line 1: did not find expected node content ({\"metadata\": )"),
+        ("{\"meta", "found unexpected end of stream ({\"meta)"),
+        ("a: b: c", "mapping values are not allowed in this context (613a20623a2063)"),
+        ("a:\n  b: 1\n c: 2", "line 2: did not find expected key (613a0a2020623a20310a20633a2032)"),
+        ("- a\nb: c", "line 1: did not find expected '-' indicator (2d20610a623a2063)"),
+    ];
+    for (body, words) in cases {
+        let r = raw(&server, Method::POST, &cm_path(""), Some("application/yaml"), body.to_string()).await;
+        let message = format!("the object provided is unrecognized (must be of type ConfigMap): yaml: {words}");
+        assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{body:?}: {}", r.body);
+    }
+    create_cm(&server, "yaml-applied", &[]).await;
+    let apply = format!("{}?fieldManager=fuzz", cm_path("yaml-applied"));
+    let r = raw(&server, Method::PATCH, &apply, Some("application/apply-patch+yaml"), "{\"metadata\": ").await;
+    let message = "error decoding patch: error converting YAML to JSON: yaml: line 1: did not find expected node content";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message)), "{}", r.body);
+}
+
+/// Seed 1: a StatefulSet's creator kept its replicas after a patch of its Scale's metadata and
+/// an apply of the same replicas; upstream's `ScaleHandler` splits an updater's replicas into an
+/// entry of the same identity with no time (its Scale identity is at autoscaling/v1), which the
+/// next write's decoding drops (a later entry of an identity wins), so the applier owns them
+/// alone. A writer of the Scale's replicas gets an entry with no time.
+async fn ownership_through_the_scale_is_passed_as_the_scale_handler_passes_it(server: Server) {
+    let sets = "/apis/apps/v1/namespaces/default/statefulsets";
+    let template = json!({"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let spec = json!({"replicas": 0, "selector": {"matchLabels": {"app": "x"}}, "serviceName": "s", "template": template});
+    let set = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "scaled-set"}, "spec": spec});
+    assert_eq!(post(&server, &format!("{sets}?fieldManager=creator"), set.clone()).await.code, 201);
+    let scale = format!("{sets}/scaled-set/scale?fieldManager=creator");
+    let r = patch(&server, &scale, "application/strategic-merge-patch+json", json!({"metadata": {"finalizers": ["kubernetes"]}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    // (manager, time, what it owns of the replicas) of this test's managers, in order; the
+    // StatefulSet controller's status entry (upstream) is not one of them.
+    let managed = |body: &Value| -> Vec<(String, Option<String>, Value)> {
+        let entries = body["metadata"]["managedFields"].as_array().cloned().unwrap_or_default();
+        entries
+            .iter()
+            .filter(|e| ["creator", "applier", "scaler"].contains(&e["manager"].as_str().unwrap_or("")))
+            .map(|e| {
+                (
+                    e["manager"].as_str().unwrap().to_string(),
+                    e["time"].as_str().map(String::from),
+                    e["fieldsV1"]["f:spec"]["f:replicas"].clone(),
+                )
+            })
+            .collect()
+    };
+    let after_scale = managed(&get(&server, &format!("{sets}/scaled-set")).await.body);
+    assert_eq!(after_scale.len(), 2, "{after_scale:?}");
+    assert_eq!((after_scale[0].1.is_none(), &after_scale[0].2), (true, &json!({})), "{after_scale:?}");
+    assert_eq!((after_scale[1].1.is_some(), &after_scale[1].2), (true, &Value::Null), "{after_scale:?}");
+    let r = raw(
+        &server,
+        Method::PATCH,
+        &format!("{sets}/scaled-set?fieldManager=applier"),
+        Some("application/apply-patch+yaml"),
+        set.to_string(),
+    )
+    .await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let after_apply = managed(&r.body);
+    let replicas_owners: Vec<&str> =
+        after_apply.iter().filter(|(_, _, replicas)| !replicas.is_null()).map(|(m, _, _)| m.as_str()).collect();
+    assert_eq!((after_apply.len(), replicas_owners), (2, vec!["applier"]), "{after_apply:?}");
+    let r = patch(
+        &server,
+        &format!("{sets}/scaled-set/scale?fieldManager=scaler"),
+        "application/merge-patch+json",
+        json!({"spec": {"replicas": 2}}),
+    )
+    .await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let after_scaling = managed(&get(&server, &format!("{sets}/scaled-set")).await.body);
+    let scaler: Vec<_> = after_scaling.iter().filter(|(m, _, _)| m == "scaler").collect();
+    assert_eq!(scaler, [&("scaler".to_string(), None, json!({}))], "{after_scaling:?}");
+}
+
+/// Seed 1: a DaemonSet's Table rows (and its metadata alone) showed the annotation apps/v1
+/// keeps its template generation in; upstream renders metadata from the internal object, where
+/// the generation is a field of the spec.
+async fn a_daemon_set_s_metadata_alone_has_no_template_generation(server: Server) {
+    let sets = "/apis/apps/v1/namespaces/default/daemonsets";
+    let template = json!({"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let spec = json!({"selector": {"matchLabels": {"app": "d"}}, "template": template});
+    let set =
+        json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "annotated", "annotations": {"x": "y"}}, "spec": spec});
+    let r = post(&server, sets, set).await;
+    assert_eq!((r.code, &r.body["metadata"]["annotations"]["deprecated.daemonset.template.generation"]), (201, &json!("1")), "{}", r.body);
+    let metadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::GET, &format!("{sets}/annotated"), metadata, None).await;
+    assert_eq!(r.body["metadata"]["annotations"], json!({"x": "y"}), "{}", r.body);
+    let table = "application/json;as=Table;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::GET, sets, table, None).await;
+    assert_eq!(r.body["rows"][0]["object"]["metadata"]["annotations"], json!({"x": "y"}), "{}", r.body);
 }

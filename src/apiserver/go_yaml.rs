@@ -1,12 +1,51 @@
-//! The errors of the YAML reader upstream's decoders use (go.yaml.in/yaml/v2 readerc.go,
-//! `yaml_parser_update_buffer`): before it scans anything it decodes its input as UTF-8 and
-//! refuses a malformed sequence or a character YAML does not allow, with no line (a reader
-//! error sets no mark). The input is read 512 bytes at a time, each chunk whole before the
-//! scanner reads from it, so in a body of one chunk these come before any syntax error.
+//! The errors of the YAML decoder upstream's decoders use (go.yaml.in/yaml/v2, through
+//! sigs.k8s.io/yaml), in its words.
+//!
+//! Its reader (readerc.go, `yaml_parser_update_buffer`) decodes the input as UTF-8 before it
+//! scans anything and refuses a malformed sequence or a character YAML does not allow, with no
+//! line (a reader error sets no mark). The input is read 512 bytes at a time, each chunk whole
+//! before the scanner reads from it, so in a body of one chunk these come before any syntax
+//! error. Its scanner and parser are a port of libyaml's, as `libyaml_safer` is: a syntax error
+//! is libyaml's problem, placed on a line as `parser.fail` (decode.go) places it.
+
+use libyaml_safer::{ErrorKind, EventData, Parser};
+
+/// What `yaml.Unmarshal` says of `body` (`yaml: ...`) when it cannot read it: the reader's
+/// error, else the first syntax error of the first document.
+pub fn error(body: &[u8]) -> Option<String> {
+    reader_error(body).or_else(|| syntax_error(body))
+}
+
+/// The first scanner or parser error in `body`'s first document, as `parser.fail` words it:
+/// `line N: ` from the problem's line (a scanner's counted from 1, a parser's from 0, so a
+/// parser error on the first line has none), else from the context's, then the problem.
+fn syntax_error(body: &[u8]) -> Option<String> {
+    let mut input = body;
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut input);
+    let error = loop {
+        match parser.parse() {
+            Ok(event) if matches!(event.data, EventData::DocumentEnd { .. } | EventData::StreamEnd) => return None,
+            Ok(_) => {}
+            Err(error) => break error,
+        }
+    };
+    let problem_line = error.problem_mark().map_or(0, |m| m.line);
+    let line = match problem_line {
+        0 => error.context_mark().map_or(0, |m| m.line),
+        line if error.kind() == ErrorKind::Scanner => line + 1,
+        line => line,
+    };
+    let problem = Some(error.problem()).filter(|p| !p.is_empty()).unwrap_or("unknown problem parsing YAML content");
+    Some(match line {
+        0 => format!("yaml: {problem}"),
+        line => format!("yaml: line {line}: {problem}"),
+    })
+}
 
 /// What the YAML reader says of `body`, as `yaml.Unmarshal` words it (`yaml: <problem>`), if
 /// it refuses a byte. A body in UTF-16 (by its byte order mark) is not checked.
-pub fn reader_error(body: &[u8]) -> Option<String> {
+fn reader_error(body: &[u8]) -> Option<String> {
     const UTF16_MARKS: [[u8; 2]; 2] = [[0xFF, 0xFE], [0xFE, 0xFF]];
     if body.len() >= 2 && UTF16_MARKS.contains(&[body[0], body[1]]) {
         return None;
@@ -76,5 +115,22 @@ mod tests {
         assert_eq!(reader_error(b"\xef\xbf\xbe").as_deref(), Some("yaml: control characters are not allowed"));
         assert_eq!(reader_error(b"\xef\xbb\xbfa: b"), None);
         assert_eq!(reader_error(b"\xff\xfe\x01\x00"), None);
+    }
+
+    /// Each answer as the pinned kube-apiserver gave it for the body (after `yaml: `).
+    #[test]
+    fn syntax_errors_are_placed_as_go_yaml_places_them() {
+        assert_eq!(error(b"a: b\n"), None);
+        assert_eq!(error(b""), None);
+        assert_eq!(error(b"a: 1\n---\n{"), None, "only the first document is read");
+        assert_eq!(error(b"{\"metadata\": ").as_deref(), Some("yaml: line 1: did not find expected node content"));
+        assert_eq!(error(b"{\"metadata\"").as_deref(), Some("yaml: line 1: did not find expected ',' or '}'"));
+        assert_eq!(error(b"{\"meta").as_deref(), Some("yaml: found unexpected end of stream"));
+        assert_eq!(error(b"a: b: c").as_deref(), Some("yaml: mapping values are not allowed in this context"));
+        assert_eq!(error(b"a:\n  b: 1\n c: 2").as_deref(), Some("yaml: line 2: did not find expected key"));
+        assert_eq!(error(b"[1, 2").as_deref(), Some("yaml: line 1: did not find expected ',' or ']'"));
+        assert_eq!(error(b"a: \"x").as_deref(), Some("yaml: found unexpected end of stream"));
+        assert_eq!(error(b"a: [1,\nb: 2").as_deref(), Some("yaml: line 2: did not find expected ',' or ']'"));
+        assert_eq!(error(b"- a\nb: c").as_deref(), Some("yaml: line 1: did not find expected '-' indicator"));
     }
 }

@@ -9,6 +9,10 @@ use crate::apiserver::apply::typed::Comparison;
 use crate::apiserver::go_quote::quote as go_quote;
 use crate::apiserver::status::ApiError;
 
+mod scale;
+
+pub use scale::replicas_path;
+
 /// The operation a managedFields entry records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Operation {
@@ -143,7 +147,9 @@ pub struct Managed {
 
 impl Managed {
     /// Decodes `metadata.managedFields`, refusing what upstream refuses (an unknown operation,
-    /// no apiVersion, a fieldsType other than `FieldsV1`, fields that do not parse).
+    /// no apiVersion, a fieldsType other than `FieldsV1`, fields that do not parse); of two
+    /// entries of one identity the later wins, as in upstream's map of managers
+    /// (`decodeManagedFields` in apimachinery pkg/util/managedfields/internal/managedfields.go).
     pub fn decode(list: &Value) -> Result<Self, String> {
         let mut entries = Vec::new();
         for (i, entry) in list.as_array().map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
@@ -166,7 +172,12 @@ impl Managed {
                 _ => FieldSet::default(),
             };
             let manager = Manager::new(&s("manager"), operation, &s("apiVersion"), &s("subresource"));
-            entries.push(Entry { manager, api_version: s("apiVersion"), time: entry["time"].as_str().map(String::from), fields });
+            let entry = Entry { manager, api_version: s("apiVersion"), time: entry["time"].as_str().map(String::from), fields };
+            // Managers are keyed by identity: of two entries of one, the later is kept.
+            match entries.iter().position(|e: &Entry| e.manager == entry.manager) {
+                Some(i) => entries[i] = entry,
+                None => entries.push(entry),
+            }
         }
         Ok(Self { entries })
     }

@@ -20,9 +20,10 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use crate::apiserver::apply::fieldset::FieldSet;
-use crate::apiserver::apply::managed::{Managed, Manager, Operation, conflict_error, is_reset};
+use crate::apiserver::apply::managed::{Managed, Manager, Operation, conflict_error, is_reset, replicas_path};
 use crate::apiserver::apply::schema::Node;
 use crate::apiserver::apply::typed::Comparison;
+use crate::apiserver::scale::SCALE_API_VERSION;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// Which part of an object a write's manager may own: a subresource's write owns only its
@@ -66,6 +67,9 @@ pub struct Write<'a> {
     pub subresource: &'a str,
     /// What the write's manager may own.
     pub owns: Owns,
+    /// For a write through the scale subresource, the parent's path of the desired replicas
+    /// (`.spec.replicas`).
+    pub scale_replicas: Option<&'a str>,
     /// The time, as RFC 3339.
     pub now: &'a str,
 }
@@ -134,8 +138,24 @@ pub fn record_update(live: &Value, new: &mut Value, manager: &str, write: &Write
     let live = if creating { zero_object(write.api_version, write.kind) } else { without_managed_fields(live) };
     match typed::compare(&live, new, write.node) {
         Ok(comparison) => {
-            let manager = Manager::new(manager, Operation::Update, write.api_version, write.subresource);
-            managed.record_update(&write.owns.comparison(comparison), &manager, write.now);
+            let comparison = write.owns.comparison(comparison);
+            managed = match write.scale_replicas.map(replicas_path) {
+                // Managed on the Scale, whose update records nothing when no one owns its
+                // replicas (as any update of an object without managedFields).
+                Some(replicas) => {
+                    let mut scale = managed.to_scale(&replicas, write.api_version);
+                    if !scale.is_empty() {
+                        let manager = Manager::new(manager, Operation::Update, SCALE_API_VERSION, write.subresource);
+                        scale.record_update(&comparison, &manager, write.now);
+                    }
+                    managed.from_scale(&scale, &replicas, write.api_version)
+                }
+                None => {
+                    let manager = Manager::new(manager, Operation::Update, write.api_version, write.subresource);
+                    managed.record_update(&comparison, &manager, write.now);
+                    managed
+                }
+            };
         }
         Err(_) => managed = Managed::decode(live_fields).unwrap_or_default(),
     }
@@ -163,6 +183,13 @@ pub fn apply(live: &Value, config: &Value, manager: &str, force: bool, write: &W
         .map_err(|e| ApiError::unknown(format!("failed to decode managed fields: {e}")))?;
     let applied = typed::field_set(config, write.node)
         .map_err(|e| ApiError::unknown(format!("failed to create typed patch object ({}): {e}", about())))?;
+    // Through the scale subresource the apply is managed on the Scale (`managed::scale`), where
+    // an updater's entry is at the Scale's version.
+    let scale = write.scale_replicas.map(|path| (replicas_path(path), managed.clone()));
+    if let Some((replicas, parent)) = &scale {
+        managed = parent.to_scale(replicas, write.api_version);
+    }
+    let update_version = if scale.is_some() { SCALE_API_VERSION } else { write.api_version };
     let creating = live.as_object().is_some_and(|m| m.is_empty());
     let live = without_managed_fields(live);
     // The first apply to an object whose fields nobody manages gives them all to an Update by
@@ -170,7 +197,7 @@ pub fn apply(live: &Value, config: &Value, manager: &str, force: bool, write: &W
     if managed.is_empty() && !creating {
         let everything = typed::compare(&zero_object(write.api_version, write.kind), &live, write.node)
             .map_err(|e| ApiError::unknown(format!("failed to create manager for existing fields: {e}")))?;
-        let before = Manager::new(BEFORE_FIRST_APPLY, Operation::Update, write.api_version, write.subresource);
+        let before = Manager::new(BEFORE_FIRST_APPLY, Operation::Update, update_version, write.subresource);
         managed.record_update(&write.owns.comparison(everything), &before, write.now);
     }
     let mut merged = typed::merge(&live, config, write.node).map_err(|e| ApiError::unknown(format!("failed to merge config: {e}")))?;
@@ -189,6 +216,9 @@ pub fn apply(live: &Value, config: &Value, manager: &str, force: bool, write: &W
     if merged != live {
         managed.touch(&applier, write.now);
     }
+    if let Some((replicas, parent)) = &scale {
+        managed = parent.from_scale(&managed, replicas, write.api_version);
+    }
     store_managed_fields(&mut merged, &managed);
     Ok(merged)
 }
@@ -205,6 +235,7 @@ mod tests {
             api_version: "v1",
             subresource: "",
             owns: Owns::All,
+            scale_replicas: None,
             now,
         }
     }

@@ -77,10 +77,10 @@ pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Documen
             }
             strict::json(body).map_err(|e| unrecognized(format!("couldn't decode JSON: {e}")))?
         }
-        // The YAML serializer's errors are go-yaml's (`yaml: ...`), the reader's before any;
-        // then the JSON it converted to is read as a JSON body is.
-        BodyType::Yaml => match go_yaml::reader_error(body) {
-            Some(reader) => return Err(unrecognized(reader)),
+        // The YAML serializer's errors are go-yaml's (`yaml: ...`); then the JSON it converted
+        // to is read as a JSON body is.
+        BodyType::Yaml => match go_yaml::error(body) {
+            Some(go) => return Err(unrecognized(go)),
             None => {
                 let document = yaml(body).map_err(|e| unrecognized(format!("yaml: {e}")))?;
                 let json = serde_json::to_vec(&document.value).unwrap_or_default();
@@ -149,8 +149,8 @@ pub fn apply_configuration(body: &[u8]) -> ApiResult<Document> {
             format!("error encoding patch: {why}")
         })
     };
-    if let Some(reader) = go_yaml::reader_error(body) {
-        return Err(yaml_error(&reader));
+    if let Some(go) = go_yaml::error(body) {
+        return Err(yaml_error(&go));
     }
     match yaml(body) {
         Ok(document) if document.value.is_object() => Ok(document),

@@ -4,6 +4,7 @@
 mod printers;
 
 use chrono::{DateTime, Utc};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
@@ -11,19 +12,42 @@ use serde_json::{Map, Value, json};
 use crate::apiserver::catalogue::ResourceInfo;
 use crate::clock::parse_time;
 
-/// An object's `PartialObjectMetadata`: its metadata, borrowed, under that kind. Its fields
-/// serialize in the order of a JSON object the server builds.
+/// An object's `PartialObjectMetadata`: its metadata, borrowed where it can be, under that
+/// kind. Its fields serialize in the order of a JSON object the server builds.
 #[derive(serde::Serialize)]
 pub struct PartialMetadata<'a> {
     #[serde(rename = "apiVersion")]
     api_version: &'static str,
     kind: &'static str,
-    metadata: &'a Value,
+    metadata: Cow<'a, Value>,
 }
 
 /// `object` as `PartialObjectMetadata` of `api_version` (`meta.k8s.io/v1` or `v1beta1`).
 pub fn partial_metadata<'a>(object: &'a Value, api_version: &'static str) -> PartialMetadata<'a> {
-    PartialMetadata { api_version, kind: "PartialObjectMetadata", metadata: &object["metadata"] }
+    PartialMetadata { api_version, kind: "PartialObjectMetadata", metadata: internal_metadata(object) }
+}
+
+/// The annotation in which apps/v1 keeps a DaemonSet's template generation.
+const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
+
+/// An object's metadata as its internal Go type holds it, from which upstream makes metadata
+/// renderings: there a DaemonSet's template generation is a field of its spec, taken out of
+/// the annotations (`Convert_v1_DaemonSet_To_apps_DaemonSet`, pkg/apis/apps/v1/conversion.go),
+/// which are left out when that empties them.
+fn internal_metadata(object: &Value) -> Cow<'_, Value> {
+    let metadata = &object["metadata"];
+    let daemon_set = object["kind"] == "DaemonSet" && object["apiVersion"] == "apps/v1";
+    if !daemon_set || metadata["annotations"].get(TEMPLATE_GENERATION).is_none() {
+        return Cow::Borrowed(metadata);
+    }
+    let mut metadata = metadata.clone();
+    let meta = metadata.as_object_mut().expect("metadata with annotations is an object");
+    let annotations = meta.get_mut("annotations").and_then(Value::as_object_mut).expect("annotations hold the generation");
+    annotations.remove(TEMPLATE_GENERATION);
+    if annotations.is_empty() {
+        meta.remove("annotations");
+    }
+    Cow::Owned(metadata)
 }
 
 /// How a cell is filled from an object.
@@ -165,6 +189,17 @@ mod tests {
         for (seconds, text) in cases {
             assert_eq!(human_duration(Duration::seconds(seconds)), text, "{seconds}s");
         }
+    }
+
+    /// As the pinned kube-apiserver renders metadata alone (GET as PartialObjectMetadata).
+    #[test]
+    fn a_daemon_set_s_metadata_leaves_its_template_generation_out() {
+        let object = |kind: &str, annotations: Value| json!({"apiVersion": if kind == "DaemonSet" { "apps/v1" } else { "v1" }, "kind": kind, "metadata": {"name": "d", "annotations": annotations}});
+        let rendered = |o: &Value| json!(partial_metadata(o, "meta.k8s.io/v1"))["metadata"].clone();
+        let both = json!({TEMPLATE_GENERATION: "1", "x": "y"});
+        assert_eq!(rendered(&object("DaemonSet", both.clone()))["annotations"], json!({"x": "y"}));
+        assert_eq!(rendered(&object("DaemonSet", json!({TEMPLATE_GENERATION: "1"}))), json!({"name": "d"}));
+        assert_eq!(rendered(&object("ConfigMap", both.clone()))["annotations"], both);
     }
 
     #[test]

@@ -91,6 +91,7 @@ pub struct FieldContext {
     api_version: String,
     subresource: &'static str,
     owns: Owns,
+    scale_replicas: Option<String>,
     now: String,
 }
 
@@ -103,6 +104,7 @@ impl FieldContext {
             api_version: &self.api_version,
             subresource: self.subresource,
             owns: self.owns,
+            scale_replicas: self.scale_replicas.as_deref(),
             now: &self.now,
         }
     }
@@ -145,6 +147,7 @@ impl Storage {
             api_version: resource.api_version(&scope.version),
             subresource,
             owns,
+            scale_replicas: resource.scale.as_ref().filter(|_| target == Target::Scale).map(|paths| paths.spec_replicas.clone()),
             now: format_time(self.clock.now()),
         }
     }
