@@ -61,6 +61,8 @@ on_both_servers!(
     yaml_syntax_errors_are_go_yaml_s_words_and_lines,
     ownership_through_the_scale_is_passed_as_the_scale_handler_passes_it,
     a_daemon_set_s_metadata_alone_has_no_template_generation,
+    a_collection_s_delete_asking_to_watch_deletes,
+    a_strategic_merge_patch_of_null_changes_nothing,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1237,4 +1239,27 @@ async fn a_daemon_set_s_metadata_alone_has_no_template_generation(server: Server
     let table = "application/json;as=Table;g=meta.k8s.io;v=v1";
     let r = accepting(&server, Method::GET, sets, table, None).await;
     assert_eq!(r.body["rows"][0]["object"]["metadata"]["annotations"], json!({"x": "y"}), "{}", r.body);
+}
+
+/// Seed 2: `DELETE .../clusterroles?watch=true` opened a watch on the fake, which never
+/// answered; a collection's DELETE is a deletecollection whatever its `watch`.
+async fn a_collection_s_delete_asking_to_watch_deletes(server: Server) {
+    let mut labelled = configmap("watch-deleted", &[]);
+    labelled["metadata"]["labels"] = json!({"app": "watch-deleted"});
+    assert_eq!(post(&server, &cm_path(""), labelled).await.code, 201);
+    let uri = format!("{}?labelSelector=app%3Dwatch-deleted&watch=true", cm_path(""));
+    let r = tokio::time::timeout(std::time::Duration::from_secs(20), raw(&server, Method::DELETE, &uri, None, Body::empty())).await;
+    let r = r.expect("a collection's DELETE answers");
+    let deleted: Vec<&str> = r.body["items"].as_array().into_iter().flatten().filter_map(|i| i["metadata"]["name"].as_str()).collect();
+    assert_eq!((r.code, r.body["kind"].as_str(), deleted), (200, Some("ConfigMapList"), vec!["watch-deleted"]), "{}", r.body);
+    assert_eq!(get(&server, &cm_path("watch-deleted")).await.code, 404);
+}
+
+/// Seed 2: a strategic merge patch of `null` was refused; the handler decodes it into a nil
+/// map, which changes nothing.
+async fn a_strategic_merge_patch_of_null_changes_nothing(server: Server) {
+    let created = create_cm(&server, "null-patched", &[]).await;
+    let r = raw(&server, Method::PATCH, &cm_path("null-patched"), Some("application/strategic-merge-patch+json"), "null").await;
+    assert_eq!((r.code, &r.body["data"]), (200, &created["data"]), "{}", r.body);
+    assert_eq!(r.body["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"], "{}", r.body);
 }

@@ -5,11 +5,8 @@
 use kubegc::apiserver::mutant::Mutant;
 use kubegc_harness::fuzz::differential::{Options, run};
 
-// Waiting for the fixes: today the fake differs from upstream in many classes (the triage list
-// `kubegc fuzz --differential --requests 5000 --keep-going` prints). Remove the `ignore` once it
-// shows no undocumented class.
+/// Every difference the first 3,000 requests of seed 1 show is one `deviations.tsv` documents.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "waiting for the fixes of the differences `kubegc fuzz --differential --keep-going` lists"]
 async fn three_thousand_random_requests_show_no_undocumented_difference() {
     let report = run(&Options { requests: 3_000, seed: 1, keep_going: true, ..Options::default() }).await.unwrap();
     println!("{}{}", report.triage(), report.summary());

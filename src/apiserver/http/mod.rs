@@ -286,13 +286,14 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
         Err(e) => return Err(e),
     };
     let name = path.name.as_deref();
-    // `watch` is a list option: only the verbs that read ListOptions (a collection's GET and
-    // DELETE) parse it, and every other verb ignores it: a GET of one object with `watch=1`
-    // is a get (`RequestInfoFactory.NewRequestInfo`, k8s.io/apiserver pkg/endpoints/request/
-    // requestinfo.go, turns only a nameless get into a list or watch). One object is watched
-    // through the legacy `/watch/` path or a `metadata.name` field selector.
-    let reads_list_options = path.name.is_none() && (parts.method == Method::GET || parts.method == Method::DELETE);
-    let is_watch = path.watch_prefix || (reads_list_options && query.flag("watch").unwrap_or(false));
+    // `watch` is a list option that makes only a collection's GET a watch: a GET of one object
+    // with `watch=1` is a get, and a collection's DELETE, which reads ListOptions too (and
+    // validates them as a watch's), is a deletecollection (`RequestInfoFactory.NewRequestInfo`,
+    // k8s.io/apiserver pkg/endpoints/request/requestinfo.go, turns only a nameless get into a
+    // list or watch). One object is watched through the legacy `/watch/` path or a
+    // `metadata.name` field selector.
+    let lists = path.name.is_none() && parts.method == Method::GET;
+    let is_watch = path.watch_prefix || (lists && query.flag("watch").unwrap_or(false));
     let now = server.clock.now();
 
     // Once negotiated, an answer is in the media type the client accepts (a watch streams

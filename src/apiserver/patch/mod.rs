@@ -69,11 +69,13 @@ impl PatchType {
                     ApiError::invalid_patch()
                 })?;
             }
-            // The strategic patcher's decoding error is the decoder's alone
-            // (`strategicPatchObject`, k8s.io/apiserver pkg/endpoints/handlers/patch.go).
-            Self::Strategic => {
-                strategic_merge(&mut out, &object_patch(parse()?).map_err(ApiError::bad_request)?).map_err(ApiError::bad_request)?
-            }
+            // The strategic patcher's decoding error is the decoder's alone, and `null` decodes
+            // into a nil map, which changes nothing (`strategicPatchObject`, k8s.io/apiserver
+            // pkg/endpoints/handlers/patch.go).
+            Self::Strategic => match object_patch(parse()?).map_err(ApiError::bad_request)? {
+                Value::Null => {}
+                patch => strategic_merge(&mut out, &patch).map_err(ApiError::bad_request)?,
+            },
         }
         Ok(out)
     }

@@ -64,6 +64,9 @@ const SHRINK_BUDGET: usize = 300;
 /// The most passes of the fake's CRD finalizer after a write to a definition.
 const FINALIZER_PASSES: usize = 5;
 
+/// How many requests of a long run pass between two lines of progress.
+const PROGRESS_EVERY: u64 = 1_000;
+
 /// The namespaces requests use that exist on every server: each gets its `default`
 /// ServiceAccount once per run.
 const SHARED_NAMESPACES: &[&str] = &["default", "kube-system"];
@@ -261,6 +264,9 @@ impl Pair {
             let found = self.compare(index, &request).await;
             if request.uri.contains("customresourcedefinitions") && !matches!(request.method.as_str(), "GET" | "HEAD") {
                 self.settle(&generator).await;
+            }
+            if only.is_none() && (index + 1) % PROGRESS_EVERY == 0 {
+                eprintln!("kubegc fuzz: {} of {count} requests sent to both servers", index + 1);
             }
             let Some(found) = found else {
                 report.unanswered += 1;

@@ -94,10 +94,9 @@ impl UpstreamServer {
         Ok(Answer { code, body, streamed, content_type, warnings })
     }
 
-    /// Waits until the custom resource definition `name` has settled: gone, or established
-    /// with its resource served at `served` (a list path); gives up after
-    /// [`DEFINITION_TIMEOUT`] (a definition whose custom resources hold finalizers stays
-    /// terminating).
+    /// Waits until the custom resource definition `name` has settled: gone, established with
+    /// its resource served at `served` (a list path), or terminating with every custom resource
+    /// left marked and held by a finalizer (it stays so); gives up after [`DEFINITION_TIMEOUT`].
     pub async fn settle_definition(&self, name: &str, served: &str) {
         let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
         let started = Instant::now();
@@ -105,7 +104,14 @@ impl UpstreamServer {
             let (code, definition) = self.get(&path).await;
             let settled = match code {
                 404 => true,
-                200 if definition["metadata"]["deletionTimestamp"].is_null() && established(&definition) => self.get(served).await.0 == 200,
+                200 if definition["metadata"]["deletionTimestamp"].is_null() => established(&definition) && self.get(served).await.0 == 200,
+                // Terminating: done once its finalizer has marked every custom resource left,
+                // when those are held by finalizers of their own, which nothing here removes.
+                200 => {
+                    let (code, list) = self.get(served).await;
+                    let items = list["items"].as_array().map(Vec::as_slice).unwrap_or_default();
+                    code == 200 && !items.is_empty() && items.iter().all(held)
+                }
                 _ => false,
             };
             if settled {
@@ -138,6 +144,12 @@ impl UpstreamServer {
             Err(_) => (0, Value::Null),
         }
     }
+}
+
+/// Whether `object` is being deleted and held by finalizers.
+fn held(object: &Value) -> bool {
+    let meta = &object["metadata"];
+    !meta["deletionTimestamp"].is_null() && meta["finalizers"].as_array().is_some_and(|f| !f.is_empty())
 }
 
 /// Whether a definition's `Established` condition is true.
