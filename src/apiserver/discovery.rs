@@ -16,7 +16,9 @@ pub const KUBERNETES_VERSION: (&str, &str) = ("1", "37");
 /// answers it: its binary version as major and minor, the same emulation version, the minor
 /// before as the lowest it stays compatible with (`k8s.io/component-base/compatibility`
 /// `effectiveVersion.Info`), the release as `gitVersion`, and upstream's defaults for what a
-/// build stamps (`k8s.io/component-base/version/base.go`); the build it describes is the fake's.
+/// build stamps (`k8s.io/component-base/version/base.go`: a commit left as `$Format:%H$`); the
+/// platform in Go's names of the machine it runs on. The compiler and toolchain named are the
+/// fake's own: it is not a Go build, and says so.
 pub fn version() -> Value {
     let (major, minor) = KUBERNETES_VERSION;
     let previous = minor.parse::<u32>().map_or_else(|_| minor.to_string(), |m| m.saturating_sub(1).to_string());
@@ -28,13 +30,25 @@ pub fn version() -> Value {
         "minCompatibilityMajor": major,
         "minCompatibilityMinor": previous,
         "gitVersion": KUBERNETES_RELEASE,
-        "gitCommit": "",
+        "gitCommit": "$Format:%H$",
         "gitTreeState": "clean",
         "buildDate": "1970-01-01T00:00:00Z",
         "goVersion": concat!("none (kubegc ", env!("CARGO_PKG_VERSION"), ", Rust)"),
         "compiler": "rustc",
-        "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+        "platform": go_platform(std::env::consts::OS, std::env::consts::ARCH),
     })
+}
+
+/// A platform as Go's `runtime.GOOS/runtime.GOARCH` names it, from Rust's names for it.
+fn go_platform(os: &str, arch: &str) -> String {
+    let os = if os == "macos" { "darwin" } else { os };
+    let arch = match arch {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    };
+    format!("{os}/{arch}")
 }
 
 /// `/api`.
@@ -144,5 +158,13 @@ mod tests {
         assert_eq!(pinned, Some(KUBERNETES_RELEASE));
         let (major, minor) = KUBERNETES_VERSION;
         assert!(KUBERNETES_RELEASE.starts_with(&format!("v{major}.{minor}.")));
+    }
+
+    #[test]
+    fn the_platform_is_named_as_go_names_it() {
+        assert_eq!(go_platform("linux", "x86_64"), "linux/amd64");
+        assert_eq!(go_platform("macos", "aarch64"), "darwin/arm64");
+        assert_eq!(go_platform("windows", "x86"), "windows/386");
+        assert_eq!(go_platform("linux", "s390x"), "linux/s390x");
     }
 }
