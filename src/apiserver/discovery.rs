@@ -42,13 +42,18 @@ pub fn version() -> Value {
 /// A platform as Go's `runtime.GOOS/runtime.GOARCH` names it, from Rust's names for it.
 fn go_platform(os: &str, arch: &str) -> String {
     let os = if os == "macos" { "darwin" } else { os };
-    let arch = match arch {
+    format!("{os}/{}", go_arch(arch))
+}
+
+/// An architecture as Go's `runtime.GOARCH` (and so Kubernetes) names it, from Rust's
+/// `std::env::consts::ARCH` name for it.
+pub fn go_arch(arch: &str) -> &str {
+    match arch {
         "x86_64" => "amd64",
         "aarch64" => "arm64",
         "x86" => "386",
         other => other,
-    };
-    format!("{os}/{arch}")
+    }
 }
 
 /// `/api`.

@@ -176,7 +176,7 @@ impl Heartbeat {
 /// This machine's architecture as Kubernetes names it (`GOARCH`), for the node's label and
 /// status alike.
 fn arch() -> String {
-    std::env::consts::ARCH.replace("x86_64", "amd64").replace("aarch64", "arm64")
+    kubegc::apiserver::discovery::go_arch(std::env::consts::ARCH).to_string()
 }
 
 /// What each node offers: enough for every test's requests.
