@@ -63,6 +63,13 @@ on_both_servers!(
     a_daemon_set_s_metadata_alone_has_no_template_generation,
     a_collection_s_delete_asking_to_watch_deletes,
     a_strategic_merge_patch_of_null_changes_nothing,
+    a_job_keeps_the_selector_it_was_given,
+    a_create_s_resource_version_counts_only_as_a_number,
+    a_deleted_definition_s_condition_follows_its_finalizer,
+    a_deleted_namespace_goes_with_the_update_that_removes_its_last_finalizer,
+    a_get_at_a_version_that_is_no_number_is_an_unexpected_error,
+    a_field_selector_term_of_nothing_selects_everything,
+    version_consumes_json_alone_and_watches_stream_no_yaml,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1262,4 +1269,151 @@ async fn a_strategic_merge_patch_of_null_changes_nothing(server: Server) {
     let r = raw(&server, Method::PATCH, &cm_path("null-patched"), Some("application/strategic-merge-patch+json"), "null").await;
     assert_eq!((r.code, &r.body["data"]), (200, &created["data"]), "{}", r.body);
     assert_eq!(r.body["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"], "{}", r.body);
+}
+
+/// Seed 2: a PUT of a Job without its selector was accepted. The selector is required, must
+/// match the template's labels, and may not change (`ValidateJobSpecUpdate`,
+/// pkg/apis/batch/validation/validation.go).
+async fn a_job_keeps_the_selector_it_was_given(server: Server) {
+    let jobs = "/apis/batch/v1/namespaces/default/jobs";
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "kept"},
+        "spec": {"suspend": true, "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}});
+    let r = post(&server, jobs, job.clone()).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let r = put(&server, &format!("{jobs}/kept"), job).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "Job.batch \"kept\" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`, spec.selector: Invalid value: null: field is immutable]"
+    );
+}
+
+/// Seed 2: a create naming a resourceVersion that is not a number was refused with a 500. The
+/// storage refuses only a version it reads as a number other than 0 (`Create` in
+/// k8s.io/apiserver/pkg/storage/etcd3/store.go); any other is overwritten.
+async fn a_create_s_resource_version_counts_only_as_a_number(server: Server) {
+    for (name, version, code) in
+        [("rv-word", "example.com/hold", 201), ("rv-zero", "0", 201), ("rv-signed", "+7", 201), ("rv-seven", "7", 500)]
+    {
+        let mut map = configmap(name, &[]);
+        map["metadata"]["resourceVersion"] = json!(version);
+        let r = post(&server, "/api/v1/namespaces/default/configmaps", map).await;
+        assert_eq!(r.code, code, "{version}: {}", r.body);
+        if code == 201 {
+            assert_ne!(r.body["metadata"]["resourceVersion"], version);
+        }
+    }
+}
+
+/// Seed 2: a deleted definition's `Terminating` condition stayed as its delete marked it. The
+/// CRD finalizer sets it in progress, deletes the definition's objects, and once none is left
+/// sets it completed as it removes its finalizer (apiextensions-apiserver
+/// pkg/controller/finalizer/crd_finalizer.go); a definition still holding another finalizer
+/// stays until that goes, and goes with the update that removes it, its delete having set no
+/// grace period (`ShouldDeleteDuringUpdate`, k8s.io/apiserver pkg/registry/generic/registry).
+async fn a_deleted_definition_s_condition_follows_its_finalizer(server: Server) {
+    let group = define_widgets(&server, "terminating").await;
+    let definition = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");
+    // A definition never established has served nothing to delete (`NeverEstablished`).
+    let established = |r: &Raw| {
+        r.body["status"]["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
+    };
+    eventually(&server, &definition, established).await;
+    let held = json!({"metadata": {"finalizers": ["example.com/hold"]}});
+    let r = patch(&server, &definition, "application/merge-patch+json", held.clone()).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"}});
+    let r = post(&server, &widgets, widget).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let r = patch(&server, &format!("{widgets}/w"), "application/merge-patch+json", held).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let r = delete(&server, &definition, Value::Null).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let terminating = |r: &Raw| {
+        let conditions = r.body["status"]["conditions"].as_array().cloned().unwrap_or_default();
+        conditions.into_iter().find(|c| c["type"] == "Terminating").unwrap_or(Value::Null)
+    };
+    let condition = eventually(&server, &definition, |r| terminating(r)["reason"] != "InstanceDeletionPending").await;
+    let condition = terminating(&condition);
+    assert_eq!((&condition["status"], &condition["message"]), (&json!("True"), &json!("CustomResource deletion is in progress")));
+    let r = patch(&server, &format!("{widgets}/w"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let finalized = eventually(&server, &definition, |r| strings(&r.body["metadata"]["finalizers"]) == ["example.com/hold"]).await;
+    let condition = terminating(&finalized);
+    assert_eq!((&condition["status"], &condition["reason"]), (&json!("False"), &json!("InstanceDeletionCompleted")));
+    assert_eq!(condition["message"], "removed all instances");
+    let r = patch(&server, &definition, "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(get(&server, &definition).await.code, 404, "the last finalizer's removal deletes the definition");
+}
+
+/// The answer of a GET of `uri` once `done` holds of it (within 30 s).
+async fn eventually(server: &Server, uri: &str, done: impl Fn(&Raw) -> bool) -> Raw {
+    for _ in 0..300 {
+        let r = get(server, uri).await;
+        if done(&r) {
+            return r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{uri} never became what was awaited: {}", get(server, uri).await.body);
+}
+
+/// Seed 2 (through definitions, whose delete sets no grace period either): a deleted namespace
+/// whose last metadata finalizer an update removed stayed. An update removes a deleted object
+/// left with no finalizer when its delete set no grace period or one of 0; of a namespace, once
+/// its spec holds no finalizer either (`ShouldDeleteDuringUpdate`, k8s.io/apiserver
+/// pkg/registry/generic/registry/store.go; `ShouldDeleteNamespaceDuringUpdate`, kubernetes
+/// pkg/registry/core/namespace/storage/storage.go).
+async fn a_deleted_namespace_goes_with_the_update_that_removes_its_last_finalizer(server: Server) {
+    let name = format!("{}-held", server.namespace());
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "finalizers": ["example.com/hold"]}});
+    let r = post(&server, "/api/v1/namespaces", namespace).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let path = format!("/api/v1/namespaces/{name}");
+    assert_eq!(delete(&server, &path, Value::Null).await.code, 200);
+    eventually(&server, &path, |r| strings(&r.body["spec"]["finalizers"]).is_empty()).await;
+    let r = patch(&server, &path, "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!(get(&server, &path).await.code, 404, "the update that removed the last finalizer deleted the namespace");
+}
+
+/// Seed 2: a GET of one object ignored its `resourceVersion`. The storage parses it first, and
+/// one that is not a number is an error with no Status, a 500, whether or not the object
+/// exists (`APIObjectVersioner.ParseResourceVersion`, k8s.io/apiserver pkg/storage).
+async fn a_get_at_a_version_that_is_no_number_is_an_unexpected_error(server: Server) {
+    create_cm(&server, "versioned", &[]).await;
+    for name in ["versioned", "absent"] {
+        let r = get(&server, &format!("{}?resourceVersion=abc", cm_path(name))).await;
+        assert_eq!(r.code, 500, "{}", r.body);
+        assert_eq!(r.body["message"], "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax");
+    }
+    assert_eq!(get(&server, &format!("{}?resourceVersion=0", cm_path("versioned"))).await.code, 200);
+}
+
+/// Seed 2: `fieldSelector===` was refused as a field no resource has. A term with neither a
+/// field nor a value selects everything (`hasTerm.Transform`, apimachinery pkg/fields).
+async fn a_field_selector_term_of_nothing_selects_everything(server: Server) {
+    create_cm(&server, "selected", &[]).await;
+    for selector in ["%3D%3D", "%3D", "%21%3D", "metadata.name%3Dselected,%3D%3D"] {
+        let r = get(&server, &format!("{}?fieldSelector={selector}", cm_path(""))).await;
+        assert_eq!(r.code, 200, "{selector}: {}", r.body);
+        assert!(r.body["items"].as_array().unwrap().iter().any(|i| i["metadata"]["name"] == "selected"), "{selector}");
+    }
+}
+
+/// Seed 2: `/version` answered whatever body type a request named, and a watch asked for YAML
+/// streamed JSON. The version route consumes JSON alone (go-restful's router refuses another
+/// type, k8s.io/apiserver pkg/server/routes/version.go); a watch has no YAML stream
+/// (`serveWatchHandler`, k8s.io/apiserver pkg/endpoints/handlers/watch.go).
+async fn version_consumes_json_alone_and_watches_stream_no_yaml(server: Server) {
+    let r = raw(&server, Method::GET, "/version", Some("application/json-patch+json"), Body::empty()).await;
+    assert_eq!((r.code, &r.body["message"]), (415, &json!("415: Unsupported Media Type")), "{}", r.body);
+    let r = raw(&server, Method::GET, "/version", Some("application/json; charset=utf-8"), Body::empty()).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let r = accepting(&server, Method::GET, "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1", "application/yaml", None)
+        .await;
+    // (The refusal is itself YAML, as errors are negotiated.)
+    assert_eq!(r.code, 406);
 }

@@ -6,11 +6,8 @@
 //! controllers (among them pvc-protection and pv-protection, see [`crate::cleanup`]) are
 //! deliberately *not* here: they are ordinary API clients.
 
-use serde_json::{Value, json};
-
 use crate::apiserver::storage::Storage;
 use crate::apiserver::storage::store::ObjectKey;
-use crate::apiserver::validation::string_list;
 
 impl Storage {
     /// One pass of every simulated controller over the objects awaiting them.
@@ -42,20 +39,6 @@ impl Storage {
                 continue;
             }
             kind.reconcile(self, &key, &object, node_agent);
-        }
-    }
-
-    /// Removes a controller's `finalizer` from a terminating object, which goes if it was the
-    /// last one, and stops awaiting the object.
-    pub fn remove_controller_finalizer(&mut self, key: &ObjectKey, object: &Value, finalizer: &str) {
-        let rest: Vec<String> = string_list(&object["metadata"], "finalizers").into_iter().filter(|f| f != finalizer).collect();
-        if rest.is_empty() {
-            self.remove(key);
-        } else {
-            let mut updated = object.clone();
-            updated["metadata"]["finalizers"] = json!(rest);
-            self.commit(key.clone(), updated);
-            self.awaiting_controllers.remove(key);
         }
     }
 }

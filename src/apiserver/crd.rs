@@ -191,9 +191,7 @@ pub fn settled_status(crd: &Value, now: &str) -> Option<Value> {
     let mut changed = status["acceptedNames"] != crd["spec"]["names"];
     status["acceptedNames"] = crd["spec"]["names"].clone();
     changed |= set_condition(&mut status, "NamesAccepted", "True", "NoConflicts", "no conflicts found", now);
-    let established =
-        status["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"));
-    if !established {
+    if !is_established(&status) {
         changed |= set_condition(&mut status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted", now);
     }
     if let Some((state, reason, message)) = approval(crd) {
@@ -234,17 +232,45 @@ fn approval(crd: &Value) -> Option<(&'static str, &'static str, String)> {
     })
 }
 
-/// Marks the status of a definition whose deletion has begun (the definition registry's
-/// `Delete`, apiextensions-apiserver `registry/customresourcedefinition/etcd.go`).
-pub fn mark_terminating(status: &mut Value, now: &str) {
-    set_condition(
-        status,
-        "Terminating",
-        "True",
-        "InstanceDeletionPending",
-        "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
-        now,
-    );
+/// The `Terminating` condition of a definition as its deletion goes on: marked by the
+/// definition registry's `Delete` (apiextensions-apiserver
+/// `registry/customresourcedefinition/etcd.go`), then written by the CRD finalizer
+/// (`controller/finalizer/crd_finalizer.go`, `sync` and `deleteInstances`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terminating {
+    /// The first delete marked the definition.
+    Pending,
+    /// The finalizer began deleting the defined resource's objects.
+    InProgress,
+    /// The finalizer found no object left.
+    Completed,
+    /// The definition was never established, so it served no objects to delete.
+    NeverEstablished,
+}
+
+impl Terminating {
+    /// The condition's status, reason and message.
+    fn condition(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Self::Pending => {
+                ("True", "InstanceDeletionPending", "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon")
+            }
+            Self::InProgress => ("True", "InstanceDeletionInProgress", "CustomResource deletion is in progress"),
+            Self::Completed => ("False", "InstanceDeletionCompleted", "removed all instances"),
+            Self::NeverEstablished => ("False", "NeverEstablished", "resource was never established"),
+        }
+    }
+
+    /// Sets the condition in `status` at `now`; whether anything but a time changed.
+    pub fn set(self, status: &mut Value, now: &str) -> bool {
+        let (state, reason, message) = self.condition();
+        set_condition(status, "Terminating", state, reason, message, now)
+    }
+}
+
+/// Whether a definition's `status` holds a true `Established` condition.
+pub fn is_established(status: &Value) -> bool {
+    status["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
 }
 
 /// Sets condition `kind` of `status` as `apihelpers.SetCRDCondition` does: added at the end,

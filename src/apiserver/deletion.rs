@@ -450,9 +450,9 @@ impl DeleteAnswer {
 pub enum AfterUpdate {
     /// It is stored.
     Stored,
-    /// It is removed at once: it is being deleted with a grace period of 0 and no finalizers
-    /// are left. A namespace, whose own delete sets no grace period, is never removed by an
-    /// update: its controller deletes it again once it is finalized
+    /// It is removed at once: it is being deleted with no grace period or one of 0 (a
+    /// definition's or a namespace's own delete sets none), and no finalizers are left: of a
+    /// namespace, neither in its metadata nor in its spec
     /// (pkg/registry/core/namespace/storage/storage.go, `ShouldDeleteNamespaceDuringUpdate`).
     Removed,
 }
@@ -460,9 +460,12 @@ pub enum AfterUpdate {
 /// What becomes of `updated` (see [`AfterUpdate`]).
 pub fn after_update(updated: &Value) -> AfterUpdate {
     let meta = &updated["metadata"];
+    let namespace = updated["kind"] == "Namespace" && updated["apiVersion"] == "v1";
+    let namespace_finalized = !namespace || string_list(&updated["spec"], "finalizers").is_empty();
     let gone = !meta["deletionTimestamp"].is_null()
-        && meta["deletionGracePeriodSeconds"].as_i64() == Some(0)
-        && string_list(meta, "finalizers").is_empty();
+        && meta["deletionGracePeriodSeconds"].as_i64().is_none_or(|g| g == 0)
+        && string_list(meta, "finalizers").is_empty()
+        && namespace_finalized;
     if gone { AfterUpdate::Removed } else { AfterUpdate::Stored }
 }
 

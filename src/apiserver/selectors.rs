@@ -268,7 +268,12 @@ impl FieldSelector {
             } else {
                 return Err(ApiError::bad_request(format!("invalid selector: '{s}'; can't understand '{part}'")));
             };
-            reqs.push(FieldReq { field: field.trim().to_string(), value: unescape(value.trim()), equal });
+            let (field, value) = (field.trim().to_string(), unescape(value.trim()));
+            // A term of no field and no value selects everything (`hasTerm.Transform`,
+            // apimachinery pkg/fields/selector.go).
+            if !(field.is_empty() && value.is_empty()) {
+                reqs.push(FieldReq { field, value, equal });
+            }
         }
         Ok(reqs)
     }

@@ -331,6 +331,15 @@ impl ApiError {
         )
     }
 
+    /// 406 NotAcceptable of a built-in kind's watch asked for a media type with no stream
+    /// serializer (`NegotiateOutputMediaTypeStream`, k8s.io/apiserver
+    /// pkg/endpoints/handlers/negotiation).
+    pub fn not_acceptable_streams() -> Self {
+        let message =
+            "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch";
+        Self::new(406, "NotAcceptable", message.to_string())
+    }
+
     /// 410 Gone: a watch or continue token refers to compacted history.
     pub fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
@@ -357,9 +366,10 @@ impl ApiError {
         )
     }
 
-    /// 415 UnsupportedMediaType for a PATCH of a type no route accepts (kube-apiserver's router
-    /// answers before any handler).
-    pub fn unsupported_patch_type() -> Self {
+    /// 415 UnsupportedMediaType from kube-apiserver's REST router (go-restful), before any
+    /// handler, for a body type no route consumes: a PATCH of a type no patch route takes, a
+    /// request to `/version` naming a type other than JSON.
+    pub fn unsupported_by_route() -> Self {
         Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type").with_details(json!({}))
     }
 

@@ -324,11 +324,12 @@ pub fn check_list_options(query: &Query) -> ApiResult<()> {
     if errors.is_empty() { Ok(()) } else { Err(ApiError::invalid("meta.k8s.io", "ListOptions", "", errors)) }
 }
 
-/// The `resourceVersion` a list, watch or collection delete reads from, as the storage parses
-/// it (`APIObjectVersioner.ParseResourceVersion`): none for an empty one or `0`. One that is
-/// not an unsigned 64-bit integer is a 400 `invalid resource version` for a list, and for a
-/// watch the 500 with no reason its unexpected error becomes.
-pub fn resource_version(query: &Query, watch: bool) -> ApiResult<Option<u64>> {
+/// The `resourceVersion` a read (a get, list, watch or collection delete) is at, as the storage
+/// parses it (`APIObjectVersioner.ParseResourceVersion`): none for an empty one or `0`. One
+/// that is not an unsigned 64-bit integer is a 400 `invalid resource version` for a `list`
+/// (and a collection delete), and for a watch or a get the 500 with no reason its unexpected
+/// error becomes, whether or not the object exists.
+pub fn resource_version(query: &Query, list: bool) -> ApiResult<Option<u64>> {
     let rv = query.get("resourceVersion").unwrap_or("");
     if rv.is_empty() || rv == "0" {
         return Ok(None);
@@ -336,7 +337,7 @@ pub fn resource_version(query: &Query, watch: bool) -> ApiResult<Option<u64>> {
     rv.parse::<u64>().map(Some).map_err(|_| {
         let why = if rv.bytes().all(|b| b.is_ascii_digit()) { "value out of range" } else { "invalid syntax" };
         let invalid = format!("resourceVersion: Invalid value: {q}: strconv.ParseUint: parsing {q}: {why}", q = quote(rv));
-        if watch { ApiError::unknown(invalid) } else { ApiError::bad_request(format!("invalid resource version: {invalid}")) }
+        if list { ApiError::bad_request(format!("invalid resource version: {invalid}")) } else { ApiError::unknown(invalid) }
     })
 }
 
@@ -347,7 +348,7 @@ pub fn list_page(query: &Query) -> ApiResult<Page> {
     let limit = query.int("limit")?.filter(|l| *l > 0 && query.get("resourceVersion") != Some("0"));
     // A list with a limit reads exactly its resourceVersion unless it says otherwise
     // (`delegator.ShouldDelegateList`, k8s.io/apiserver pkg/storage/cacher/delegator).
-    let at = match (resource_version(query, false)?, query.get("resourceVersionMatch")) {
+    let at = match (resource_version(query, true)?, query.get("resourceVersionMatch")) {
         (None, _) => ListAt::Latest,
         (Some(rv), Some("Exact")) => ListAt::Exact(rv),
         (Some(rv), None) if limit.is_some() => ListAt::Exact(rv),

@@ -27,7 +27,7 @@ use crate::apiserver::Server;
 use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
     Write, apply_configuration, check_list_options, check_patch_json, delete_request, header_str, is_apply, list_page, object,
-    patch_options, selection, write_options,
+    patch_options, resource_version, selection, write_options,
 };
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
@@ -51,9 +51,9 @@ pub fn router(server: Arc<Server>) -> Router {
     health
         // Upstream's REST router serves these with GET only (405 for any other method); its mux
         // serves the others below whatever the method.
-        .route("/version", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
+        .route("/version", get(version).fallback(not_allowed))
         // The Python client's `VersionApi().get_code()` asks with a trailing slash.
-        .route("/version/", get(|| async { axum::Json(discovery::version()) }).fallback(not_allowed))
+        .route("/version/", get(version).fallback(not_allowed))
         // Below it, the REST router that owns `/version` answers a Status whatever the method.
         .route("/version/{*rest}", any(|| async { ApiError::not_found_path().into_response() }))
         // Discovery is served with a trailing slash too.
@@ -102,6 +102,18 @@ async fn discovery_answer(headers: &HeaderMap, answer: ApiResult<Value>) -> Resp
         Ok((value, _)) => axum::Json(value).into_response(),
         Err(e) => render::encoded(e.into_response(), Encoding::of_errors(accept)).await,
     }
+}
+
+/// `/version`, a REST route that consumes JSON alone: a request naming another body type is
+/// refused by the router, though a GET reads no body (go-restful `Route.matchesContentType`;
+/// k8s.io/apiserver pkg/server/routes/version.go).
+async fn version(headers: HeaderMap) -> Response {
+    let content_type = header_str(&headers, header::CONTENT_TYPE).unwrap_or("");
+    let json = |t: &str| t.split(';').next().unwrap_or("").trim() == "application/json";
+    if !content_type.is_empty() && !content_type.split(',').any(json) {
+        return discovery_answer(&headers, Err(ApiError::unsupported_by_route())).await;
+    }
+    axum::Json(discovery::version()).into_response()
 }
 
 async fn core_versions(headers: HeaderMap) -> Response {
@@ -304,6 +316,12 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
             (_, _) if is_watch => {
                 let request = WatchRequest::from_query(&query, &scope, repr, name)?;
                 scope.check_key_segments(name)?;
+                // YAML, which the route produces, has no stream serializer: the watch, once
+                // started, refuses it (`serveWatchHandler`, k8s.io/apiserver
+                // pkg/endpoints/handlers/watch.go).
+                if encoding == Encoding::Yaml && !scope.resource.custom {
+                    return Err(ApiError::not_acceptable_streams());
+                }
                 let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
                 Ok(render::watch_stream(lines))
             }
@@ -313,6 +331,7 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
                 Ok(json_response(201, &server.lock().bind(&scope, name, binding, opts.dry_run)?))
             }
             (Method::GET, Some(name)) if path.subresource.as_deref() == Some("scale") => {
+                resource_version(&query, false)?;
                 Ok(json_response(200, &server.lock().get_scale(&scope, name)?))
             }
             (Method::PUT, Some(name)) if path.subresource.as_deref() == Some("scale") => {
@@ -330,6 +349,7 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
                 Ok(json_response(200, &server.lock().patch_scale(&scope, name, patch_type, &body, opts)?))
             }
             (Method::GET, Some(name)) => {
+                resource_version(&query, false)?;
                 let object = server.lock().get(&scope, name)?;
                 object_response(200, repr, &scope, &object, now)
             }

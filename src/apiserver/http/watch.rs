@@ -50,7 +50,7 @@ impl WatchRequest {
         let selection = decode::selection(query, scope, name)?;
         Ok(Self {
             selection,
-            from: decode::resource_version(query, true)?,
+            from: decode::resource_version(query, false)?,
             send_initial_events: query.flag("sendInitialEvents").unwrap_or(false),
             bookmarks: query.flag("allowWatchBookmarks").unwrap_or(false),
             timeout: query.int("timeoutSeconds")?.filter(|t| *t > 0).map(|t| Duration::from_secs(t as u64)),

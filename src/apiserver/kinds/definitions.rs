@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::Catalogue;
-use crate::apiserver::crd::{self, CLEANUP_FINALIZER};
+use crate::apiserver::crd::{self, CLEANUP_FINALIZER, Terminating};
 use crate::apiserver::deletion::{DeleteOptions, DeletePlan};
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::FieldError;
@@ -48,7 +48,7 @@ impl Kind for Definitions {
             finalizers.push(CLEANUP_FINALIZER.into());
         }
         marked["metadata"]["finalizers"] = json!(finalizers);
-        crd::mark_terminating(&mut marked["status"], &now);
+        Terminating::Pending.set(&mut marked["status"], &now);
         DeletePlan::Keep(marked)
     }
 
@@ -62,33 +62,35 @@ impl Kind for Definitions {
         }
     }
 
-    /// Establishes a new or changed definition; for one being deleted, the CRD finalizer:
-    /// deletes the definition's objects, then removes the cleanup finalizer.
+    /// Establishes a new or changed definition; for one being deleted, the CRD finalizer
+    /// (apiextensions-apiserver `controller/finalizer/crd_finalizer.go`): the `Terminating`
+    /// condition set in progress, the definition's objects deleted, and once none is left the
+    /// condition completed and the cleanup finalizer removed, each through the status
+    /// subresource.
     fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, definition: &Value, _node_agent: bool) {
         if definition["metadata"]["deletionTimestamp"].is_null() {
             establish(storage, key, definition);
             return;
         }
-        if let Some(info) = crd::resource_info(definition)
-            && let Some(resource) = storage.catalogue.lookup(&info.group, &info.versions[0], &info.plural)
-        {
-            let items: Vec<(String, String, bool)> = storage
-                .store
-                .list(&info.group, &info.plural, None, None)
-                .map(|((ns, name), o)| (ns.to_string(), name.to_string(), o["metadata"]["deletionTimestamp"].is_null()))
-                .collect();
-            if !items.is_empty() {
-                for (ns, name, live) in items {
-                    let scope =
-                        Scope { resource: resource.clone(), version: info.versions[0].clone(), namespace: (!ns.is_empty()).then_some(ns) };
-                    if live && let Err(e) = storage.delete(&scope, &name, &DeleteOptions::default()) {
-                        tracing::debug!(name, error = %e, "custom resource cleanup failed");
-                    }
-                }
+        let now = format_time(storage.clock.now());
+        let mut definition = definition.clone();
+        let outcome = if crd::is_established(&definition["status"]) {
+            if Terminating::InProgress.set(&mut definition["status"], &now) {
+                let Some(written) = write_status(storage, key, definition) else { return };
+                definition = written;
+            }
+            if !delete_instances(storage, &definition) {
                 return;
             }
-        }
-        storage.remove_controller_finalizer(key, definition, CLEANUP_FINALIZER);
+            Terminating::Completed
+        } else {
+            Terminating::NeverEstablished
+        };
+        outcome.set(&mut definition["status"], &now);
+        let finalizers: Vec<String> =
+            string_list(&definition["metadata"], "finalizers").into_iter().filter(|f| f != CLEANUP_FINALIZER).collect();
+        definition["metadata"]["finalizers"] = json!(finalizers);
+        write_status(storage, key, definition);
     }
 
     /// A written definition serves the resource it defines.
@@ -118,12 +120,41 @@ fn establish(storage: &mut Storage, key: &ObjectKey, definition: &Value) {
     let Some(status) = crd::settled_status(definition, &format_time(storage.clock.now())) else { return };
     let mut updated = definition.clone();
     updated["status"] = status;
+    write_status(storage, key, updated);
+}
+
+/// Writes `definition` through the status subresource as the apiserver's own controllers do;
+/// what is stored, or nothing (and no more waiting for them) when the write fails.
+fn write_status(storage: &mut Storage, key: &ObjectKey, definition: Value) -> Option<Value> {
     let written = storage.scope("apiextensions.k8s.io", "v1", "customresourcedefinitions", None).and_then(|scope| {
         let opts = WriteOptions { field_manager: APISERVER_MANAGER.into(), ..WriteOptions::default() };
-        storage.update(&scope, &key.name, updated, Target::Status, opts)
+        storage.update(&scope, &key.name, definition, Target::Status, opts)
     });
-    if let Err(e) = written {
-        tracing::debug!(name = key.name, error = %e, "definition not established");
-        storage.awaiting_controllers.remove(key);
+    match written {
+        Ok(stored) => Some(stored),
+        Err(e) => {
+            tracing::debug!(name = key.name, error = %e, "definition status not written");
+            storage.awaiting_controllers.remove(key);
+            None
+        }
     }
+}
+
+/// Deletes the live objects of the resource `definition` defines; whether none is left.
+fn delete_instances(storage: &mut Storage, definition: &Value) -> bool {
+    let Some(info) = crd::resource_info(definition) else { return true };
+    let Some(resource) = storage.catalogue.lookup(&info.group, &info.versions[0], &info.plural) else { return true };
+    let items: Vec<(String, String, bool)> = storage
+        .store
+        .list(&info.group, &info.plural, None, None)
+        .map(|((ns, name), o)| (ns.to_string(), name.to_string(), o["metadata"]["deletionTimestamp"].is_null()))
+        .collect();
+    for (ns, name, live) in &items {
+        let scope =
+            Scope { resource: resource.clone(), version: info.versions[0].clone(), namespace: (!ns.is_empty()).then(|| ns.clone()) };
+        if *live && let Err(e) = storage.delete(&scope, name, &DeleteOptions::default()) {
+            tracing::debug!(name, error = %e, "custom resource cleanup failed");
+        }
+    }
+    items.is_empty()
 }

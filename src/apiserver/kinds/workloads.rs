@@ -1,7 +1,8 @@
-//! The apps/v1 workloads that select their pods: a selector that is given, not empty, and
-//! matches the pod template's labels (pkg/apis/apps/validation/validation.go,
-//! `ValidateDeploymentSpec`, `ValidateReplicaSetSpec`, `ValidateStatefulSetSpec`,
-//! `ValidateDaemonSetSpec`).
+//! The workloads that select their pods: a selector that is given, not empty (an empty one
+//! selects every pod of a Job), and matches the pod template's labels
+//! (pkg/apis/apps/validation/validation.go, `ValidateDeploymentSpec`, `ValidateReplicaSetSpec`,
+//! `ValidateStatefulSetSpec`, `ValidateDaemonSetSpec`; pkg/apis/batch/validation/validation.go,
+//! `ValidateJobSpec`).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::core::{Selector, SelectorExt};
@@ -18,14 +19,18 @@ pub struct SelectorRule {
     /// Whether a missing selector is refused as such (not by DaemonSets, which refuse it only
     /// as a selector that matches nothing).
     pub required: bool,
+    /// Whether an empty selector is refused (the apps workloads) or selects every pod (Jobs).
+    pub empty_refused: bool,
 }
 
 /// Deployments and ReplicaSets (whose message names deployments too).
-pub const DEPLOYMENT_SELECTOR: SelectorRule = SelectorRule { noun: "deployment", required: true };
+pub const DEPLOYMENT_SELECTOR: SelectorRule = SelectorRule { noun: "deployment", required: true, empty_refused: true };
 /// StatefulSets.
-pub const STATEFUL_SET_SELECTOR: SelectorRule = SelectorRule { noun: "statefulset", required: true };
+pub const STATEFUL_SET_SELECTOR: SelectorRule = SelectorRule { noun: "statefulset", required: true, empty_refused: true };
 /// DaemonSets.
-pub const DAEMON_SET_SELECTOR: SelectorRule = SelectorRule { noun: "daemonset", required: false };
+pub const DAEMON_SET_SELECTOR: SelectorRule = SelectorRule { noun: "daemonset", required: false, empty_refused: true };
+/// Jobs (`ValidateJobSpec` in pkg/apis/batch/validation/validation.go).
+pub const JOB_SELECTOR: SelectorRule = SelectorRule { noun: "job", required: true, empty_refused: false };
 
 impl SelectorRule {
     /// What the workload's validation refuses of its selector.
@@ -39,7 +44,7 @@ impl SelectorRule {
             errs.push(FieldError::required("spec.selector", ""));
         }
         let empty_error = || FieldError::invalid("spec.selector", given.clone(), format!("empty selector is invalid for {}", self.noun));
-        if empty && self.required {
+        if empty && self.required && self.empty_refused {
             errs.push(empty_error());
         }
         // A missing selector matches nothing; an empty one everything.
@@ -66,7 +71,7 @@ impl SelectorRule {
             }
             Ok(_) => {}
         }
-        if empty && !self.required {
+        if empty && !self.required && self.empty_refused {
             errs.push(empty_error());
         }
         errs

@@ -37,7 +37,7 @@ impl PatchType {
                 "application/apply-patch+yaml",
             ])),
             "application/strategic-merge-patch+json" => Ok(Self::Strategic),
-            _ => Err(ApiError::unsupported_patch_type()),
+            _ => Err(ApiError::unsupported_by_route()),
         }
     }
 

@@ -214,10 +214,14 @@ impl Storage {
         }
         // The storage refuses a create that names a version, before it looks for the key: an
         // error with no Status, so a 500 of unknown reason (`Create` in
-        // k8s.io/apiserver/pkg/storage/etcd3/store.go). A dry run never reaches the storage and
-        // answers with the version the client sent (`DryRunnableStorage.Create`).
+        // k8s.io/apiserver/pkg/storage/etcd3/store.go). Only a version it reads as a number
+        // other than 0 counts: any other is overwritten. A dry run never reaches the storage
+        // and answers with the version the client sent (`DryRunnableStorage.Create`).
         let client_version = body["metadata"]["resourceVersion"].as_str().filter(|v| !v.is_empty()).map(String::from);
-        if client_version.is_some() && !opts.dry_run && matches!(management, Management::Update(_)) {
+        // (Go's `ParseUint`, unlike Rust's, takes no sign.)
+        let as_number = |v: &str| v.bytes().all(|b| b.is_ascii_digit()).then(|| v.parse::<u64>().ok()).flatten();
+        let names_a_version = client_version.as_deref().and_then(as_number).is_some_and(|v| v != 0);
+        if names_a_version && !opts.dry_run && matches!(management, Management::Update(_)) {
             return Err(ApiError::unknown("resourceVersion should not be set on objects to be created"));
         }
         let key = scope.key(&name);

@@ -43,6 +43,12 @@ pub trait Kind: Sync {
         Vec::new()
     }
 
+    /// Validates an update of `_existing` to `new`: by default as [`Kind::validate`] does a
+    /// new object.
+    fn validate_update(&self, new: &Value, _existing: &Value) -> Vec<FieldError> {
+        self.validate(new)
+    }
+
     /// The warning a DELETE or DELETECOLLECTION with `opts`, made at a version whose default
     /// policy is `default`, carries, whether or not anything is deleted (the registry adds it
     /// before its store acts), if any.

@@ -146,7 +146,7 @@ impl Storage {
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.append(&mut refused);
-        errs.extend(self.kind(scope).validate(&new));
+        errs.extend(self.kind(scope).validate_update(&new, &existing));
         errs.extend(enums::validate(&scope.resource, &new));
         errs.extend(pod_specs::validate(&scope.resource, &new));
         if !errs.is_empty() {
