@@ -70,6 +70,10 @@ on_both_servers!(
     a_get_at_a_version_that_is_no_number_is_an_unexpected_error,
     a_field_selector_term_of_nothing_selects_everything,
     version_consumes_json_alone_and_watches_stream_no_yaml,
+    a_custom_resource_is_not_created_while_its_definition_is_terminating,
+    a_custom_resource_patch_s_type_is_read_before_its_name,
+    a_job_s_unknown_field_label_is_named_for_jobs,
+    admission_names_what_the_request_named,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1416,4 +1420,75 @@ async fn version_consumes_json_alone_and_watches_stream_no_yaml(server: Server) 
         .await;
     // (The refusal is itself YAML, as errors are negotiated.)
     assert_eq!(r.code, 406);
+}
+
+/// Seed 2: a custom resource was created while its definition was being deleted (and then
+/// listed and deleted where upstream had none). The apiextensions server's handler wraps
+/// admission to refuse any create then (`forbidCreateAdmission`, apiextensions-apiserver
+/// pkg/apiserver/customresource_handler.go).
+async fn a_custom_resource_is_not_created_while_its_definition_is_terminating(server: Server) {
+    let group = define_widgets(&server, "doomed").await;
+    let definition = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");
+    let established = |r: &Raw| {
+        r.body["status"]["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
+    };
+    eventually(&server, &definition, established).await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let widget = |name: &str| json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": name, "finalizers": ["example.com/hold"]}});
+    assert_eq!(post(&server, &widgets, widget("held")).await.code, 201);
+    assert_eq!(delete(&server, &definition, Value::Null).await.code, 200);
+    let r = post(&server, &widgets, widget("late")).await;
+    assert_eq!(r.code, 403, "{}", r.body);
+    let why = format!("widgets.{group} \"late\" is forbidden: create not allowed while custom resource definition is terminating");
+    assert_eq!(r.body["message"], why);
+    let r = patch(&server, &format!("{widgets}/held"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+}
+
+/// Seed 2: a PATCH of a custom resource's collection in a type no patch takes was refused
+/// for naming no object, or in the REST router's words. The patch handler reads the type
+/// first, and refuses it itself (k8s.io/apiserver pkg/endpoints/handlers/patch.go,
+/// `PatchResource`).
+async fn a_custom_resource_patch_s_type_is_read_before_its_name(server: Server) {
+    let group = define_widgets(&server, "unnamed").await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let unknown = "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
+    for content_type in ["application/json", "garbage"] {
+        let r = raw(&server, Method::PATCH, &widgets, Some(content_type), Body::from("\"a string\"")).await;
+        assert_eq!((r.code, &r.body["message"]), (415, &json!(unknown)), "{content_type}: {}", r.body);
+    }
+    let r = raw(&server, Method::PATCH, &widgets, Some("application/merge-patch+json"), Body::from("{}")).await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("name must be provided")), "{}", r.body);
+}
+
+/// Seed 2: a Job's unknown field label was refused in the words of other kinds. The Job's
+/// conversion function names its kind (kubernetes pkg/apis/batch/v1/conversion.go).
+async fn a_job_s_unknown_field_label_is_named_for_jobs(server: Server) {
+    let r = get(&server, "/apis/batch/v1/namespaces/default/jobs?fieldSelector=nope%3D1").await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("field label \"nope\" not supported for Job")), "{}", r.body);
+}
+
+/// Seed 2: a create refused by admission for lack of a name was named by nothing, and one
+/// posted to a custom resource's `NAME` by its body. Admission names the URL's name, else the
+/// body's, else its generateName, else `Unknown` (`extractResourceName`, k8s.io/apiserver
+/// pkg/admission/errors.go).
+async fn admission_names_what_the_request_named(server: Server) {
+    let group = define_widgets(&server, "admitted").await;
+    let name = format!("{}-closing", server.namespace());
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "finalizers": ["example.com/hold"]}});
+    assert_eq!(post(&server, "/api/v1/namespaces", namespace).await.code, 201);
+    assert_eq!(delete(&server, &format!("/api/v1/namespaces/{name}"), Value::Null).await.code, 200);
+    let why = format!("is forbidden: unable to create new content in namespace {name} because it is being terminated");
+    let maps = format!("/api/v1/namespaces/{name}/configmaps");
+    let r = raw(&server, Method::POST, &maps, Some("application/json"), Body::from("null")).await;
+    assert_eq!((r.code, &r.body["message"]), (403, &json!(format!("configmaps \"Unknown\" {why}"))), "{}", r.body);
+    let r = post(&server, &maps, json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "gen-"}})).await;
+    assert_eq!((r.code, &r.body["message"]), (403, &json!(format!("configmaps \"gen-\" {why}"))), "{}", r.body);
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"}});
+    let r = post(&server, &format!("/apis/{group}/v1/namespaces/{name}/widgets/from-url"), widget).await;
+    assert_eq!((r.code, &r.body["message"]), (403, &json!(format!("widgets.{group} \"from-url\" {why}"))), "{}", r.body);
+    let r =
+        patch(&server, &format!("/api/v1/namespaces/{name}"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}}))
+            .await;
+    assert_eq!(r.code, 200, "{}", r.body);
 }

@@ -10,6 +10,7 @@ mod label_syntax;
 use label_syntax::{Operator, Requirement};
 
 use crate::apiserver::catalogue::ResourceInfo;
+use crate::apiserver::go_quote;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 /// One label requirement.
@@ -170,7 +171,7 @@ fn stored_label<'a>(field: &'a str, resource: &ResourceInfo) -> ApiResult<&'a st
             .iter()
             .find(|(label, _)| *label == field)
             .map(|(_, stored)| *stored)
-            .ok_or_else(|| ApiError::bad_request(unknown_field_message(field, false)));
+            .ok_or_else(|| ApiError::bad_request(unknown_field_message(field, resource, false)));
     }
     let extra: &[&str] = EXTRA_FIELDS
         .iter()
@@ -180,7 +181,7 @@ fn stored_label<'a>(field: &'a str, resource: &ResourceInfo) -> ApiResult<&'a st
     if COMMON_FIELDS.contains(&field) || extra.contains(&field) {
         Ok(field)
     } else {
-        Err(ApiError::bad_request(unknown_field_message(field, extra.is_empty() && !resource.custom)))
+        Err(ApiError::bad_request(unknown_field_message(field, resource, extra.is_empty() && !resource.custom)))
     }
 }
 
@@ -222,10 +223,13 @@ fn split_unescaped(s: &str) -> Vec<String> {
 
 /// Why a field cannot be selected on. A built-in kind with no fields of its own has no
 /// conversion function for them, and upstream's default one answers differently
-/// (apimachinery `DefaultMetaV1FieldSelectorConversion`).
-fn unknown_field_message(field: &str, default_conversion: bool) -> String {
+/// (apimachinery `DefaultMetaV1FieldSelectorConversion`); a Job's names its kind
+/// (kubernetes pkg/apis/batch/v1/conversion.go).
+fn unknown_field_message(field: &str, resource: &ResourceInfo, default_conversion: bool) -> String {
     if default_conversion {
         format!("\"{field}\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"")
+    } else if (resource.group.as_str(), resource.kind.as_str()) == ("batch", "Job") {
+        format!("field label {} not supported for Job", go_quote::quote(field))
     } else {
         format!("field label not supported: {field}")
     }

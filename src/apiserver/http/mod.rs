@@ -277,6 +277,11 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
         }
         _ => None,
     };
+    // The patch handler reads the type before the name (k8s.io/apiserver
+    // pkg/endpoints/handlers/patch.go, `PatchResource`).
+    if parts.method == Method::PATCH && scope.resource.custom && path.name.is_none() {
+        return Err(name_not_provided());
+    }
     // The REST router refuses an Accept header it cannot produce once the path and method
     // have found a route: an unknown resource, subresource or method is 404 or 405 first.
     // The apiextensions server's handlers refuse with their own 406 before they do anything
@@ -360,7 +365,7 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
                 list_as(repr, &scope, listed, now)
             }
             (Method::POST, _) => {
-                let opts = write_options(&query, &parts.headers, Write::Create)?;
+                let opts = WriteOptions { url_name: name.map(String::from), ..write_options(&query, &parts.headers, Write::Create)? };
                 let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
                 let created = server.lock().create(&scope, value, opts)?;
                 object_response(201, repr, &scope, &created, now)
@@ -432,8 +437,8 @@ fn request_verb(method: &Method, path: &ResourcePath) -> &'static str {
 /// What the apiextensions server's handler serves of a custom resource (`serveResource`,
 /// `serveStatus`, `serveScale`, k8s.io/apiextensions-apiserver pkg/apiserver/
 /// customresource_handler.go): every verb of the resource (a create names its object in its
-/// body, whatever the URL says), get, update and patch of a subresource, and an update or patch
-/// that names no object is the namer's 400.
+/// body, whatever the URL says), get, update and patch of a subresource, and an update that
+/// names no object is the namer's 400 (a patch's is, once its type is known to be one it takes).
 fn check_custom_route(verb: &str, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
     let served = match path.subresource {
         None => !verb.is_empty(),
@@ -442,10 +447,15 @@ fn check_custom_route(verb: &str, path: &ResourcePath, scope: &Scope) -> ApiResu
     if !served {
         return Err(ApiError::method_not_supported(scope.resource.qualified(), verb));
     }
-    if path.name.is_none() && matches!(verb, "update" | "patch") {
-        return Err(ApiError::bad_request("name must be provided"));
+    if path.name.is_none() && verb == "update" {
+        return Err(name_not_provided());
     }
     Ok(())
+}
+
+/// The namer's 400 for a request that names no object (`RequestScope.Namer.Name`).
+fn name_not_provided() -> ApiError {
+    ApiError::bad_request("name must be provided")
 }
 
 /// What upstream's REST router answers before a handler runs: a subresource the resource does

@@ -48,6 +48,9 @@ pub struct WriteOptions {
     /// The write is a PATCH (an apply too): its owner references are deduplicated only after
     /// admission, and the warning says so.
     pub patch: bool,
+    /// The name a create's URL gave (`POST .../widgets/NAME`, served for custom resources),
+    /// which admission names in its refusals before the body's.
+    pub url_name: Option<String>,
 }
 
 impl Default for WriteOptions {
@@ -58,6 +61,7 @@ impl Default for WriteOptions {
             field_manager: String::new(),
             body_keys: Keys::default(),
             patch: false,
+            url_name: None,
         }
     }
 }

@@ -155,17 +155,28 @@ impl Storage {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
         }
         let meta = &mut body["metadata"];
-        // Admission errors name what the request named: the generateName prefix, if that.
-        let mut named = meta["name"].as_str().unwrap_or("").to_string();
-        if named.is_empty()
+        // Admission errors name what the request named: its URL's name, else its body's (the
+        // create handler's), else the generateName prefix, else `Unknown`
+        // (`extractResourceName`, k8s.io/apiserver pkg/admission/errors.go).
+        let body_name = meta["name"].as_str().unwrap_or("").to_string();
+        let mut named = opts.url_name.clone().unwrap_or_else(|| body_name.clone());
+        if scope.resource.custom {
+            self.check_definition_accepts(scope, &named)?;
+        }
+        if body_name.is_empty()
             && let Some(prefix) = meta["generateName"].as_str().filter(|p| !p.is_empty())
         {
-            named = prefix.to_string();
+            if named.is_empty() {
+                named = prefix.to_string();
+            }
             meta["name"] = json!(format!("{prefix}{}", self.ids.name_suffix()));
+        }
+        if named.is_empty() {
+            named = "Unknown".to_string();
         }
         let name = meta["name"].as_str().unwrap_or("").to_string();
         if let Some(ns) = scope.namespace.as_deref().filter(|ns| !ns.is_empty()) {
-            self.check_namespace_accepts(scope, ns, &name)?;
+            self.check_namespace_accepts(scope, ns, &named)?;
         }
         let now = format_time(self.clock.now());
         // The uid comes before the kind's defaults, which may use it (a Job's selector does).

@@ -219,6 +219,24 @@ impl Storage {
         Some(removed)
     }
 
+    /// Checks that a custom resource may be created: 403 while its definition is being deleted,
+    /// as the apiextensions server's admission wrapper refuses it before any other plugin
+    /// (`forbidCreateAdmission`, apiextensions-apiserver pkg/apiserver/customresource_handler.go).
+    /// `name` is the one the request gave.
+    pub fn check_definition_accepts(&self, scope: &Scope, name: &str) -> ApiResult<()> {
+        let definition = format!("{}.{}", scope.resource.plural, scope.resource.group);
+        let definitions = self.scope("apiextensions.k8s.io", "v1", "customresourcedefinitions", None)?;
+        let terminating = self.store.get(&definitions.key(&definition)).is_some_and(|d| {
+            let condition = d["status"]["conditions"].as_array().and_then(|cs| cs.iter().find(|c| c["type"] == "Terminating")).cloned();
+            !d["metadata"]["deletionTimestamp"].is_null() || condition.is_some_and(|c| c["status"] == "True")
+        });
+        if terminating {
+            let why = "create not allowed while custom resource definition is terminating";
+            return Err(ApiError::forbidden(scope.resource.qualified(), name, why));
+        }
+        Ok(())
+    }
+
     /// Checks that objects may be created in `namespace`: 404 if it does not exist, 403 with a
     /// `NamespaceTerminating` cause while its phase is `Terminating` (the NamespaceLifecycle
     /// admission plugin, k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle).

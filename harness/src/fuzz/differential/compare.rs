@@ -342,6 +342,9 @@ fn mask(value: &mut Value, key: &str, context: &str) {
                 "resourceVersion" if !s.is_empty() => "<rv>".to_string(),
                 "continue" if !s.is_empty() => "<continue>".to_string(),
                 "clusterIP" | "clusterIPs" if !s.is_empty() && s != "None" => "<ip>".to_string(),
+                // Where each server listens, which it chose when it started (`/api`'s
+                // `serverAddressByClientCIDRs`).
+                "serverAddress" if !s.is_empty() => "<server address>".to_string(),
                 // Each cluster has a CA of its own (kube-system's `extension-apiserver-authentication`).
                 "client-ca-file" if s.starts_with("-----BEGIN CERTIFICATE-----") => "<ca bundle>".to_string(),
                 k if is_time(k) && !s.is_empty() => "<time>".to_string(),
@@ -557,6 +560,17 @@ mod tests {
         let found = differences(&fake, &other);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].field, "body /data/k");
+    }
+
+    #[test]
+    fn the_address_each_server_listens_on_is_masked() {
+        let request = get("/api/");
+        let versions = |address: &str, version: &str| json!({"kind": "APIVersions", "versions": [version], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": address}]});
+        let fake = see(&request, &answer(200, versions("127.0.0.1", "v1")), false);
+        let upstream = see(&request, &answer(200, versions("127.0.0.1:44047", "v1")), false);
+        assert_eq!(differences(&fake, &upstream), vec![]);
+        let other = see(&request, &answer(200, versions("127.0.0.1:44047", "v2")), false);
+        assert_eq!(differences(&fake, &other).len(), 1);
     }
 
     #[test]
