@@ -1316,13 +1316,8 @@ async fn a_create_s_resource_version_counts_only_as_a_number(server: Server) {
 /// stays until that goes, and goes with the update that removes it, its delete having set no
 /// grace period (`ShouldDeleteDuringUpdate`, k8s.io/apiserver pkg/registry/generic/registry).
 async fn a_deleted_definition_s_condition_follows_its_finalizer(server: Server) {
-    let group = define_widgets(&server, "terminating").await;
-    let definition = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");
     // A definition never established has served nothing to delete (`NeverEstablished`).
-    let established = |r: &Raw| {
-        r.body["status"]["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
-    };
-    eventually(&server, &definition, established).await;
+    let (group, definition) = define_established_widgets(&server, "terminating").await;
     let held = json!({"metadata": {"finalizers": ["example.com/hold"]}});
     let r = patch(&server, &definition, "application/merge-patch+json", held.clone()).await;
     assert_eq!(r.code, 200, "{}", r.body);
@@ -1350,6 +1345,17 @@ async fn a_deleted_definition_s_condition_follows_its_finalizer(server: Server) 
     let r = patch(&server, &definition, "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
     assert_eq!(r.code, 200, "{}", r.body);
     assert_eq!(get(&server, &definition).await.code, 404, "the last finalizer's removal deletes the definition");
+}
+
+/// [`define_widgets`], and the definition's path once it is established.
+async fn define_established_widgets(server: &Server, tag: &str) -> (String, String) {
+    let group = define_widgets(server, tag).await;
+    let definition = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");
+    let established = |r: &Raw| {
+        r.body["status"]["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
+    };
+    eventually(server, &definition, established).await;
+    (group, definition)
 }
 
 /// The answer of a GET of `uri` once `done` holds of it (within 30 s).
@@ -1427,12 +1433,7 @@ async fn version_consumes_json_alone_and_watches_stream_no_yaml(server: Server) 
 /// admission to refuse any create then (`forbidCreateAdmission`, apiextensions-apiserver
 /// pkg/apiserver/customresource_handler.go).
 async fn a_custom_resource_is_not_created_while_its_definition_is_terminating(server: Server) {
-    let group = define_widgets(&server, "doomed").await;
-    let definition = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");
-    let established = |r: &Raw| {
-        r.body["status"]["conditions"].as_array().is_some_and(|cs| cs.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
-    };
-    eventually(&server, &definition, established).await;
+    let (group, definition) = define_established_widgets(&server, "doomed").await;
     let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
     let widget = |name: &str| json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": name, "finalizers": ["example.com/hold"]}});
     assert_eq!(post(&server, &widgets, widget("held")).await.code, 201);
