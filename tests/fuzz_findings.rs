@@ -1435,12 +1435,25 @@ async fn version_consumes_json_alone_and_watches_stream_no_yaml(server: Server) 
 async fn a_custom_resource_is_not_created_while_its_definition_is_terminating(server: Server) {
     let (group, definition) = define_established_widgets(&server, "doomed").await;
     let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
-    let widget = |name: &str| json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": name, "finalizers": ["example.com/hold"]}});
-    assert_eq!(post(&server, &widgets, widget("held")).await.code, 201);
+    let widget = |name: &str| json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": name}});
+    let mut held = widget("held");
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    assert_eq!(post(&server, &widgets, held).await.code, 201);
     assert_eq!(delete(&server, &definition, Value::Null).await.code, 200);
-    let r = post(&server, &widgets, widget("late")).await;
+    // Upstream's handler reads the definition from its informer, which learns of the delete a
+    // moment later: creates until then succeed (and the finalizer deletes what they made).
+    let mut attempt = 0;
+    let r = loop {
+        let r = post(&server, &widgets, widget(&format!("late-{attempt}"))).await;
+        if r.code != 201 || attempt == 100 {
+            break r;
+        }
+        attempt += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
     assert_eq!(r.code, 403, "{}", r.body);
-    let why = format!("widgets.{group} \"late\" is forbidden: create not allowed while custom resource definition is terminating");
+    let why =
+        format!("widgets.{group} \"late-{attempt}\" is forbidden: create not allowed while custom resource definition is terminating");
     assert_eq!(r.body["message"], why);
     let r = patch(&server, &format!("{widgets}/held"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
     assert_eq!(r.code, 200, "{}", r.body);

@@ -9,13 +9,12 @@
 //! on create), that the selector is given and matches the template (`ValidateJobSpec`), and
 //! that an update keeps the selector (`ValidateJobSpecUpdate`).
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::core::{Selector, SelectorExt};
+use kube::core::SelectorExt;
 use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::DefaultGcPolicy;
 use crate::apiserver::deletion::DeleteOptions;
-use crate::apiserver::kinds::workloads::JOB_SELECTOR;
+use crate::apiserver::kinds::workloads::{JOB_SELECTOR, label_selector};
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::{Kind, objects_along};
 
@@ -60,8 +59,7 @@ fn generated_selector_errors(job: &Value) -> Vec<FieldError> {
     let generated =
         GENERATED_LABELS.iter().map(|(label, field)| (label.to_string(), job["metadata"][*field].as_str().unwrap_or("").to_string()));
     let generated = generated.collect::<std::collections::BTreeMap<_, _>>();
-    let selector = serde_json::from_value::<LabelSelector>(job["spec"]["selector"].clone()).ok().and_then(|s| Selector::try_from(s).ok());
-    if selector.is_some_and(|s| !s.matches(&generated)) {
+    if label_selector(&job["spec"]["selector"]).is_some_and(|s| !s.matches(&generated)) {
         errs.push(FieldError::invalid("spec.selector", job["spec"]["selector"].clone(), "`selector` not auto-generated"));
     }
     errs

@@ -48,11 +48,7 @@ impl SelectorRule {
             errs.push(empty_error());
         }
         // A missing selector matches nothing; an empty one everything.
-        let selector = if given.is_null() {
-            Ok(None)
-        } else {
-            serde_json::from_value::<LabelSelector>(given.clone()).ok().and_then(|s| Selector::try_from(s).ok()).map(Some).ok_or(())
-        };
+        let selector = if given.is_null() { Ok(None) } else { label_selector(given).map(Some).ok_or(()) };
         match selector {
             Err(()) if self.required => errs.push(FieldError::invalid("spec.selector", given.clone(), "invalid label selector")),
             Err(()) => {}
@@ -76,6 +72,11 @@ impl SelectorRule {
         }
         errs
     }
+}
+
+/// The label selector `value` holds (`metav1.LabelSelectorAsSelector`), if it is one.
+pub fn label_selector(value: &Value) -> Option<Selector> {
+    serde_json::from_value::<LabelSelector>(value.clone()).ok().and_then(|s| Selector::try_from(s).ok())
 }
 
 fn count(value: &Value) -> usize {
