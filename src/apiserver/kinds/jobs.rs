@@ -41,11 +41,11 @@ fn generated_selector_errors(job: &Value) -> Vec<FieldError> {
         return Vec::new();
     }
     let labels = &job["spec"]["template"]["metadata"]["labels"];
-    // The legacy labels first, as upstream checks them.
-    let mut errs: Vec<FieldError> = [2, 0, 3, 1]
+    // Upstream checks the uid label before the name label, the legacy forms first.
+    let in_checked_order = [GENERATED_LABELS[2], GENERATED_LABELS[0], GENERATED_LABELS[3], GENERATED_LABELS[1]];
+    let mut errs: Vec<FieldError> = in_checked_order
         .into_iter()
-        .filter_map(|i| {
-            let (label, field) = GENERATED_LABELS[i];
+        .filter_map(|(label, field)| {
             let expected = &job["metadata"][field];
             let path = format!("spec.template.metadata.labels[{label}]");
             let must_be = format!("must be '{}'", expected.as_str().unwrap_or(""));
