@@ -74,6 +74,23 @@ on_both_servers!(
     a_custom_resource_patch_s_type_is_read_before_its_name,
     a_job_s_unknown_field_label_is_named_for_jobs,
     admission_names_what_the_request_named,
+    paths_past_a_subresource_reach_only_custom_resources,
+    a_custom_resource_answers_head_as_a_get,
+    the_core_group_lists_its_resources_as_upstream_does,
+    a_put_compares_names_before_the_key_refuses_one,
+    yaml_nests_as_deep_as_go_yaml_reads_it,
+    a_json_patch_is_decoded_as_its_field_validation_asks,
+    a_lease_s_finalizers_are_any_qualified_names,
+    a_custom_resource_s_metadata_decodes_before_its_kind_is_checked,
+    an_apply_checks_the_namespace_before_the_name,
+    a_custom_resource_s_status_write_without_status_removes_it,
+    an_ephemeral_containers_write_owns_every_field_it_sent,
+    an_apply_s_managed_fields_of_the_wrong_type_fail_its_typing,
+    a_collection_delete_reads_its_selectors_then_lists_every_broken_option,
+    a_scale_put_names_its_object,
+    a_continue_token_is_read_before_the_key,
+    a_custom_resource_s_watch_path_watches_one_object_of_every_namespace,
+    an_apply_s_timestamps_are_typed_as_any_scalar,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1505,4 +1522,255 @@ async fn admission_names_what_the_request_named(server: Server) {
         patch(&server, &format!("/api/v1/namespaces/{name}"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}}))
             .await;
     assert_eq!(r.code, 200, "{}", r.body);
+}
+
+/// Seed 2: `OPTIONS .../widgets/a/./status` was the mux's plain 404. The apiextensions server
+/// reads a path's first three parts past the namespace as resource, name and subresource and
+/// ignores the rest (`RequestInfoFactory.NewRequestInfo`, k8s.io/apiserver
+/// pkg/endpoints/request/requestinfo.go), so an unknown subresource is an absent object; no
+/// route of a built-in resource goes that deep.
+async fn paths_past_a_subresource_reach_only_custom_resources(server: Server) {
+    let group = define_widgets(&server, "deep").await;
+    for method in [Method::OPTIONS, Method::GET] {
+        let r = raw(&server, method.clone(), &format!("/apis/{group}/v1/namespaces/default/widgets/a/./status"), None, Body::empty()).await;
+        assert_eq!((r.code, &r.body["message"]), (404, &json!(format!("widgets.{group} \"a\" not found"))), "{method}: {}", r.body);
+    }
+    let r = get(&server, &format!("{}/status/more", cm_path("a"))).await;
+    assert_eq!((r.code, &r.body["message"]), (404, &json!("the server could not find the requested resource")), "{}", r.body);
+}
+
+/// Seed 2: a HEAD of a custom resource was refused (405). The apiextensions server's verb of a
+/// HEAD is a GET's (`RequestInfoFactory.NewRequestInfo`); the REST routes of built-in
+/// resources serve no HEAD.
+async fn a_custom_resource_answers_head_as_a_get(server: Server) {
+    let group = define_widgets(&server, "heads").await;
+    let r = raw(&server, Method::HEAD, &format!("/apis/{group}/v1/namespaces/default/widgets/absent"), None, Body::empty()).await;
+    assert_eq!(r.code, 404);
+    let r = raw(&server, Method::HEAD, &format!("/apis/{group}/v1/namespaces/default/widgets"), None, Body::empty()).await;
+    assert_eq!(r.code, 200);
+    let r = raw(&server, Method::HEAD, &cm_path("absent"), None, Body::empty()).await;
+    assert_eq!(r.code, 405);
+}
+
+/// Seed 2: `/api/v1/` listed its resources with an apiVersion, subresources out of order, no
+/// storage version hashes and a collection delete of namespaces. The legacy group's list has
+/// no apiVersion, is sorted by name, and names each resource's storage version by a hash
+/// (k8s.io/apiserver pkg/endpoints/discovery, `StorageVersionHash`); namespaces are not
+/// deleted as a collection.
+async fn the_core_group_lists_its_resources_as_upstream_does(server: Server) {
+    let r = get(&server, "/api/v1/").await;
+    assert_eq!(r.code, 200);
+    assert!(r.body.get("apiVersion").is_none(), "{}", r.body["apiVersion"]);
+    let resources = r.body["resources"].as_array().unwrap();
+    let names: Vec<&str> = resources.iter().filter_map(|r| r["name"].as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    let entry = |name: &str| resources.iter().find(|r| r["name"] == name).unwrap().clone();
+    assert_eq!(entry("configmaps")["storageVersionHash"], "qFsyl6wFWjQ=");
+    assert!(!strings(&entry("namespaces")["verbs"]).contains(&"deletecollection".to_string()));
+    let r = get(&server, "/apis/apiextensions.k8s.io/v1").await;
+    let definitions = r.body["resources"].as_array().unwrap().iter().find(|r| r["name"] == "customresourcedefinitions").unwrap().clone();
+    // Definitions are stored at v1beta1 (kubernetes pkg/controlplane/apiserver/apiextensions.go).
+    assert_eq!((&definitions["storageVersionHash"], &definitions["categories"]), (&json!("jfWCUB31mvA="), &json!(["api-extensions"])));
+}
+
+/// Seed 2: a PUT of a Lease named `.` was refused for its name before the body's name was
+/// compared with it. The update handler compares them first; the store's key function refuses
+/// the name after (k8s.io/apiserver pkg/endpoints/handlers/update.go, `checkName`).
+async fn a_put_compares_names_before_the_key_refuses_one(server: Server) {
+    let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "held"}});
+    let r = put(&server, "/apis/coordination.k8s.io/v1/namespaces/default/leases/.", lease).await;
+    let why = "the name of the object (held) does not match the name on the URL (.)";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 2: an apply nested 70 levels deep was refused by the YAML reader's own depth budget,
+/// and a DELETE's YAML body of bad syntax in that reader's words. go-yaml nests collections to
+/// 10,000 levels (go.yaml.in/yaml/v2 scannerc.go) and words its syntax errors its own way.
+async fn yaml_nests_as_deep_as_go_yaml_reads_it(server: Server) {
+    let mut deep = json!("x");
+    for _ in 0..70 {
+        deep = json!({"a": deep});
+    }
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "deep", "labels": deep}});
+    let r = patch(&server, "/api/v1/namespaces/default/secrets/deep?fieldManager=f", "application/apply-patch+yaml", config).await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("invalid object type: /v1, Kind=ConfigMap")), "{}", r.body);
+    let r = raw(&server, Method::DELETE, &cm_path("absent"), Some("application/yaml"), "{\"metadata\": ").await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("yaml: line 1: did not find expected node content")), "{}", r.body);
+}
+
+/// Seed 2: a JSON patch that is no list was refused as the handler's decoding refuses it,
+/// though the request ignored unknown fields. The handler decodes its operations itself only
+/// when unknown fields are warned of or refused; json-patch's decoding then refuses in its own
+/// words (`jsonPatcher.applyJSPatch`, k8s.io/apiserver pkg/endpoints/handlers/patch.go). Seed 3:
+/// an operation that is no object was refused in serde's words.
+async fn a_json_patch_is_decoded_as_its_field_validation_asks(server: Server) {
+    create_cm(&server, "patched", &[]).await;
+    let json_patch = "application/json-patch+json";
+    let r = patch(&server, &format!("{}?fieldValidation=Ignore", cm_path("patched")), json_patch, json!({})).await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("json: cannot unmarshal object into Go value of type jsonpatch.Patch")));
+    let r = patch(&server, &cm_path("patched"), json_patch, json!({})).await;
+    let why = "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)));
+    let r = patch(&server, &cm_path("patched"), json_patch, json!([1, 2])).await;
+    let why = "error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+    let r = patch(&server, &format!("{}?fieldValidation=Ignore", cm_path("patched")), json_patch, json!(["op"])).await;
+    let why = "json: cannot unmarshal string into Go value of type jsonpatch.Operation";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 2: a Lease's finalizer named without a `/` was refused as the API server's own kinds
+/// refuse one. Leases validate their metadata with apimachinery's rules alone (kubernetes
+/// pkg/apis/coordination/validation), which take any qualified name.
+async fn a_lease_s_finalizers_are_any_qualified_names(server: Server) {
+    let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "held", "finalizers": ["plain"]}});
+    let r = post(&server, "/apis/coordination.k8s.io/v1/namespaces/default/leases", lease).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let r = post(&server, &cm_path(""), configmap("held", &["plain"])).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    let lease = "/apis/coordination.k8s.io/v1/namespaces/default/leases/held";
+    assert_eq!(patch(&server, lease, "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await.code, 200);
+}
+
+/// Seed 2: a custom resource's PUT of another version and kind was refused for them, though
+/// its metadata did not decode. Its decoder reads the metadata of any kind as an ObjectMeta
+/// first (`schemaCoercingDecoder`, apiextensions-apiserver pkg/apiserver/customresource_handler.go).
+async fn a_custom_resource_s_metadata_decodes_before_its_kind_is_checked(server: Server) {
+    let group = define_widgets(&server, "decoded").await;
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "w", "labels": {"a": {}}}});
+    let r = put(&server, &format!("/apis/{group}/v1/namespaces/default/widgets/w"), body).await;
+    let why = "ConfigMap in version \"v1\" cannot be handled as a Widget: json: cannot unmarshal object into Go struct field ObjectMeta.labels of type string";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 2: an apply of an object of another namespace and no name was refused for its name.
+/// The patch handler checks the patched object's namespace first (`patcher.applyPatch`,
+/// k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+async fn an_apply_checks_the_namespace_before_the_name(server: Server) {
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "elsewhere"}});
+    let r = patch(&server, &format!("{}?fieldManager=f", cm_path("nameless")), "application/apply-patch+yaml", config).await;
+    let why = "the namespace of the provided object does not match the namespace sent on the request";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 2: a custom resource's status write that sent no status stored a null one and gave
+/// the writer its ownership. The status strategy removes a status the request does not hold
+/// (apiextensions-apiserver pkg/registry/customresource/status_strategy.go).
+async fn a_custom_resource_s_status_write_without_status_removes_it(server: Server) {
+    let group = format!("{}.findings.example.com", "statused");
+    let definition = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("gizmos.{group}")},
+        "spec": {"group": group, "scope": "Namespaced", "names": {"kind": "Gizmo", "plural": "gizmos"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]},
+    });
+    let r = post(&server, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", definition).await;
+    assert!(r.code == 201 || r.code == 409, "{}", r.body);
+    let gizmos = format!("/apis/{group}/v1/namespaces/default/gizmos");
+    let gizmo = json!({"apiVersion": format!("{group}/v1"), "kind": "Gizmo", "metadata": {"name": "g"}, "spec": {"size": 1}});
+    let created = eventually(&server, &gizmos, |r| r.code == 200).await;
+    assert_eq!(created.code, 200);
+    assert_eq!(post(&server, &gizmos, gizmo).await.code, 201);
+    let r =
+        patch(&server, &format!("{gizmos}/g/status"), "application/merge-patch+json", json!({"metadata": {"labels": {"app": "x"}}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert!(r.body.get("status").is_none(), "{}", r.body);
+    let managers: Vec<&Value> = r.body["metadata"]["managedFields"].as_array().unwrap().iter().collect();
+    assert!(managers.iter().all(|m| m.get("subresource").is_none()), "{managers:?}");
+}
+
+/// Seed 2: a patch of a pod's ephemeral containers that also changed its labels recorded no
+/// ownership of them. The handler's field manager gives the writer every field its request
+/// changed; the strategy then drops all but the ephemeral containers (`podEphemeralContainersStrategy`,
+/// kubernetes pkg/registry/core/pod/strategy.go, resets no field the manager records).
+async fn an_ephemeral_containers_write_owns_every_field_it_sent(server: Server) {
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debugged"},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]}});
+    assert_eq!(post(&server, "/api/v1/namespaces/default/pods", pod).await.code, 201);
+    let change = json!({"metadata": {"labels": {"app": "x"}},
+        "spec": {"ephemeralContainers": [{"name": "debug", "image": "busybox"}], "containers": [{"name": "main", "image": "nginx"}]}});
+    let uri = "/api/v1/namespaces/default/pods/debugged/ephemeralcontainers?fieldManager=debugger";
+    let r = patch(&server, uri, "application/strategic-merge-patch+json", change).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert!(r.body["metadata"].get("labels").is_none(), "{}", r.body["metadata"]);
+    assert_eq!(r.body["spec"]["containers"][0]["image"], "busybox");
+    let debugger = r.body["metadata"]["managedFields"].as_array().unwrap().iter().find(|m| m["manager"] == "debugger").unwrap().clone();
+    assert_eq!(debugger["subresource"], "ephemeralcontainers");
+    assert_eq!(debugger["fieldsV1"]["f:metadata"], json!({"f:labels": {".": {}, "f:app": {}}}));
+    assert_eq!(debugger["fieldsV1"]["f:spec"]["f:containers"], json!({"k:{\"name\":\"main\"}": {"f:image": {}}}));
+    let r = delete(&server, "/api/v1/namespaces/default/pods/debugged", json!({"gracePeriodSeconds": 0})).await;
+    assert_eq!(r.code, 200);
+}
+
+/// Seed 2: an apply whose managedFields was a number was refused as one that brings
+/// managedFields, and numbers in an apply's typing errors were printed as floats. The field
+/// manager finds managed fields only in a list (the unstructured accessor), so a number fails
+/// the typing of the configuration, which apimachinery's `yaml.Unmarshal` read with its
+/// integers kept (k8s.io/apimachinery pkg/util/yaml).
+async fn an_apply_s_managed_fields_of_the_wrong_type_fail_its_typing(server: Server) {
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typed", "managedFields": 4347108077821797530_i64}});
+    let r = patch(&server, &format!("{}?fieldManager=f", cm_path("typed")), "application/apply-patch+yaml", config).await;
+    let why = "failed to create typed patch object (/typed; /v1, Kind=ConfigMap): .metadata.managedFields: expected list, got &{4347108077821797530}";
+    assert_eq!((r.code, &r.body["message"]), (500, &json!(why)), "{}", r.body);
+}
+
+/// Seed 3: a collection's DELETE with an unknown propagation policy and a dry run of `all`
+/// named only the policy, and one with a body of another kind was refused for the body before
+/// its field selector. The handler decodes and converts the list options first, then the body,
+/// then lists every rule the options break (`DeleteCollection`, k8s.io/apiserver
+/// pkg/endpoints/handlers/delete.go; `ValidateDeleteOptions`).
+async fn a_collection_delete_reads_its_selectors_then_lists_every_broken_option(server: Server) {
+    let r = delete(&server, &format!("{}?propagationPolicy=orphan&dryRun=all", cm_path("")), Value::Null).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    let fields: Vec<&Value> = r.body["details"]["causes"].as_array().unwrap().iter().map(|c| &c["field"]).collect();
+    assert_eq!(fields, [&json!("propagationPolicy"), &json!("dryRun")]);
+    let r = delete(&server, &format!("{}?fieldSelector=nope%3D1", cm_path("")), configmap("body", &[])).await;
+    let why = "\"nope\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 3: a Scale PUT of `null` scaled the StatefulSet. The update handler needs the body's
+/// name (`checkName`, k8s.io/apiserver pkg/endpoints/handlers/rest.go).
+async fn a_scale_put_names_its_object(server: Server) {
+    let sets = "/apis/apps/v1/namespaces/default/statefulsets";
+    let set = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "scaled"},
+        "spec": {"selector": {"matchLabels": {"app": "s"}}, "template": {"metadata": {"labels": {"app": "s"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}});
+    assert_eq!(post(&server, sets, set).await.code, 201);
+    let r = raw(&server, Method::PUT, &format!("{sets}/scaled/scale"), Some("application/json"), "null").await;
+    let why = "the name of the object (scaled based on URL) was undeterminable: name must be provided";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 3: a list in the namespace `..` with a continue token that does not decode was
+/// refused for its key. The storage reads the token first (k8s.io/apiserver pkg/storage).
+async fn a_continue_token_is_read_before_the_key(server: Server) {
+    let r = get(&server, "/api/v1/namespaces/../configmaps?continue=%25%25%25").await;
+    let why = "invalid continue token: continue key is not valid: illegal base64 data at input byte 0";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 3: a DELETE through a custom resource's `/watch/` path naming an object across
+/// namespaces was a 404. The apiextensions server watches there whatever the method, one
+/// object of every namespace too (`crdHandler.serveResource`), so its options are checked.
+async fn a_custom_resource_s_watch_path_watches_one_object_of_every_namespace(server: Server) {
+    let group = define_widgets(&server, "watched").await;
+    let uri = format!("/apis/{group}/v1/watch/widgets/w?fieldSelector=nope%3D1");
+    let r = raw(&server, Method::DELETE, &uri, None, Body::empty()).await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("field label not supported: nope")), "{}", r.body);
+}
+
+/// Seeds 2 and 3: an apply whose timestamps were objects was refused by the decoding after
+/// it, or for its name. Field management types the configuration first: a time is any scalar
+/// to it (kube-openapi schemaconv makes a `date-time` string an untyped scalar), and the
+/// refusal is a 500 (apimachinery managedfields/internal/structuredmerge.go).
+async fn an_apply_s_timestamps_are_typed_as_any_scalar(server: Server) {
+    let config =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other", "creationTimestamp": {"a": [null, true, 1.5]}}});
+    let r = patch(&server, &format!("{}?fieldManager=f", cm_path("timed")), "application/apply-patch+yaml", config).await;
+    let why = "failed to create typed patch object (/other; /v1, Kind=ConfigMap): .metadata.creationTimestamp: expected any scalar, got &{map[a:[<nil> true 1.5]]}";
+    assert_eq!((r.code, &r.body["message"]), (500, &json!(why)), "{}", r.body);
 }

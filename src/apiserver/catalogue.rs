@@ -156,6 +156,9 @@ pub struct ResourceInfo {
     /// Where its objects are stored: `(group, plural)`. Differs from `(group, plural)` only for
     /// resources served in two groups (events).
     pub storage: (String, String),
+    /// The version its objects are stored at (a built-in resource's: `v1`; a custom
+    /// resource's: its definition's storage version).
+    pub storage_version: String,
     /// How objects are converted between this resource's versions and storage.
     pub conversion: Conversion,
     /// Whether an update that names no resourceVersion is accepted (the strategy's
@@ -298,6 +301,9 @@ impl Builtin {
             short_names: short.iter().map(|s| s.to_string()).collect(),
             categories: if CATEGORY_ALL.contains(&plural) && (group.is_empty() || group == "apps" || group == "batch") {
                 vec!["all".into()]
+            } else if plural == "customresourcedefinitions" {
+                // apiextensions-apiserver pkg/registry/customresourcedefinition/etcd.go `Categories`.
+                vec!["api-extensions".into()]
             } else {
                 vec![]
             },
@@ -312,6 +318,9 @@ impl Builtin {
                 _ => None,
             },
             collection_delete: !(group.is_empty() && plural == "namespaces"),
+            // kube-apiserver stores definitions at v1beta1 (the `EncodeVersioner` of
+            // kubernetes pkg/controlplane/apiserver/apiextensions.go), as discovery's hash says.
+            storage_version: if group == "apiextensions.k8s.io" { "v1beta1" } else { "v1" }.into(),
             orphan_by_default_in: match (group, plural) {
                 ("", "replicationcontrollers") | ("batch", "jobs") => vec!["v1".into()],
                 _ => vec![],

@@ -121,12 +121,15 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
     if versions.is_empty() {
         return None;
     }
+    let storage_version = all_versions.iter().find(|v| v["storage"].as_bool() == Some(true)).and_then(|v| v["name"].as_str());
+    let storage_version = storage_version.unwrap_or(&versions[0]).to_string();
     let status_subresource = all_versions.iter().any(|v| v["subresources"]["status"].is_object());
     // Versions declare their subresources apart, but the fake serves one resource for all of
     // them: the first version's scale stands for each.
     let scale = all_versions.iter().find_map(|v| scale_paths(&v["subresources"]["scale"]));
     Some(ResourceInfo {
         storage: (group.clone(), plural.clone()),
+        storage_version,
         group,
         versions,
         singular: names["singular"].as_str().map(String::from).unwrap_or_else(|| kind.to_lowercase()),

@@ -53,16 +53,11 @@ fn options_invalid(errors: Vec<FieldError>) -> ApiError {
 }
 
 /// Reads `dryRun` (keeping the error a request with another value gets).
-pub fn parse_dry_run(values: &[&str]) -> ApiResult<bool> {
+pub fn parse_dry_run(values: &[&str]) -> Result<bool, FieldError> {
     match values {
         [] => Ok(false),
         ["All"] => Ok(true),
-        other => Err(options_invalid(vec![FieldError::new(
-            FieldErrorKind::NotSupported,
-            "dryRun",
-            Some(json!(other)),
-            "supported values: \"All\"",
-        )])),
+        other => Err(FieldError::new(FieldErrorKind::NotSupported, "dryRun", Some(json!(other)), "supported values: \"All\"")),
     }
 }
 
@@ -71,7 +66,7 @@ pub fn parse_dry_run(values: &[&str]) -> ApiResult<bool> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeleteRequest {
     /// `propagationPolicy`.
-    pub propagation: ApiResult<Option<Propagation>>,
+    pub propagation: Result<Option<Propagation>, FieldError>,
     /// Deprecated `orphanDependents`.
     pub orphan_dependents: Option<bool>,
     /// `gracePeriodSeconds`.
@@ -81,47 +76,59 @@ pub struct DeleteRequest {
     /// `preconditions.resourceVersion`.
     pub precondition_resource_version: Option<String>,
     /// `dryRun`.
-    pub dry_run: ApiResult<bool>,
+    pub dry_run: Result<bool, FieldError>,
 }
 
 impl DeleteRequest {
-    /// Validates the options as upstream's delete handler and `rest.BeforeDelete` do: the error
-    /// of the first field the handler could not read, in the order it reads them, or of
-    /// `orphanDependents` set with `propagationPolicy`.
+    /// Validates the options as upstream's delete handler does: a field it could not decode is
+    /// a 400; then every rule they break, listed in one 422 (`ValidateDeleteOptions`,
+    /// k8s.io/apimachinery pkg/apis/meta/v1/validation): `orphanDependents` set with
+    /// `propagationPolicy`, a policy it does not know, a `dryRun` other than `All`.
     pub fn validate(self) -> ApiResult<DeleteOptions> {
-        let opts = DeleteOptions {
-            propagation: self.propagation?,
+        let grace_period_seconds = self.grace_period_seconds?;
+        let mut errors = Vec::new();
+        let policy = match &self.propagation {
+            Ok(policy) => policy.map(|p| json!(format!("{p:?}"))),
+            Err(unsupported) => unsupported.value.clone(),
+        };
+        if let (Some(_), Some(policy)) = (self.orphan_dependents, policy) {
+            errors.push(FieldError::invalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"));
+        }
+        let propagation = self.propagation.unwrap_or_else(|e| {
+            errors.push(e);
+            None
+        });
+        let dry_run = self.dry_run.unwrap_or_else(|e| {
+            errors.push(e);
+            false
+        });
+        if !errors.is_empty() {
+            return Err(options_invalid(errors));
+        }
+        Ok(DeleteOptions {
+            propagation,
             orphan_dependents: self.orphan_dependents,
-            grace_period_seconds: self.grace_period_seconds?,
+            grace_period_seconds,
             precondition_uid: self.precondition_uid,
             precondition_resource_version: self.precondition_resource_version,
-            dry_run: self.dry_run?,
-        };
-        if let (Some(_), Some(policy)) = (opts.orphan_dependents, opts.propagation) {
-            let policy = format!("{policy:?}");
-            return Err(options_invalid(vec![FieldError::invalid(
-                "propagationPolicy",
-                json!(policy),
-                "orphanDependents and deletionPropagation cannot be both set",
-            )]));
-        }
-        Ok(opts)
+            dry_run,
+        })
     }
 }
 
 /// Reads `propagationPolicy` (keeping the error a request with another value gets).
-pub fn parse_policy(v: Option<&str>) -> ApiResult<Option<Propagation>> {
+pub fn parse_policy(v: Option<&str>) -> Result<Option<Propagation>, FieldError> {
     match v {
         None => Ok(None),
         Some("Orphan") => Ok(Some(Propagation::Orphan)),
         Some("Background") => Ok(Some(Propagation::Background)),
         Some("Foreground") => Ok(Some(Propagation::Foreground)),
-        Some(other) => Err(options_invalid(vec![FieldError::new(
+        Some(other) => Err(FieldError::new(
             FieldErrorKind::NotSupported,
             "propagationPolicy",
             Some(json!(other)),
             "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
-        )])),
+        )),
     }
 }
 

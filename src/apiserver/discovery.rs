@@ -104,13 +104,25 @@ pub fn group(catalogue: &Catalogue, name: &str) -> Option<Value> {
 
 const VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
+/// What names a resource's storage version in discovery: the first 8 bytes of the SHA-256 of
+/// `group/version/kind`, in base64 (`StorageVersionHash`, k8s.io/apiserver
+/// pkg/endpoints/discovery/storageversionhash.go).
+fn storage_version_hash(group: &str, version: &str, kind: &str) -> String {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{group}/{version}/{kind}").as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(&digest[..8])
+}
+
 fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
+    let verbs: Vec<&str> = VERBS.iter().copied().filter(|v| *v != "deletecollection" || r.collection_delete).collect();
     let mut main = json!({
         "name": r.plural,
         "singularName": r.singular,
         "namespaced": r.namespaced,
         "kind": r.kind,
-        "verbs": VERBS,
+        "verbs": verbs,
+        "storageVersionHash": storage_version_hash(&r.storage.0, &r.storage_version, &r.kind),
     });
     if !r.short_names.is_empty() {
         main["shortNames"] = json!(r.short_names);
@@ -144,17 +156,32 @@ fn resource_entries(r: &ResourceInfo) -> Vec<Value> {
 
 /// `/api/v1` or `/apis/{group}/{version}`, if served.
 pub fn resources(catalogue: &Catalogue, group: &str, version: &str) -> Option<Value> {
-    let list: Vec<Value> = catalogue.all().filter(|r| r.group == group && r.serves(version)).flat_map(|r| resource_entries(r)).collect();
+    let mut list: Vec<Value> =
+        catalogue.all().filter(|r| r.group == group && r.serves(version)).flat_map(|r| resource_entries(r)).collect();
     if list.is_empty() {
         return None;
     }
-    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
-    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list}))
+    // Sorted by name, subresources among them (`APIInstaller.Install` sorts its paths,
+    // k8s.io/apiserver pkg/endpoints/installer.go).
+    list.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    if group.is_empty() {
+        // The legacy group's list is written without an apiVersion (`legacyRootAPIHandler`
+        // and the core group's `APIResourceLister`, k8s.io/apiserver pkg/endpoints/discovery).
+        return Some(json!({"kind": "APIResourceList", "groupVersion": version, "resources": list}));
+    }
+    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": format!("{group}/{version}"), "resources": list}))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_storage_version_hash_is_upstream_s() {
+        // As kube-apiserver v1.37.2 lists them in /api/v1 and /apis/apps/v1.
+        assert_eq!(storage_version_hash("", "v1", "ConfigMap"), "qFsyl6wFWjQ=");
+        assert_eq!(storage_version_hash("apps", "v1", "ControllerRevision"), "85nkx63pcBU=");
+    }
 
     #[test]
     fn the_release_is_the_one_upstream_pins() {

@@ -70,6 +70,12 @@ pub fn json(body: &[u8]) -> Result<Document, serde_json::Error> {
 pub fn yaml(body: &[u8]) -> Result<Document, serde_saphyr::Error> {
     let mut options = serde_saphyr::Options::default();
     options.duplicate_keys = DuplicateKeyPolicy::PassThrough;
+    // go-yaml nests collections to 10,000 levels (`max_flow_level` and `max_indents`,
+    // go.yaml.in/yaml/v2 scannerc.go), where the parser's own budget stops at 64.
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = 10_000;
+    budget.flow_nesting_limit = 10_000;
+    options.budget = Some(budget);
     let mut keys = Vec::new();
     let value = serde_saphyr::with_deserializer_from_slice_with_options(body, options, |de| {
         Node::<Spanned<String>> { path: String::new(), keys: &mut keys, syntax: Syntax::Yaml, key: std::marker::PhantomData }

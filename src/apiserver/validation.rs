@@ -326,9 +326,12 @@ fn validate_object_meta(meta: &Value, resource: &ResourceInfo) -> Vec<(MetaRule,
     };
     let unnamed = resource.namespaced && meta["namespace"].as_str().unwrap_or("").is_empty();
     let namespace = if unnamed { vec![FieldError::required("metadata.namespace", "")] } else { vec![] };
-    // Only kube-apiserver's own kinds validate with core's ObjectMeta rules; CustomResourceDefinitions
-    // (apiextensions-apiserver) and custom resources use apimachinery's alone.
-    let core_rules = !resource.custom && resource.group != "apiextensions.k8s.io";
+    // Only kube-apiserver's own kinds validate with core's ObjectMeta rules, and not all of
+    // them: Leases, RuntimeClasses and admission registration call apimachinery's alone
+    // (kubernetes pkg/apis/{coordination,node,admissionregistration}/validation), as
+    // CustomResourceDefinitions (apiextensions-apiserver) and custom resources do.
+    let apimachinery_rules = ["apiextensions.k8s.io", "coordination.k8s.io", "node.k8s.io", "admissionregistration.k8s.io"];
+    let core_rules = !resource.custom && !apimachinery_rules.contains(&resource.group.as_str());
     tagged([
         (MetaRule::Name, name),
         (MetaRule::Namespace, namespace),

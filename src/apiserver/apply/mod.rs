@@ -172,7 +172,10 @@ pub fn apply(live: &Value, config: &Value, manager: &str, force: bool, write: &W
     if config["apiVersion"] != write.api_version || config["kind"] != write.kind {
         return Err(ApiError::bad_request(format!("invalid object type: {}", gvk(config))));
     }
-    if !config["metadata"]["managedFields"].is_null() {
+    // Read through the unstructured accessor, which finds no managed fields in anything but a
+    // list: a value of another type fails as a typed field below (apimachinery
+    // managedfields/internal/structuredmerge.go `Apply`).
+    if config["metadata"]["managedFields"].is_array() {
         return Err(ApiError::bad_request("metadata.managedFields must be nil"));
     }
     let about = || {

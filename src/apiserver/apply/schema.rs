@@ -37,7 +37,10 @@ pub enum Expected {
     String,
     /// A boolean.
     Boolean,
-    /// Anything: a type with its own JSON encoding (a quantity, an int-or-string), or no schema.
+    /// A string, number or bool: a time or an int-or-string (structured-merge-diff's untyped
+    /// scalar).
+    AnyScalar,
+    /// Anything: a type with its own JSON encoding (a quantity, raw JSON), or no schema.
     Any,
 }
 
@@ -92,6 +95,7 @@ impl<'a> Node<'a> {
                 Shape::Scalar(Value::Bool(_)) => Expected::Boolean,
                 Shape::List(_) => Expected::List,
                 Shape::Map(_) | Shape::Struct(_) => Expected::Map,
+                Shape::AnyScalar(_) => Expected::AnyScalar,
                 _ => Expected::Any,
             },
             Self::Json(schema, _) if schema["x-kubernetes-int-or-string"] == true => Expected::Any,

@@ -132,8 +132,9 @@ fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, 
 /// value as Go's `fmt` prints its wrapper of it (typed/validate.go `validateScalar`, typed/
 /// helpers.go `mapValue` and `listValue`); null is any.
 fn type_error(value: &Value, expected: Expected) -> Option<String> {
-    // The configuration was read by sigs.k8s.io/yaml: every number a float64.
-    let wrapper = || format!("&{{{}}}", go_fmt::plain(value, Numbers::Float));
+    // The configuration was read by apimachinery's `yaml.Unmarshal` (k8s.io/apimachinery
+    // pkg/util/yaml, the apply patcher's), which keeps an integral number an int64.
+    let wrapper = || format!("&{{{}}}", go_fmt::plain(value, Numbers::IntegerWhenIntegral));
     match (expected, value) {
         (_, Value::Null)
         | (Expected::Any, _)
@@ -141,10 +142,14 @@ fn type_error(value: &Value, expected: Expected) -> Option<String> {
         | (Expected::List, Value::Array(_))
         | (Expected::Numeric, Value::Number(_))
         | (Expected::String, Value::String(_))
-        | (Expected::Boolean, Value::Bool(_)) => None,
-        (Expected::Numeric, _) => Some(format!("expected numeric (int or float), got {}", go_fmt::type_name(value, Numbers::Float))),
+        | (Expected::Boolean, Value::Bool(_))
+        | (Expected::AnyScalar, Value::String(_) | Value::Number(_) | Value::Bool(_)) => None,
+        (Expected::AnyScalar, _) => Some(format!("expected any scalar, got {}", wrapper())),
+        (Expected::Numeric, _) => {
+            Some(format!("expected numeric (int or float), got {}", go_fmt::type_name(value, Numbers::IntegerWhenIntegral)))
+        }
         (Expected::String, _) => {
-            Some(format!("expected string, got &value.valueUnstructured{{Value:{}}}", go_fmt::syntax(value, Numbers::Float)))
+            Some(format!("expected string, got &value.valueUnstructured{{Value:{}}}", go_fmt::syntax(value, Numbers::IntegerWhenIntegral)))
         }
         (Expected::Boolean, _) => Some(format!("expected boolean, got {}", wrapper())),
         (Expected::Map, _) => Some(format!("expected map, got {}", wrapper())),

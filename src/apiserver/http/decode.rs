@@ -192,7 +192,10 @@ fn delete_body(headers: &HeaderMap, body: &Bytes) -> ApiResult<Bytes> {
     let json = match body_media_type(headers)? {
         BodyType::Protobuf => protobuf::decode(body).map_err(ApiError::bad_request)?.to_string().into_bytes(),
         BodyType::Json => body.to_vec(),
-        BodyType::Yaml => yaml(body).map_err(ApiError::bad_request)?.value.to_string().into_bytes(),
+        BodyType::Yaml => match go_yaml::error(body) {
+            Some(go) => return Err(ApiError::bad_request(go)),
+            None => yaml(body).map_err(ApiError::bad_request)?.value.to_string().into_bytes(),
+        },
     };
     match go_json::unmarshal_error(&json) {
         Some(go) => Err(ApiError::bad_request(version_kind_error(&go))),

@@ -209,7 +209,7 @@ fn with_body_keys(document: Document, opts: WriteOptions) -> (Value, WriteOption
 
 /// Resolves the URL to a resource and the method to a verb, decodes what the verb needs, calls
 /// it under the lock and renders its answer.
-async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Option<Bytes>) -> ApiResult<Response> {
+async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: Option<Bytes>) -> ApiResult<Response> {
     let Some(path) = ResourcePath::parse(parts.uri.path()) else {
         // Upstream's REST router owns `/api` and each served group's prefix, and answers a
         // Status for what it cannot route there; its mux answers plain text elsewhere.
@@ -226,6 +226,10 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
     if !path.group.is_empty() && !server.lock().catalogue.serves_group(&path.group) {
         return Ok(page_not_found());
     }
+    // Past a subresource only the apiextensions server finds anything (it reads no further).
+    if path.beyond_subresource && !server.lock().catalogue.is_custom_group(&path.group) {
+        return Err(ApiError::not_found_path());
+    }
     let query = Query::parse(parts.uri.query());
     let body = body.ok_or_else(|| ApiError::too_large(MAX_BODY_BYTES))?;
     let found = server.lock().scope(&path.group, &path.version, &path.resource, path.namespace.clone());
@@ -233,6 +237,11 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
         Err(_) if server.lock().catalogue.is_custom_group(&path.group) => return Ok(page_not_found()),
         found => found?,
     };
+    // The apiextensions server's verb of a HEAD is a GET's; no REST route of a built-in
+    // resource serves HEAD.
+    if scope.resource.custom && parts.method == Method::HEAD {
+        parts.method = Method::GET;
+    }
     // The apiextensions server's handler passes to the mux (a plain 404) a method that is no
     // verb, and a request whose scope is not the resource's: a namespace in the path of a
     // cluster-scoped resource, or none (or an empty one) for a namespaced resource's verbs
@@ -256,7 +265,10 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
     if scope.resource.namespaced && path.namespace.as_deref() == Some("") && parts.method != Method::POST {
         scope.namespace = None;
     }
-    if scope.resource.namespaced && path.namespace.is_none() {
+    // The apiextensions server watches through a `/watch/` path whatever the method, one
+    // object across namespaces too.
+    let custom_watch = scope.resource.custom && path.watch_prefix;
+    if scope.resource.namespaced && path.namespace.is_none() && !custom_watch {
         // Across namespaces upstream serves only list and watch (no route names an object, and
         // no create or collection delete spans every namespace).
         if path.name.is_some() {
@@ -399,9 +411,12 @@ async fn dispatch(server: &Arc<Server>, parts: http::request::Parts, body: Optio
                 }
             }
             (Method::DELETE, None) => {
+                // The list options, selectors among them, are decoded before the body
+                // (`DeleteCollection`, k8s.io/apiserver pkg/endpoints/handlers/delete.go).
                 check_list_options(&query)?;
+                let selection = selection(&query, &scope, None)?;
                 let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
-                let (selection, page) = (selection(&query, &scope, None)?, list_page(&query)?);
+                let page = list_page(&query)?;
                 let listed = server.lock().delete_collection(&scope, &selection, &page, &opts)?;
                 list_as(repr, &scope, listed, now)
             }

@@ -22,6 +22,10 @@ pub struct ResourcePath {
     pub subresource: Option<String>,
     /// Legacy `/watch/` path prefix.
     pub watch_prefix: bool,
+    /// Segments follow the subresource: no route of a built-in resource has them, and the
+    /// apiextensions server ignores them (`RequestInfoFactory.NewRequestInfo`, k8s.io/apiserver
+    /// pkg/endpoints/request/requestinfo.go, reads the first three parts).
+    pub beyond_subresource: bool,
 }
 
 /// Subresources of namespaces, which upstream checks before treating the segment as a resource.
@@ -58,10 +62,11 @@ impl ResourcePath {
                 out.resource = resource.to_string();
                 out.name = Some(name.to_string());
             }
-            [resource, name, sub] => {
+            [resource, name, sub, beyond @ ..] => {
                 out.resource = resource.to_string();
                 out.name = Some(name.to_string());
                 out.subresource = Some(sub.to_string());
+                out.beyond_subresource = !beyond.is_empty();
             }
             _ => return None,
         }

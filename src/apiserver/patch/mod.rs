@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::apiserver::go_json;
 use crate::apiserver::go_quote::json_type_name as type_name;
+use crate::apiserver::schema::FieldValidation;
 use crate::apiserver::status::{ApiError, ApiResult};
 
 pub use strategic::strategic_merge;
@@ -43,8 +44,8 @@ impl PatchType {
         }
     }
 
-    /// Applies a patch body of this type to `current`.
-    pub fn apply(self, current: &Value, body: &[u8]) -> ApiResult<Value> {
+    /// Applies a patch body of this type to `current`, decoded as `validation` asks.
+    pub fn apply(self, current: &Value, body: &[u8], validation: FieldValidation) -> ApiResult<Value> {
         let parse = || go_json::parse(body).map_err(|e| decoding_patch(&e.to_string()));
         let mut out = current.clone();
         match self {
@@ -57,11 +58,25 @@ impl PatchType {
                 json_patch::merge(&mut out, &object_patch(patch).map_err(|e| decoding_patch(&e))?);
             }
             Self::Json => {
-                // The handler decodes the operations into `[]jsonPatchOp` first
-                // (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+                // Unless told to ignore unknown fields, the handler decodes the operations
+                // into `[]jsonPatchOp` first; json-patch's own decoding then refuses in its
+                // words alone (`jsonPatcher.applyJSPatch`, k8s.io/apiserver
+                // pkg/endpoints/handlers/patch.go).
                 let patch = parse()?;
-                if !patch.is_array() && !patch.is_null() {
-                    return Err(decoding_patch(&go_type_error(&patch, "[]handlers.jsonPatchOp")));
+                // The first value that is not what Go decodes it into: the list, else an
+                // operation (null decodes into either).
+                let misfit = match &patch {
+                    Value::Array(ops) => {
+                        ops.iter().find(|op| !op.is_object() && !op.is_null()).map(|op| (op, "jsonpatch.Operation", "handlers.jsonPatchOp"))
+                    }
+                    Value::Null => None,
+                    list => Some((list, "jsonpatch.Patch", "[]handlers.jsonPatchOp")),
+                };
+                if let Some((value, json_patch_type, handler_type)) = misfit {
+                    return Err(match validation {
+                        FieldValidation::Ignore => ApiError::bad_request(go_type_error(value, json_patch_type)),
+                        _ => decoding_patch(&go_type_error(value, handler_type)),
+                    });
                 }
                 // Go decodes `null` into an empty list of operations.
                 let patch = if patch.is_null() { Value::Array(Vec::new()) } else { patch };
@@ -108,13 +123,16 @@ mod tests {
 
     #[test]
     fn patches_of_the_wrong_json_type_are_refused_in_go_words() {
-        let message = |patch_type: PatchType, body: &str| patch_type.apply(&json!({}), body.as_bytes()).unwrap_err().message;
+        let message =
+            |patch_type: PatchType, body: &str| patch_type.apply(&json!({}), body.as_bytes(), FieldValidation::Warn).unwrap_err().message;
         let go = |t: &str, go_type: &str| format!("error decoding patch: json: cannot unmarshal {t} into Go value of type {go_type}");
         assert_eq!(message(PatchType::Json, r#""a string""#), go("string", "[]handlers.jsonPatchOp"));
         assert_eq!(message(PatchType::Json, "{}"), go("object", "[]handlers.jsonPatchOp"));
         assert_eq!(message(PatchType::Merge, "[1]"), go("array", "map[string]interface {}"));
         assert_eq!(message(PatchType::Strategic, "1"), "json: cannot unmarshal number into Go value of type map[string]interface {}");
         assert_eq!(message(PatchType::Merge, "null"), "Invalid JSON Patch");
-        assert_eq!(PatchType::Json.apply(&json!({"a": 1}), b"null").unwrap(), json!({"a": 1}));
+        assert_eq!(PatchType::Json.apply(&json!({"a": 1}), b"null", FieldValidation::Warn).unwrap(), json!({"a": 1}));
+        let ignoring = PatchType::Json.apply(&json!({}), b"{}", FieldValidation::Ignore).unwrap_err().message;
+        assert_eq!(ignoring, "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
     }
 }

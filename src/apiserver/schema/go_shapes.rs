@@ -24,6 +24,9 @@ pub enum Shape {
     Scalar(Value),
     /// A type with its own JSON encoding, kept as sent, with the encoding of its zero value.
     Opaque(Value),
+    /// The same, of a type server-side apply takes as any scalar and nothing else (times,
+    /// int-or-strings).
+    AnyScalar(Value),
     /// A `[]byte`, written as a base64 string.
     Bytes,
     /// A pointer.
@@ -132,6 +135,7 @@ fn parse(text: &str) -> Shape {
         None => Shape::Bytes,
         Some(("s", json)) => Shape::Scalar(zero(json)),
         Some(("o", json)) => Shape::Opaque(zero(json)),
+        Some(("u", json)) => Shape::AnyScalar(zero(json)),
         Some(("p", inner)) => Shape::Pointer(Box::new(parse(inner))),
         Some(("l", inner)) => Shape::List(Box::new(parse(inner))),
         Some(("m", inner)) => Shape::Map(Box::new(parse(inner))),
@@ -255,7 +259,7 @@ impl GoNode {
 fn encode(value: Option<&Value>, shape: &Shape, stage: Stage) -> Value {
     let value = value.filter(|v| !v.is_null());
     match (shape, value) {
-        (Shape::Scalar(zero) | Shape::Opaque(zero), None) => zero.clone(),
+        (Shape::Scalar(zero) | Shape::Opaque(zero) | Shape::AnyScalar(zero), None) => zero.clone(),
         (Shape::Bytes | Shape::Pointer(_) | Shape::List(_) | Shape::Map(_), None) => Value::Null,
         (Shape::Pointer(inner), Some(v)) => encode(Some(v), inner, stage),
         // Stored as protobuf, an empty list or map reads back as none.
@@ -294,7 +298,7 @@ fn is_empty(value: &Value, shape: &Shape) -> bool {
         Shape::Bytes => value.is_null() || value == "",
         Shape::List(_) => value.is_null() || value.as_array().is_some_and(Vec::is_empty),
         Shape::Map(_) => value.is_null() || value.as_object().is_some_and(Map::is_empty),
-        Shape::Opaque(_) | Shape::Struct(_) => false,
+        Shape::Opaque(_) | Shape::AnyScalar(_) | Shape::Struct(_) => false,
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::apiserver::apply;
 use crate::apiserver::schema::{WriteOptions, report_strict_errors};
 use crate::apiserver::status::{ApiError, ApiResult};
+use crate::apiserver::storage::create::check_namespace;
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::strict::Keys;
@@ -41,6 +42,12 @@ impl Storage {
             ApiError::bad_request(format!("error strict decoding patch: {list}"))
         })?;
         let opts = WriteOptions { body_keys: Keys::default(), patch: true, ..opts };
+        // The patched object's namespace is checked before its name (`patcher.applyPatch`,
+        // k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+        let mut merged = merged;
+        if merged["metadata"].is_object() {
+            check_namespace(scope, &mut merged)?;
+        }
         let merged_name = merged["metadata"]["name"].as_str().unwrap_or("");
         if merged_name != name {
             return Err(ApiError::bad_request(format!(

@@ -51,7 +51,12 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
         |why: String| ApiError::bad_request(format!("{kind} in version {} cannot be handled as a {expected}: {why}", quote(version)));
     let unconvertible = || cannot(format!("converting ({version}.{kind}) to ({internal}.{expected}): unknown conversion"));
     if scope.resource.custom {
-        // A custom resource's handler decodes any body, then checks its version and kind.
+        // A custom resource's decoder reads any kind, its metadata as an ObjectMeta
+        // (`schemaCoercingDecoder`, apiextensions-apiserver pkg/apiserver/
+        // customresource_handler.go); then the handler checks its version and kind.
+        if let Some(wrong_type) = body.get("metadata").and_then(typed::metadata_type_error) {
+            return Err(cannot(wrong_type));
+        }
         if api_version != want_version {
             return Err(mismatch());
         }
@@ -185,7 +190,7 @@ impl Storage {
         // object (`PrepareForCreate`): what the strategy sets is nobody's
         // (k8s.io/apiserver/pkg/endpoints/handlers/create.go).
         dedup_owner_references(&mut body, opts.patch);
-        self.field_context(scope, Target::Main).record(&json!({}), &mut body, management);
+        self.field_context(scope, Target::Main).record(&json!({}), None, &mut body, management);
         if scope.resource.status_subresource && scope.resource.kind != "Node" {
             start_status_afresh(&scope.resource, &mut body);
         }

@@ -61,7 +61,6 @@ impl Storage {
 
     /// GET a list: the selected objects in key order, paginated when `limit` is set.
     pub fn list(&self, scope: &Scope, selection: &Selection, page: &Page) -> ApiResult<Listed> {
-        scope.check_key_segments(None)?;
         let limit = page.limit;
         // Keys are relative to the list's prefix: a name within a namespace (or of a
         // cluster-scoped resource), `namespace/name` across namespaces.
@@ -82,6 +81,8 @@ impl Storage {
             }
             None => (page.at, None),
         };
+        // A continue token is read before the key it continues from is made.
+        scope.check_key_segments(None)?;
         let latest = self.store.revision();
         let revision = match at {
             ListAt::Exact(wanted) | ListAt::NotOlderThan(wanted) if wanted > latest => {

@@ -12,6 +12,7 @@ use crate::apiserver::scale::{SCALE_API_VERSION, ScaleWrite, has_replicas, scale
 use crate::apiserver::schema::{WriteOptions, typed};
 use crate::apiserver::scheme::registered;
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
+use crate::apiserver::storage::update::check_name;
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 
@@ -61,16 +62,10 @@ impl Storage {
         Ok(scale_of(paths, &parent))
     }
 
-    /// PUT of the Scale of object `name`: the body is a Scale whose name, if any, is the URL's.
+    /// PUT of the Scale of object `name`: the body is a Scale named as the URL names it.
     pub fn update_scale(&mut self, scope: &Scope, name: &str, body: Value, opts: WriteOptions) -> ApiResult<Value> {
         let paths = paths(scope)?.clone();
-        match body["metadata"]["name"].as_str() {
-            None | Some("") => {}
-            Some(n) if n == name => {}
-            Some(n) => {
-                return Err(ApiError::bad_request(format!("the name of the object ({n}) does not match the name on the URL ({name})")));
-            }
-        }
+        check_name(&body, name)?;
         let parent = self.scale_parent(scope, name)?;
         self.write_scale(scope, name, &paths, &parent, &body, opts)
     }
@@ -86,7 +81,7 @@ impl Storage {
             // Absent, not 0: a patch must set it (upstream marks it with an impossible value).
             current["spec"] = json!({});
         }
-        let patched = patch_type.apply(&current, body)?;
+        let patched = patch_type.apply(&current, body, opts.field_validation)?;
         // Decoded, the patched object is a Scale whatever version and kind it names.
         let mut scale = patched.clone();
         scale["apiVersion"] = json!(SCALE_API_VERSION);

@@ -32,7 +32,9 @@ impl Storage {
     /// PUT: replaces object `name` with `body`, or creates it when it is absent and the kind's
     /// registry creates on update; returns the object as served and whether it was created.
     pub fn put(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<(Value, bool)> {
-        if !(target == Target::Main && scope.resource.create_on_update && self.store.get(&scope.request_key(name)?).is_none()) {
+        // A name no key can hold goes to the update, which refuses it after the body's name.
+        let absent = scope.request_key(name).is_ok_and(|key| self.store.get(&key).is_none());
+        if !(target == Target::Main && scope.resource.create_on_update && absent) {
             return Ok((self.update(scope, name, body, target, opts)?, false));
         }
         // The handler decodes the body and checks its name before the store finds nothing to
@@ -88,14 +90,25 @@ impl Storage {
         // An apply's result carries the managedFields it recorded, which the subresources that
         // start from the stored object keep.
         let applied_fields = (*management == Management::Applied).then(|| body["metadata"]["managedFields"].clone());
+        // The ephemeral containers' strategy drops every other change, after the handler's
+        // field manager has given the request's manager each field it changed, ephemeral
+        // container or not (`podEphemeralContainersStrategy.PrepareForUpdate`, kubernetes
+        // pkg/registry/core/pod/strategy.go, resets no field the manager records).
+        let requested = (target == Target::EphemeralContainers).then(|| body.clone());
         let mut new = match target {
             Target::Main if scope.resource.status_subresource => with_stored(body, &existing, "status"),
             Target::Main => body,
             Target::Status if scope.resource.custom => {
                 // A custom resource's status write changes nothing but status
                 // (apiextensions-apiserver pkg/registry/customresource/status_strategy.go).
+                // A status the request does not send is removed, not nulled.
                 let mut new = existing.clone();
-                new["status"] = body["status"].clone();
+                if let Some(object) = new.as_object_mut() {
+                    match body.get("status") {
+                        Some(status) => object.insert("status".into(), status.clone()),
+                        None => object.remove("status"),
+                    };
+                }
                 new
             }
             Target::Status => {
@@ -142,7 +155,7 @@ impl Storage {
             new["metadata"]["generation"] = json!(generation + 1);
         }
         dedup_owner_references(&mut new, opts.patch);
-        self.field_context(scope, target).record(&existing, &mut new, management);
+        self.field_context(scope, target).record(&existing, requested, &mut new, management);
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.append(&mut refused);
@@ -188,7 +201,7 @@ impl Storage {
         let key = scope.request_key(name)?;
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let current = scope.present(&existing)?;
-        let patched = patch_type.apply(&current, body)?;
+        let patched = patch_type.apply(&current, body, opts.field_validation)?;
         if !patched.is_object() {
             return Err(ApiError::bad_request("the patch produced something other than an object"));
         }
@@ -226,7 +239,7 @@ fn carry_over_metadata(new: &mut Value, old: &Value) {
 /// and patch handlers check it once the object is decoded and its namespace matched
 /// (`checkName`, k8s.io/apiserver pkg/endpoints/handlers/rest.go; its namespace check cannot
 /// fail after that).
-fn check_name(object: &Value, name: &str) -> ApiResult<()> {
+pub(super) fn check_name(object: &Value, name: &str) -> ApiResult<()> {
     match object["metadata"]["name"].as_str().unwrap_or("") {
         "" => {
             let why = format!("the name of the object ({name} based on URL) was undeterminable: name must be provided");

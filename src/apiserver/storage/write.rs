@@ -109,12 +109,21 @@ impl FieldContext {
         }
     }
 
-    /// Records the `Update` of `manager` turning `live` into `new` (nothing for an apply); then
-    /// a built-in object is as it will be stored: the empty lists and maps its decoded Go type
-    /// held (and field management saw) are gone, as protobuf keeps none.
-    pub fn record(&self, live: &Value, new: &mut Value, management: &Management) {
+    /// Records the `Update` of `manager` turning `live` into `new` (nothing for an apply), or
+    /// into `requested` where that is given: the object as the request made it, when the
+    /// strategy then drops some of its changes (upstream's field manager sees the request's
+    /// object before the strategy does); then a built-in object is as it will be stored: the
+    /// empty lists and maps its decoded Go type held (and field management saw) are gone, as
+    /// protobuf keeps none.
+    pub fn record(&self, live: &Value, requested: Option<Value>, new: &mut Value, management: &Management) {
         if let Management::Update(manager) = management {
-            apply::record_update(live, new, manager, &self.write());
+            match requested {
+                Some(mut requested) => {
+                    apply::record_update(live, &mut requested, manager, &self.write());
+                    new["metadata"]["managedFields"] = requested["metadata"]["managedFields"].take();
+                }
+                None => apply::record_update(live, new, manager, &self.write()),
+            }
         }
         if !self.custom {
             *new = go_shapes::round_trip(&self.api_version, &self.kind, new);

@@ -11,8 +11,9 @@
 // A shape is written as a string:
 //
 //	s:ZERO   a scalar (string, number, bool) whose zero value is the JSON ZERO
-//	o:ZERO   a type with its own JSON encoding (times, quantities, int-or-strings, raw JSON),
-//	         kept as sent, whose zero value encodes as the JSON ZERO
+//	o:ZERO   a type with its own JSON encoding (quantities, raw JSON), kept as sent, whose zero
+//	         value encodes as the JSON ZERO
+//	u:ZERO   the same, of a type server-side apply takes as any scalar (times, int-or-strings)
 //	b        a []byte (a base64 string)
 //	p:SHAPE  a pointer
 //	l:SHAPE  a slice
@@ -100,6 +101,9 @@ func shape(t reflect.Type) string {
 		if err != nil {
 			fail(err)
 		}
+		if untypedScalar(t) {
+			return "u:" + string(zero)
+		}
 		return "o:" + string(zero)
 	}
 	switch t.Kind() {
@@ -131,6 +135,24 @@ func shape(t reflect.Type) string {
 		}
 		return "s:" + string(zero)
 	}
+}
+
+// schemaTyped is a type that names its OpenAPI type and format itself.
+type schemaTyped interface {
+	OpenAPISchemaType() []string
+	OpenAPISchemaFormat() string
+}
+
+// untypedScalar says whether server-side apply takes any scalar, and no map or list, for type
+// t with its own JSON encoding: a string of a format (a time, an int-or-string), which
+// kube-openapi's schemaconv (`convertPrimitive`) makes an untyped scalar.
+func untypedScalar(t reflect.Type) bool {
+	typed, ok := reflect.New(t).Interface().(schemaTyped)
+	if !ok {
+		return false
+	}
+	types, format := typed.OpenAPISchemaType(), typed.OpenAPISchemaFormat()
+	return len(types) == 1 && types[0] == "string" && format != "" && format != "byte"
 }
 
 // model is the OpenAPI definition of struct t (empty for a type with none).
