@@ -91,6 +91,9 @@ on_both_servers!(
     a_continue_token_is_read_before_the_key,
     a_custom_resource_s_watch_path_watches_one_object_of_every_namespace,
     an_apply_s_timestamps_are_typed_as_any_scalar,
+    a_put_s_uid_is_a_precondition_on_what_is_stored,
+    owner_references_are_validated_before_finalizers,
+    custom_resources_list_their_metadata_update_errors_three_times,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1773,4 +1776,69 @@ async fn an_apply_s_timestamps_are_typed_as_any_scalar(server: Server) {
     let r = patch(&server, &format!("{}?fieldManager=f", cm_path("timed")), "application/apply-patch+yaml", config).await;
     let why = "failed to create typed patch object (/other; /v1, Kind=ConfigMap): .metadata.creationTimestamp: expected any scalar, got &{map[a:[<nil> true 1.5]]}";
     assert_eq!((r.code, &r.body["message"]), (500, &json!(why)), "{}", r.body);
+}
+
+/// Seed 11: a PUT whose uid was not the stored object's was refused as an immutable field.
+/// The update handler makes the body's uid a precondition (`defaultUpdatedObjectInfo.
+/// Preconditions`, k8s.io/apiserver pkg/registry/rest/update.go), which the store checks
+/// before the update (etcd3 `GuaranteedUpdate`): a 409, also where a PUT would create. A
+/// PATCH has no precondition, so the patched uid is the immutable field.
+async fn a_put_s_uid_is_a_precondition_on_what_is_stored(server: Server) {
+    let stored = create_cm(&server, "uid-held", &[]).await;
+    let uid = stored["metadata"]["uid"].as_str().unwrap();
+    let mut body = stored.clone();
+    body["metadata"]["uid"] = json!("other");
+    let r = put(&server, &cm_path("uid-held"), body).await;
+    let key = format!("/registry/configmaps/{}/uid-held", server.namespace());
+    let why = format!(
+        "Operation cannot be fulfilled on configmaps \"uid-held\": StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: {uid}"
+    );
+    assert_eq!((r.code, &r.body["message"]), (409, &json!(why)), "{}", r.body);
+    let leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+    let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "uid-new", "uid": "other"}});
+    let r = put(&server, &format!("{leases}/uid-new"), lease).await;
+    assert_eq!(r.code, 409, "{}", r.body);
+    assert!(r.body["message"].as_str().unwrap().ends_with("UID in precondition: other, UID in object meta: "), "{}", r.body);
+    let r = patch(&server, &cm_path("uid-held"), "application/merge-patch+json", json!({"metadata": {"uid": "other"}})).await;
+    assert_eq!((r.code, &r.body["details"]["causes"][0]["field"]), (422, &json!("metadata.uid")), "{}", r.body);
+}
+
+/// The fields of a refused write's causes.
+fn cause_fields(r: &Raw) -> Vec<&str> {
+    r.body["details"]["causes"].as_array().unwrap().iter().map(|c| c["field"].as_str().unwrap()).collect()
+}
+
+/// Seed 11: a ConfigMap with a broken owner reference and finalizer was refused for the
+/// finalizer first. apimachinery's `ValidateObjectMetaAccessor` checks owner references
+/// before finalizers.
+async fn owner_references_are_validated_before_finalizers(server: Server) {
+    let mut body = configmap("ordered", &["not a finalizer"]);
+    body["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": ""}]);
+    let r = post(&server, &cm_path(""), body).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert_eq!(cause_fields(&r), ["metadata.ownerReferences[0].uid", "metadata.finalizers", "metadata.finalizers[0]"]);
+}
+
+/// Seed 11: an update of a custom resource (or a definition) with bad labels was refused once
+/// for them. apiextensions-apiserver keeps every error of `rest.BeforeUpdate`'s common rules,
+/// the create rules and then the update rules (which check labels, annotations and owner
+/// references again), and of its strategy's `ValidateObjectMetaUpdate` after them
+/// (pkg/registry/customresource/validator.go `ValidateUpdate`); kube-apiserver's own kinds
+/// answer each error once.
+async fn custom_resources_list_their_metadata_update_errors_three_times(server: Server) {
+    let group = define_widgets(&server, "thrice").await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"}});
+    let created = post(&server, &widgets, widget).await;
+    assert_eq!(created.code, 201, "{}", created.body);
+    let mut body = created.body.clone();
+    body["metadata"]["labels"] = json!({"bad key!": "v"});
+    body["metadata"]["finalizers"] = json!(["not a finalizer"]);
+    let r = put(&server, &format!("{widgets}/w"), body).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert_eq!(cause_fields(&r), ["metadata.labels", "metadata.finalizers", "metadata.labels", "metadata.labels"]);
+    let mut body = create_cm(&server, "once", &[]).await;
+    body["metadata"]["labels"] = json!({"bad key!": "v"});
+    let r = put(&server, &cm_path("once"), body).await;
+    assert_eq!(cause_fields(&r), ["metadata.labels"], "{}", r.body);
 }

@@ -263,10 +263,10 @@ pub enum MetaRule {
     Namespace,
     /// Label and annotation keys and values.
     LabelsAndAnnotations,
-    /// Finalizer names, and not both GC finalizers (apimachinery `ValidateObjectMeta`).
-    Finalizers,
     /// Owner references (apimachinery `ValidateOwnerReferences`).
     OwnerReferences,
+    /// Finalizer names, and not both GC finalizers (apimachinery `ValidateObjectMeta`).
+    Finalizers,
     /// Core's rule for the finalizer names of kube-apiserver's own kinds.
     KubeFinalizerNames,
     /// An update may not change the uid.
@@ -302,7 +302,19 @@ impl<'a> MetaValidation<'a> {
             // kind's strategy comes after, and with it core's rule for finalizer names.
             let (kube, generic): (Vec<_>, Vec<_>) = errors.into_iter().partition(|(rule, _)| *rule == MetaRule::KubeFinalizerNames);
             errors = generic;
-            errors.extend(validate_object_meta_update(new, old));
+            if served_by_apiextensions(resource) {
+                // apiextensions-apiserver keeps every error of the update rules, which run
+                // twice, each time with the labels, annotations and owner references again:
+                // in `validateCommonFields` and in the strategy's `ValidateObjectMetaUpdate`
+                // (apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go
+                // `validateCustomResourceDefinitionUpdate`, pkg/registry/customresource/
+                // validator.go `ValidateUpdate`). kube-apiserver answers each error once.
+                let update = validate_object_meta_update(new, old, true);
+                errors.extend(update.clone());
+                errors.extend(update);
+            } else {
+                errors.extend(validate_object_meta_update(new, old, false));
+            }
             errors.extend(kube);
         }
         Self { new, old, errors }
@@ -330,19 +342,28 @@ fn validate_object_meta(meta: &Value, resource: &ResourceInfo) -> Vec<(MetaRule,
     // them: Leases, RuntimeClasses and admission registration call apimachinery's alone
     // (kubernetes pkg/apis/{coordination,node,admissionregistration}/validation), as
     // CustomResourceDefinitions (apiextensions-apiserver) and custom resources do.
-    let apimachinery_rules = ["apiextensions.k8s.io", "coordination.k8s.io", "node.k8s.io", "admissionregistration.k8s.io"];
-    let core_rules = !resource.custom && !apimachinery_rules.contains(&resource.group.as_str());
+    let apimachinery_rules = ["coordination.k8s.io", "node.k8s.io", "admissionregistration.k8s.io"];
+    let core_rules = !served_by_apiextensions(resource) && !apimachinery_rules.contains(&resource.group.as_str());
+    // apimachinery `ValidateObjectMetaAccessor`'s order: owner references before finalizers.
     tagged([
         (MetaRule::Name, name),
         (MetaRule::Namespace, namespace),
         (MetaRule::LabelsAndAnnotations, validate_labels_and_annotations(meta)),
-        (MetaRule::Finalizers, validate_finalizers(&string_list(meta, "finalizers"))),
         (MetaRule::OwnerReferences, validate_owner_references(&meta["ownerReferences"])),
+        (MetaRule::Finalizers, validate_finalizers(&string_list(meta, "finalizers"))),
         (MetaRule::KubeFinalizerNames, if core_rules { kube_finalizer_name_problems(meta) } else { vec![] }),
     ])
 }
 
-fn validate_object_meta_update(new: &Value, old: &Value) -> Vec<(MetaRule, FieldError)> {
+/// Custom resources and their definitions, which apiextensions-apiserver serves.
+fn served_by_apiextensions(resource: &ResourceInfo) -> bool {
+    resource.custom || resource.group == "apiextensions.k8s.io"
+}
+
+/// apimachinery `ValidateObjectMetaAccessorUpdate`, in its order; `whole` adds the rules it
+/// shares with the create rules (labels, annotations, owner references), which
+/// kube-apiserver's answers do not repeat.
+fn validate_object_meta_update(new: &Value, old: &Value, whole: bool) -> Vec<(MetaRule, FieldError)> {
     let immutable = |keys: &[&str]| -> Vec<FieldError> {
         keys.iter()
             .filter(|key| new[**key] != old[**key])
@@ -350,10 +371,13 @@ fn validate_object_meta_update(new: &Value, old: &Value) -> Vec<(MetaRule, Field
             .collect()
     };
     let deleting = !old["deletionTimestamp"].is_null();
+    let shared = |found: Vec<FieldError>| if whole { found } else { vec![] };
     tagged([
+        (MetaRule::NoNewFinalizersWhileDeleting, if deleting { new_finalizers_refused(new, old) } else { vec![] }),
         (MetaRule::ImmutableUid, immutable(&["uid"])),
         (MetaRule::ImmutableDeletion, immutable(&["deletionTimestamp", "deletionGracePeriodSeconds"])),
-        (MetaRule::NoNewFinalizersWhileDeleting, if deleting { new_finalizers_refused(new, old) } else { vec![] }),
+        (MetaRule::LabelsAndAnnotations, shared(validate_labels_and_annotations(new))),
+        (MetaRule::OwnerReferences, shared(validate_owner_references(&new["ownerReferences"]))),
     ])
 }
 

@@ -41,6 +41,7 @@ impl Storage {
         // update (k8s.io/apiserver pkg/endpoints/handlers/update.go).
         let mut body = self.decoded(scope, body, &opts)?;
         check_name(&body, name)?;
+        uid_precondition(scope, name, &body, &Value::Null)?;
         // The store writes a new object whatever version the request named.
         if let Some(meta) = body["metadata"].as_object_mut() {
             meta.remove("resourceVersion");
@@ -75,6 +76,9 @@ impl Storage {
         let key = scope.request_key(name)?;
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let existing = scope.present(&existing)?;
+        if !opts.patch {
+            uid_precondition(scope, name, &body, &existing)?;
+        }
         match body["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty()) {
             Some(rv) if rv != existing["metadata"]["resourceVersion"].as_str().unwrap_or("") => {
                 return Err(ApiError::conflict_modified(scope.resource.qualified(), name));
@@ -214,6 +218,20 @@ impl Storage {
         }
         self.update(scope, name, patched, target, WriteOptions { patch: true, ..opts })
     }
+}
+
+/// A PUT's uid is a precondition on the stored object (`defaultUpdatedObjectInfo.Preconditions`,
+/// k8s.io/apiserver pkg/registry/rest/update.go), checked by the store before the update looks
+/// at versions or validates (`Preconditions.Check` in etcd3's `GuaranteedUpdate`): a uid other
+/// than the stored one, or any uid when nothing is stored (`stored` null), is a 409. A PATCH
+/// names no precondition: the patched uid meets the immutable-field rule instead.
+fn uid_precondition(scope: &Scope, name: &str, body: &Value, stored: &Value) -> ApiResult<()> {
+    let uid = body["metadata"]["uid"].as_str().unwrap_or_default();
+    let stored_uid = stored["metadata"]["uid"].as_str().unwrap_or_default();
+    if uid.is_empty() || uid == stored_uid {
+        return Ok(());
+    }
+    Err(scope.precondition_failed(name, &format!("UID in precondition: {uid}, UID in object meta: {stored_uid}")))
 }
 
 /// `rest.BeforeUpdate`: system fields keep their stored values; an update can never remove or
