@@ -94,6 +94,8 @@ on_both_servers!(
     a_put_s_uid_is_a_precondition_on_what_is_stored,
     owner_references_are_validated_before_finalizers,
     custom_resources_list_their_metadata_update_errors_three_times,
+    a_namespace_s_phase_follows_its_deletion,
+    an_update_that_ends_a_deletion_answers_with_the_request_s_object,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1841,4 +1843,47 @@ async fn custom_resources_list_their_metadata_update_errors_three_times(server: 
     body["metadata"]["labels"] = json!({"bad key!": "v"});
     let r = put(&server, &cm_path("once"), body).await;
     assert_eq!(cause_fields(&r), ["metadata.labels"], "{}", r.body);
+}
+
+/// Seed 11: a status PUT without a phase on a terminating namespace was accepted and left it
+/// with no phase. A namespace's phase defaults to `Active` (`SetDefaults_NamespaceStatus`,
+/// pkg/apis/core/v1/defaults.go) and a status write must keep it to the deletion
+/// (`ValidateNamespaceStatusUpdate`, pkg/apis/core/validation).
+async fn a_namespace_s_phase_follows_its_deletion(server: Server) {
+    let name = format!("{}-phase", server.namespace());
+    let namespace = |status: Value| json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}, "status": status});
+    let mut held = namespace(json!({}));
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    assert_eq!(post(&server, "/api/v1/namespaces", held).await.code, 201);
+    let status = format!("/api/v1/namespaces/{name}/status");
+    let r = put(&server, &status, namespace(json!({"phase": "Terminating"}))).await;
+    let active_only = "may only be 'Active' if `deletionTimestamp` is empty";
+    assert_eq!((r.code, &r.body["details"]["causes"][0]["message"]), (422, &json!(format!("Invalid value: \"Terminating\": {active_only}"))));
+    assert_eq!(delete(&server, &format!("/api/v1/namespaces/{name}"), Value::Null).await.code, 200);
+    let r = put(&server, &status, namespace(json!({}))).await;
+    let terminating_only = "Invalid value: \"Active\": may only be 'Terminating' if `deletionTimestamp` is not empty";
+    assert_eq!((r.code, &r.body["details"]["causes"][0]["field"]), (422, &json!("status.Phase")), "{}", r.body);
+    assert_eq!(r.body["details"]["causes"][0]["message"], json!(terminating_only));
+    assert_eq!(get(&server, &format!("/api/v1/namespaces/{name}")).await.body["status"]["phase"], json!("Terminating"));
+    let r = patch(&server, &format!("/api/v1/namespaces/{name}"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+}
+
+/// Seed 11: a PUT that removed the last finalizer of a deleted ClusterRole answered with
+/// `rules: null` where it sent `rules: []`. The store deletes the object and answers with the
+/// request's object as decoded, not as stored (`deleteWithoutFinalizers`, k8s.io/apiserver
+/// pkg/registry/generic/registry/store.go), and a decoded Go slice that is empty is still `[]`.
+async fn an_update_that_ends_a_deletion_answers_with_the_request_s_object(server: Server) {
+    let roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+    let name = format!("{}-ended", server.namespace());
+    let role = |finalizers: Value| {
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": name, "finalizers": finalizers}, "rules": []})
+    };
+    let created = post(&server, roles, role(json!(["example.com/hold"]))).await;
+    assert_eq!((created.code, &created.body["rules"]), (201, &Value::Null), "stored without the empty list: {}", created.body);
+    assert_eq!(delete(&server, &format!("{roles}/{name}"), Value::Null).await.code, 200);
+    let r = put(&server, &format!("{roles}/{name}"), role(Value::Null)).await;
+    assert_eq!((r.code, &r.body["rules"]), (200, &json!([])), "{}", r.body);
+    assert_eq!(get(&server, &format!("{roles}/{name}")).await.code, 404);
 }

@@ -375,8 +375,13 @@ fn claim_spec(spec: &mut Value) {
     object_at(spec, "resources");
 }
 
-/// `SetDefaults_Namespace`: the `kubernetes.io/metadata.name` label carries the name.
+/// `SetDefaults_Namespace`: the `kubernetes.io/metadata.name` label carries the name;
+/// `SetDefaults_NamespaceStatus`: a namespace with no phase is `Active`, whatever its write
+/// (so a status write without one on a terminating namespace is refused).
 fn namespace(namespace: &mut Value) {
+    if let Some(status) = object_at(namespace, "status") {
+        or_zero(status, "phase", json!("Active"));
+    }
     let name = namespace["metadata"]["name"].clone();
     if name.as_str().is_some_and(|n| !n.is_empty())
         && let Some(labels) = object_at(namespace, "metadata").and_then(|m| object_at(m, "labels"))

@@ -52,12 +52,28 @@ impl Kind for Namespaces {
 
     /// An update keeps `spec.finalizers` as they are: only the `finalize` subresource writes
     /// them (`namespaceStrategy.PrepareForUpdate`, pkg/registry/core/namespace/strategy.go).
+    /// A status write keeps the phase to the deletion: `Active` until the namespace is deleted,
+    /// `Terminating` after (`ValidateNamespaceStatusUpdate`, pkg/apis/core/validation).
     fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, _now: &str) -> Vec<FieldError> {
         if target == Target::Main {
             keep_stored(new, existing, "spec", "finalizers");
         }
         label_with_name(new);
-        Vec::new()
+        if target != Target::Status {
+            return Vec::new();
+        }
+        // An update never removes a deletion timestamp (`rest.BeforeUpdate`).
+        let deleting = !new["metadata"]["deletionTimestamp"].is_null() || !existing["metadata"]["deletionTimestamp"].is_null();
+        let (phase, rule) = if deleting {
+            ("Terminating", "may only be 'Terminating' if `deletionTimestamp` is not empty")
+        } else {
+            ("Active", "may only be 'Active' if `deletionTimestamp` is empty")
+        };
+        let written = &new["status"]["phase"];
+        if written.as_str() == Some(phase) {
+            return Vec::new();
+        }
+        vec![FieldError::invalid("status.Phase", written.clone(), rule)]
     }
 
     /// The NamespaceLifecycle admission plugin refuses to delete [`IMMORTAL`] namespaces.

@@ -190,7 +190,9 @@ impl Storage {
         // object (`PrepareForCreate`): what the strategy sets is nobody's
         // (k8s.io/apiserver/pkg/endpoints/handlers/create.go).
         dedup_owner_references(&mut body, opts.patch);
-        self.field_context(scope, Target::Main).record(&json!({}), None, &mut body, management);
+        let fields = self.field_context(scope, Target::Main);
+        fields.record(&json!({}), None, &mut body, management);
+        fields.store(&mut body);
         if scope.resource.status_subresource && scope.resource.kind != "Node" {
             start_status_afresh(&scope.resource, &mut body);
         }

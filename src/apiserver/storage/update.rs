@@ -159,7 +159,13 @@ impl Storage {
             new["metadata"]["generation"] = json!(generation + 1);
         }
         dedup_owner_references(&mut new, opts.patch);
-        self.field_context(scope, target).record(&existing, requested, &mut new, management);
+        let fields = self.field_context(scope, target);
+        fields.record(&existing, requested, &mut new, management);
+        // An update that ends a deletion answers with the object as the request decoded, empty
+        // lists and all: the store deletes it and hands back the request's object
+        // (`deleteWithoutFinalizers`, k8s.io/apiserver pkg/registry/generic/registry/store.go).
+        let decoded = existing["metadata"]["deletionTimestamp"].is_string().then(|| new.clone());
+        fields.store(&mut new);
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.append(&mut refused);
@@ -183,7 +189,7 @@ impl Storage {
             if !opts.dry_run {
                 self.remove(&key);
             }
-            return Ok(new);
+            return Ok(decoded.unwrap_or(new));
         }
         if opts.dry_run {
             return Ok(new);

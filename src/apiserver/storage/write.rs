@@ -112,9 +112,7 @@ impl FieldContext {
     /// Records the `Update` of `manager` turning `live` into `new` (nothing for an apply), or
     /// into `requested` where that is given: the object as the request made it, when the
     /// strategy then drops some of its changes (upstream's field manager sees the request's
-    /// object before the strategy does); then a built-in object is as it will be stored: the
-    /// empty lists and maps its decoded Go type held (and field management saw) are gone, as
-    /// protobuf keeps none.
+    /// object before the strategy does). `new` stays as decoded: see [`FieldContext::store`].
     pub fn record(&self, live: &Value, requested: Option<Value>, new: &mut Value, management: &Management) {
         if let Management::Update(manager) = management {
             match requested {
@@ -125,6 +123,11 @@ impl FieldContext {
                 None => apply::record_update(live, new, manager, &self.write()),
             }
         }
+    }
+
+    /// A decoded object as it will be stored: for a built-in kind, the empty lists and maps
+    /// its decoded Go type held (and field management saw) are gone, as protobuf keeps none.
+    pub fn store(&self, new: &mut Value) {
         if !self.custom {
             *new = go_shapes::round_trip(&self.api_version, &self.kind, new);
         }
