@@ -59,10 +59,7 @@ fn body_media_type(headers: &HeaderMap) -> ApiResult<BodyType> {
 /// typed clients send), with the keys strict decoding reads.
 pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Document> {
     let media_type = body_media_type(headers)?;
-    let unrecognized = |why: String| {
-        // k8s.io/apiserver pkg/endpoints/handlers/rest.go `transformDecodeError`.
-        ApiError::bad_request(format!("the object provided is unrecognized (must be of type {kind}): {why} ({})", summary(body)))
-    };
+    let unrecognized = |why: String| unrecognized(kind, body, &why);
     let document = match media_type {
         BodyType::Protobuf => {
             if body.is_empty() {
@@ -97,6 +94,26 @@ pub fn object(headers: &HeaderMap, body: &[u8], kind: &str) -> ApiResult<Documen
         Value::Object(_) => Ok(document),
         _ => Err(ApiError::bad_request("the object provided is unrecognized: expected a JSON object")),
     }
+}
+
+/// A body that did not decode as `kind` for the reason `why`, as the handlers word it
+/// (`transformDecodeError`, k8s.io/apiserver pkg/endpoints/handlers/rest.go).
+fn unrecognized(kind: &str, body: &[u8], why: &str) -> ApiError {
+    ApiError::bad_request(format!("the object provided is unrecognized (must be of type {kind}): {why} ({})", summary(body)))
+}
+
+/// Decodes a create or update body of the resource in `scope`: as [`object`], and a custom
+/// resource's body must name its kind, which the unstructured decoder reads from the body
+/// alone, with no default from the URL (k8s.io/apimachinery pkg/runtime/serializer/json
+/// `Serializer.Decode` into an Unstructured: `NewMissingKindErr` quotes the whole body).
+pub fn resource_object(headers: &HeaderMap, body: &[u8], scope: &Scope) -> ApiResult<Document> {
+    let kind = &scope.resource.kind;
+    let document = object(headers, body, kind)?;
+    if scope.resource.custom && document.value["kind"].as_str().is_none_or(str::is_empty) {
+        let why = format!("Object 'Kind' is missing in '{}'", String::from_utf8_lossy(body));
+        return Err(unrecognized(kind, body, &why));
+    }
+    Ok(document)
 }
 
 /// How the serializer words a failure to read a body's `apiVersion` and `kind` (`go`, Go's

@@ -27,7 +27,7 @@ use crate::apiserver::Server;
 use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
     Write, apply_configuration, check_list_options, check_patch_json, delete_request, header_str, is_apply, list_page, object,
-    patch_options, resource_version, selection, write_options,
+    patch_options, resource_object, resource_version, selection, write_options,
 };
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
@@ -378,14 +378,14 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
             }
             (Method::POST, _) => {
                 let opts = WriteOptions { url_name: name.map(String::from), ..write_options(&query, &parts.headers, Write::Create)? };
-                let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
+                let (value, opts) = with_body_keys(resource_object(&parts.headers, &body, &scope)?, opts);
                 let created = server.lock().create(&scope, value, opts)?;
                 object_response(201, repr, &scope, &created, now)
             }
             (Method::PUT, Some(name)) => {
                 let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
                 let opts = write_options(&query, &parts.headers, Write::Update)?;
-                let (value, opts) = with_body_keys(object(&parts.headers, &body, &scope.resource.kind)?, opts);
+                let (value, opts) = with_body_keys(resource_object(&parts.headers, &body, &scope)?, opts);
                 let (written, created) = server.lock().put(&scope, name, value, target, opts)?;
                 object_response(if created { 201 } else { 200 }, repr, &scope, &written, now)
             }

@@ -29,13 +29,16 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
     };
     let want_version = scope.resource.api_version(&scope.version);
     let expected = &scope.resource.kind;
+    // A custom resource's decoder takes no default from the URL: an absent version is one
+    // the handler refuses (`Serializer.Decode` into an Unstructured, k8s.io/apimachinery).
     for (field, default) in [("apiVersion", &want_version), ("kind", expected)] {
-        if map.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
+        let defaulted = !scope.resource.custom || field == "kind";
+        if defaulted && map.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
             map.insert(field.into(), json!(default));
         }
     }
-    let api_version = map["apiVersion"].as_str().unwrap_or_default().to_string();
-    let kind = map["kind"].as_str().unwrap_or_default().to_string();
+    let field = |name: &str| map.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
+    let (api_version, kind) = (field("apiVersion"), field("kind"));
     let mismatch = || {
         ApiError::bad_request(format!(
             "the API version in the data ({api_version}) does not match the expected API version ({want_version})"
