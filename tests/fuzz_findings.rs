@@ -129,7 +129,8 @@ async fn a_path_with_a_doubled_leading_slash_is_the_mux_plain_not_found(server: 
     assert_eq!((r.code, r.body.is_null()), (404, true), "{}", r.body);
 }
 
-/// Seeds 1, 2, 3 and 5: other methods on discovery, OpenAPI and health paths got an empty 405.
+/// Seeds 1, 2, 3, 5 and 11: other methods on discovery, OpenAPI and health paths got an empty
+/// 405, or a 200 for a HEAD the REST router does not route.
 async fn discovery_paths_refuse_other_methods_and_the_mux_serves_any(server: Server) {
     for (method, path) in
         [(Method::POST, "/version"), (Method::DELETE, "/api"), (Method::PUT, "/api/v1"), (Method::DELETE, "/apis/apps/v1")]
@@ -141,6 +142,13 @@ async fn discovery_paths_refuse_other_methods_and_the_mux_serves_any(server: Ser
         [(Method::POST, "/apis"), (Method::POST, "/apis/apps"), (Method::DELETE, "/openapi/v3"), (Method::POST, "/healthz")]
     {
         assert_eq!(raw(&server, method.clone(), path, None, Body::empty()).await.code, 200, "{method} {path}");
+    }
+    // Seed 11: HEAD too, which has no body to read a reason from.
+    for path in ["/version", "/api", "/api/v1/", "/apis/apps/v1"] {
+        assert_eq!(raw(&server, Method::HEAD, path, None, Body::empty()).await.code, 405, "HEAD {path}");
+    }
+    for path in ["/apis", "/apis/apps"] {
+        assert_eq!(raw(&server, Method::HEAD, path, None, Body::empty()).await.code, 200, "HEAD {path}");
     }
 }
 

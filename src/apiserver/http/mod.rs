@@ -49,18 +49,19 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 pub fn router(server: Arc<Server>) -> Router {
     let health = discovery::HEALTH_PATHS.into_iter().fold(Router::new(), |router, path| router.route(path, any(|| async { "ok" })));
     health
-        // Upstream's REST router serves these with GET only (405 for any other method); its mux
-        // serves the others below whatever the method.
-        .route("/version", get(version).fallback(not_allowed))
+        // Upstream's REST router serves these with GET only (405 for any other method, HEAD
+        // too: go-restful routes no HEAD to a GET); its mux serves the others below whatever
+        // the method.
+        .route("/version", get(version).head(not_allowed).fallback(not_allowed))
         // The Python client's `VersionApi().get_code()` asks with a trailing slash.
-        .route("/version/", get(version).fallback(not_allowed))
+        .route("/version/", get(version).head(not_allowed).fallback(not_allowed))
         // Below it, the REST router that owns `/version` answers a Status whatever the method.
         .route("/version/{*rest}", any(|| async { ApiError::not_found_path().into_response() }))
         // Discovery is served with a trailing slash too.
-        .route("/api", get(core_versions).fallback(not_allowed))
-        .route("/api/", get(core_versions).fallback(not_allowed))
-        .route("/api/{version}", get(core_resources).fallback(core_not_allowed))
-        .route("/api/{version}/", get(core_resources).fallback(core_not_allowed))
+        .route("/api", get(core_versions).head(not_allowed).fallback(not_allowed))
+        .route("/api/", get(core_versions).head(not_allowed).fallback(not_allowed))
+        .route("/api/{version}", get(core_resources).head(core_not_allowed).fallback(core_not_allowed))
+        .route("/api/{version}/", get(core_resources).head(core_not_allowed).fallback(core_not_allowed))
         .route("/apis/{group}/{version}", get(group_version).fallback(group_version))
         .route("/apis/{group}/{version}/", get(group_version).fallback(group_version))
         .route("/apis", any(api_groups))
@@ -149,8 +150,8 @@ async fn core_not_allowed(State(server): State<Arc<Server>>, Path(version): Path
 }
 
 /// `/apis/{group}/{version}`, whatever the method: the mux's plain 404 for a group nobody serves,
-/// the REST router's 404 for a version the group does not have, the resources for a GET (or
-/// HEAD), else 405.
+/// the REST router's 404 for a version the group does not have, the resources for a GET, else
+/// 405.
 async fn group_version(
     State(server): State<Arc<Server>>,
     Path((group, version)): Path<(String, String)>,
@@ -165,7 +166,7 @@ async fn group_version(
         discovery::resources(catalogue, &group, &version).ok_or_else(ApiError::not_found_path)
     };
     let answer = match resources {
-        Ok(_) if method != Method::GET && method != Method::HEAD => Err(ApiError::method_not_allowed()),
+        Ok(_) if method != Method::GET => Err(ApiError::method_not_allowed()),
         answer => answer,
     };
     discovery_answer(&headers, answer).await
