@@ -1835,7 +1835,7 @@ async fn owner_references_are_validated_before_finalizers(server: Server) {
 /// the create rules and then the update rules (which check labels, annotations and owner
 /// references again), and of its strategy's `ValidateObjectMetaUpdate` after them
 /// (pkg/registry/customresource/validator.go `ValidateUpdate`); kube-apiserver's own kinds
-/// answer each error once.
+/// answer each error once. The message, an aggregate, names each error once.
 async fn custom_resources_list_their_metadata_update_errors_three_times(server: Server) {
     let group = define_widgets(&server, "thrice").await;
     let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
@@ -1848,6 +1848,8 @@ async fn custom_resources_list_their_metadata_update_errors_three_times(server: 
     let r = put(&server, &format!("{widgets}/w"), body).await;
     assert_eq!(r.code, 422, "{}", r.body);
     assert_eq!(cause_fields(&r), ["metadata.labels", "metadata.finalizers", "metadata.labels", "metadata.labels"]);
+    // The message names each error once (`ErrorList.ToAggregate`).
+    assert_eq!(r.body["message"].as_str().unwrap().matches("metadata.labels:").count(), 1, "{}", r.body);
     let mut body = create_cm(&server, "once", &[]).await;
     body["metadata"]["labels"] = json!({"bad key!": "v"});
     let r = put(&server, &cm_path("once"), body).await;

@@ -153,10 +153,17 @@ impl FieldError {
     /// The text of a list of field errors as one error (apimachinery's `ToAggregate`): the
     /// one error, or every one in brackets.
     pub fn aggregate(errors: &[FieldError]) -> String {
-        if errors.len() == 1 {
-            errors[0].message()
-        } else {
-            format!("[{}]", errors.iter().map(FieldError::message).collect::<Vec<_>>().join(", "))
+        // Each message once (`ErrorList.ToAggregate`, apimachinery pkg/util/validation/field),
+        // though a Status lists every cause.
+        let mut messages: Vec<String> = Vec::new();
+        for message in errors.iter().map(FieldError::message) {
+            if !messages.contains(&message) {
+                messages.push(message);
+            }
+        }
+        match messages.as_slice() {
+            [one] => one.clone(),
+            _ => format!("[{}]", messages.join(", ")),
         }
     }
 
