@@ -252,8 +252,10 @@ pub fn string_list(meta: &Value, key: &str) -> Vec<String> {
     meta[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
 }
 
-/// A rule of metadata validation, so that an error says which rule found it. The rules run in
-/// the order listed, but for an update's core's finalizer names, which come last.
+/// A rule of metadata validation, so that an error says which rule found it. A write's rules
+/// run in the order listed up to core's finalizer names; an update's own rules follow in the
+/// order of apimachinery's `ValidateObjectMetaAccessorUpdate` (see [`MetaValidation::of`]),
+/// and core's finalizer names then come last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MetaRule {
     /// The name's format.
