@@ -312,6 +312,14 @@ fn mask(value: &mut Value, key: &str, context: &str) {
             // random upstream, so a namespace's are compared as a set.
             // A list of metadata with no items writes them as null (its Go slice is nil): so
             // is one whose every item was the server's own.
+            // A page that held the IP repair controller's Events (dropped below) ends elsewhere
+            // than the fake's: its continue token and count of the rest say nothing of the fake.
+            if map.get("items").and_then(Value::as_array).is_some_and(|items| items.iter().any(by_ip_repair))
+                && let Some(meta) = map.get_mut("metadata").and_then(Value::as_object_mut)
+            {
+                meta.remove("continue");
+                meta.remove("remainingItemCount");
+            }
             if map.get("kind").is_some_and(|k| k == "PartialObjectMetadataList")
                 && let Some(Value::Array(items)) = map.get_mut("items")
                 && !items.is_empty()
@@ -561,6 +569,14 @@ mod tests {
         let another = event("b.18ed8da8bd14f0d9", "kubelet");
         let upstream = see(&request, &answer(200, json!({"kind": "EventList", "items": [mine, another]})), false);
         assert_eq!(differences(&fake, &upstream).len(), 1);
+        // A page the repair Event took a place in goes on where the fake's does not (CI saw it
+        // on seed 1); a page without one keeps its token.
+        let page = |items: Vec<&Value>, more: bool| {
+            let meta = if more { json!({"continue": "c", "remainingItemCount": 1}) } else { json!({}) };
+            see(&request, &answer(200, json!({"kind": "EventList", "metadata": meta, "items": items})), false)
+        };
+        assert_eq!(differences(&page(vec![&mine], false), &page(vec![&repair, &mine], true)), vec![]);
+        assert_eq!(differences(&page(vec![&mine], false), &page(vec![&mine], true)).len(), 2);
         let row = |source: &str| json!({"cells": ["<age>", "Warning", "ClusterIPNotAllocated", "service/a", "", source]});
         let table = |rows: Vec<Value>| json!({"kind": "Table", "columnDefinitions": [], "rows": rows});
         let fake = see(&request, &answer(200, table(vec![])), false);
