@@ -307,11 +307,6 @@ fn mask(value: &mut Value, key: &str, context: &str) {
         Value::Object(map) => {
             mask_generated_name(map);
             mask_ages(map);
-            // A namespace's first DELETE writes its finalizers back from a Go map (kubernetes
-            // pkg/registry/core/namespace/storage/storage.go, `REST.Delete`): their order is
-            // random upstream, so a namespace's are compared as a set.
-            // A list of metadata with no items writes them as null (its Go slice is nil): so
-            // is one whose every item was the server's own.
             // A page that held the IP repair controller's Events (dropped below) ends elsewhere
             // than the fake's: its continue token and count of the rest say nothing of the fake.
             if map.get("items").and_then(Value::as_array).is_some_and(|items| items.iter().any(by_ip_repair))
@@ -320,6 +315,8 @@ fn mask(value: &mut Value, key: &str, context: &str) {
                 meta.remove("continue");
                 meta.remove("remainingItemCount");
             }
+            // A list of metadata with no items writes them as null (its Go slice is nil): so
+            // is one whose every item was the server's own.
             if map.get("kind").is_some_and(|k| k == "PartialObjectMetadataList")
                 && let Some(Value::Array(items)) = map.get_mut("items")
                 && !items.is_empty()
@@ -327,6 +324,9 @@ fn mask(value: &mut Value, key: &str, context: &str) {
             {
                 map.insert("items".into(), Value::Null);
             }
+            // A namespace's first DELETE writes its finalizers back from a Go map (kubernetes
+            // pkg/registry/core/namespace/storage/storage.go, `REST.Delete`): their order is
+            // random upstream, so a namespace's are compared as a set.
             if map.get("kind").is_some_and(|k| k == "Namespace")
                 && let Some(Value::Array(finalizers)) = map.get_mut("metadata").and_then(|m| m.get_mut("finalizers"))
             {
