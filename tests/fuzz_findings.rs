@@ -97,6 +97,10 @@ on_both_servers!(
     a_namespace_s_phase_follows_its_deletion,
     an_update_that_ends_a_deletion_answers_with_the_request_s_object,
     a_custom_resource_s_body_names_its_kind_and_version,
+    events_are_validated_by_the_rules_of_the_api_they_are_written_through,
+    an_apply_to_a_subresource_finds_its_object_before_it_reads_the_configuration,
+    a_service_s_status_put_creates_it_through_the_status_store,
+    a_set_s_items_are_scalars_and_a_volume_s_phase_change_is_timed,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -973,6 +977,13 @@ async fn a_pod_s_log_is_only_read(server: Server) {
     assert_eq!((r.code, r.body["reason"].as_str()), (405, Some("MethodNotAllowed")), "{}", r.body);
     let r = delete(&server, log, Value::Null).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (405, Some("MethodNotAllowed")), "{}", r.body);
+    // Seed 11: the log of an absent pod was a 404 of the path. The handler reads the pod, then
+    // its container; a pod no node runs has no log to stream (204).
+    let r = get(&server, "/api/v1/namespaces/default/pods/unlogged/log").await;
+    assert_eq!((r.code, r.body["message"].as_str()), (404, Some(r#"pods "unlogged" not found"#)), "{}", r.body);
+    let r = get(&server, &format!("{log}?container=other")).await;
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some("container other is not valid for pod logged")), "{}", r.body);
+    assert_eq!(get(&server, log).await.code, 204);
 }
 
 /// Seed 1: a JSON patch of `null` was refused; Go decodes it as no operations.
@@ -1018,6 +1029,19 @@ async fn decoding_errors_name_go_s_named_types(server: Server) {
     let r = post(&server, "/api/v1/namespaces/default/secrets", secret).await;
     let owner = "Secret in version \"v1\" cannot be handled as a Secret: json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.uid of type types.UID";
     assert_eq!((r.code, r.body["message"].as_str()), (400, Some(owner)), "{}", r.body);
+    // Seed 11: bytes (Secret.data, ConfigMap.binaryData) were named by the fake's decoder.
+    let cases = [
+        ("secrets", json!({"kind": "Secret", "data": {"a": {"b": 1}}}), "Secret.data of type []uint8"),
+        ("secrets", json!({"kind": "Secret", "data": "x"}), "Secret.data of type map[string][]uint8"),
+        ("configmaps", json!({"kind": "ConfigMap", "binaryData": [1]}), "ConfigMap.binaryData of type map[string][]uint8"),
+    ];
+    for (resource, mut body, field) in cases {
+        body["apiVersion"] = json!("v1");
+        body["metadata"] = json!({"name": "bytes"});
+        let r = post(&server, &format!("/api/v1/namespaces/default/{resource}"), body.clone()).await;
+        let message = r.body["message"].as_str().unwrap_or_default();
+        assert!(r.code == 400 && message.ends_with(&format!(" into Go struct field {field}")), "{body}: {}", r.body);
+    }
 }
 
 /// Seed 1: events.k8s.io/v1 Events were served with empty `reportingController` and
@@ -1064,6 +1088,11 @@ async fn a_custom_resource_s_metadata_decodes_as_object_meta(server: Server) {
         assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{}", r.body);
     }
     assert_eq!(get(&server, &format!("{widgets}/mistyped")).await.code, 404);
+    // Seed 11: metadata that is no object names no field.
+    let r = post(&server, &widgets, json!({"apiVersion": api_version, "kind": "Widget", "metadata": 7})).await;
+    let message =
+        "Widget in version \"v1\" cannot be handled as a Widget: json: cannot unmarshal number into Go value of type v1.ObjectMeta";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message)), "{}", r.body);
 }
 
 /// Seed 1: label selectors were split at commas and operators, so one that does not parse was
@@ -1729,6 +1758,14 @@ async fn an_apply_s_managed_fields_of_the_wrong_type_fail_its_typing(server: Ser
     let r = patch(&server, &format!("{}?fieldManager=f", cm_path("typed")), "application/apply-patch+yaml", config).await;
     let why = "failed to create typed patch object (/typed; /v1, Kind=ConfigMap): .metadata.managedFields: expected list, got &{4347108077821797530}";
     assert_eq!((r.code, &r.body["message"]), (500, &json!(why)), "{}", r.body);
+    // Seed 11: a list of entries that are not objects was refused as managed fields given.
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typed", "managedFields": ["a"]}});
+    let r = patch(&server, &format!("{}?fieldManager=f", cm_path("typed")), "application/apply-patch+yaml", config).await;
+    let why = "failed to create typed patch object (/typed; /v1, Kind=ConfigMap): .metadata.managedFields[0]: expected map, got &{a}";
+    assert_eq!((r.code, &r.body["message"]), (500, &json!(why)), "{}", r.body);
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typed", "managedFields": [{"manager": "m"}]}});
+    let r = patch(&server, &format!("{}?fieldManager=f", cm_path("typed")), "application/apply-patch+yaml", config).await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("metadata.managedFields must be nil")), "{}", r.body);
 }
 
 /// Seed 3: a collection's DELETE with an unknown propagation policy and a dry run of `all`
@@ -1756,6 +1793,12 @@ async fn a_scale_put_names_its_object(server: Server) {
     assert_eq!(post(&server, sets, set).await.code, 201);
     let r = raw(&server, Method::PUT, &format!("{sets}/scaled/scale"), Some("application/json"), "null").await;
     let why = "the name of the object (scaled based on URL) was undeterminable: name must be provided";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+    // Seed 11: a body of the parent's kind was refused for an absent parent as not found; the
+    // handler decodes the body as a Scale before it reads the parent.
+    let parent = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "unscaled"}});
+    let r = put(&server, &format!("{sets}/unscaled/scale"), parent).await;
+    let why = "StatefulSet in version \"v1\" cannot be handled as a Scale: converting (v1.StatefulSet) to (autoscaling.Scale): unknown conversion";
     assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
 }
 
@@ -1922,4 +1965,91 @@ async fn a_custom_resource_s_body_names_its_kind_and_version(server: Server) {
     let r = post(&server, &widgets, json!({"kind": "Widget", "metadata": {"name": "w"}})).await;
     let unversioned = format!("the API version in the data () does not match the expected API version ({group}/v1)");
     assert_eq!((r.code, &r.body["message"]), (400, &json!(unversioned)), "{}", r.body);
+}
+
+/// Seed 11: an events.k8s.io/v1 Event's metadata errors came before the Event's own. Its
+/// validation (`ValidateEventCreate`, kubernetes pkg/apis/core/validation/events.go) runs the
+/// old form's rules, then the metadata's, then the new form's; a core/v1 Event's checks no
+/// metadata, so only the common rule of `BeforeCreate` (any path segment as a name) follows,
+/// once the Event passed.
+async fn events_are_validated_by_the_rules_of_the_api_they_are_written_through(server: Server) {
+    let ns = server.namespace();
+    let core = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "Old_Form"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": ns}, "reason": "R"});
+    let r = post(&server, "/api/v1/namespaces/default/events", core).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let mut event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+        "regarding": {"kind": "Pod", "name": "p"}, "reason": "R", "action": "A", "type": "Normal",
+        "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "example.com/c", "reportingInstance": "i"});
+    let r = post(&server, "/apis/events.k8s.io/v1/namespaces//events", event.clone()).await;
+    let fields = ["involvedObject.namespace", "metadata.namespace"];
+    assert_eq!((r.code, cause_fields(&r)), (422, fields.to_vec()), "{}", r.body);
+    event["regarding"]["namespace"] = json!(ns);
+    event["metadata"]["name"] = json!("New_Form");
+    event["type"] = json!("Odd");
+    event["deprecatedCount"] = json!(3);
+    let r = post(&server, "/apis/events.k8s.io/v1/namespaces/default/events", event).await;
+    assert_eq!((r.code, cause_fields(&r)), (422, vec!["metadata.name", "type", "count"]), "{}", r.body);
+    let odd = r.body["details"]["causes"][1]["message"].as_str();
+    assert_eq!(odd, Some("Invalid value: \"\": has invalid value: Odd"), "{}", r.body);
+}
+
+/// Seed 11: an apply of YAML that does not parse to a pod's status or ephemeral containers was
+/// refused for its YAML where the pod was absent. The apply patcher reads the configuration once
+/// the store found the object, and only the main resource is created when absent.
+async fn an_apply_to_a_subresource_finds_its_object_before_it_reads_the_configuration(server: Server) {
+    for sub in ["status", "ephemeralcontainers"] {
+        let path = format!("/api/v1/namespaces/default/pods/unapplied/{sub}?fieldManager=f");
+        let r = raw(&server, Method::PATCH, &path, Some("application/apply-patch+yaml"), "{\"metadata\": ").await;
+        assert_eq!((r.code, r.body["message"].as_str()), (404, Some(r#"pods "unapplied" not found"#)), "{sub}: {}", r.body);
+    }
+    let r = raw(
+        &server,
+        Method::PATCH,
+        "/api/v1/namespaces/default/pods/unapplied?fieldManager=f",
+        Some("application/apply-patch+yaml"),
+        "{\"metadata\": ",
+    )
+    .await;
+    assert_eq!(r.code, 400, "{}", r.body);
+}
+
+/// Seed 11: a PUT of an absent Service's status was 404. The status store inherits the
+/// Service's create on update, so it creates the Service: status reset as on any create, the
+/// writer owning no spec, and nothing allocated (kubernetes pkg/registry/core/service/storage
+/// `StatusREST`).
+async fn a_service_s_status_put_creates_it_through_the_status_store(server: Server) {
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "unallocated", "labels": {"app": "x"}},
+        "spec": {"ports": [{"port": 80}]}, "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}});
+    let r = put(&server, "/api/v1/namespaces/default/services/unallocated/status", service).await;
+    assert_eq!((r.code, &r.body["status"], &r.body["spec"]["clusterIP"]), (201, &json!({"loadBalancer": {}}), &Value::Null), "{}", r.body);
+    let entry = &r.body["metadata"]["managedFields"][0];
+    assert_eq!(entry["subresource"], "status", "{}", r.body);
+    assert!(entry["fieldsV1"].get("f:spec").is_none() && entry["fieldsV1"]["f:status"].is_object(), "{}", r.body);
+}
+
+/// Seed 11: an applied finalizer that was an object was typed as a string, and a volume's
+/// status write that changed its phase kept no time of the change. A set's item is a scalar
+/// (structured-merge-diff typed/helpers.go `setItemToPathElement`); a changed phase is timed
+/// unless the writer timed it (`persistentvolumeStatusStrategy.PrepareForUpdate`).
+async fn a_set_s_items_are_scalars_and_a_volume_s_phase_change_is_timed(server: Server) {
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "finalized", "finalizers": [{"a": 1}]}});
+    let r = patch(&server, &format!("{}?fieldManager=f", cm_path("finalized")), "application/apply-patch+yaml", config).await;
+    let why = "failed to create typed patch object (/finalized; /v1, Kind=ConfigMap): .metadata.finalizers: element 0: associative list without keys has an element that's a map type";
+    assert_eq!((r.code, r.body["message"].as_str()), (500, Some(why)), "{}", r.body);
+    let name = format!("{}-timed", server.namespace());
+    let volume = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"}}});
+    let created = post(&server, "/api/v1/persistentvolumes", volume).await;
+    assert_eq!(created.code, 201, "{}", created.body);
+    let mut released = created.body.clone();
+    released["status"] = json!({"phase": "Released"});
+    let r = put(&server, &format!("/api/v1/persistentvolumes/{name}/status"), released.clone()).await;
+    assert_eq!((r.code, r.body["status"]["phase"].as_str()), (200, Some("Released")), "{}", r.body);
+    assert!(r.body["status"]["lastPhaseTransitionTime"].is_string(), "{}", r.body);
+    released["status"] = json!({"phase": "Released"});
+    released["metadata"]["resourceVersion"] = r.body["metadata"]["resourceVersion"].clone();
+    let again = put(&server, &format!("/api/v1/persistentvolumes/{name}/status"), released).await;
+    assert_eq!(again.body["status"]["lastPhaseTransitionTime"], r.body["status"]["lastPhaseTransitionTime"], "{}", again.body);
+    assert_eq!(delete(&server, &format!("/api/v1/persistentvolumes/{name}"), Value::Null).await.code, 200);
 }

@@ -345,7 +345,9 @@ impl Builtin {
             ),
             name_rule: match (group, plural) {
                 ("", "namespaces") | ("", "services") => NameRule::Label,
-                ("rbac.authorization.k8s.io", _) => NameRule::PathSegment,
+                // A core/v1 Event's name is checked only by the common rule (kubernetes
+                // pkg/apis/core/validation/events.go validates no metadata of the old API).
+                ("rbac.authorization.k8s.io", _) | ("", "events") => NameRule::PathSegment,
                 _ => NameRule::Subdomain,
             },
             custom: false,

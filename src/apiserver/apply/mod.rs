@@ -17,6 +17,7 @@ pub mod typed;
 
 use std::sync::LazyLock;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use serde_json::{Map, Value};
 
 use crate::apiserver::apply::fieldset::FieldSet;
@@ -173,9 +174,12 @@ pub fn apply(live: &Value, config: &Value, manager: &str, force: bool, write: &W
         return Err(ApiError::bad_request(format!("invalid object type: {}", gvk(config))));
     }
     // Read through the unstructured accessor, which finds no managed fields in anything but a
-    // list: a value of another type fails as a typed field below (apimachinery
-    // managedfields/internal/structuredmerge.go `Apply`).
-    if config["metadata"]["managedFields"].is_array() {
+    // list of entries it can convert (`Unstructured.GetManagedFields`): anything else fails as
+    // a typed field below (apimachinery managedfields/internal/structuredmerge.go `Apply`).
+    if config["metadata"]["managedFields"]
+        .as_array()
+        .is_some_and(|entries| entries.iter().all(|e| e.is_object() && serde_json::from_value::<ManagedFieldsEntry>(e.clone()).is_ok()))
+    {
         return Err(ApiError::bad_request("metadata.managedFields must be nil"));
     }
     let about = || {

@@ -15,6 +15,14 @@ use crate::apiserver::go_fmt::{self, Numbers};
 fn item_element(item: &Value, list: &ListType, index: usize) -> Result<Element, String> {
     match list {
         ListType::Atomic => Ok(Element::Index(index)),
+        // A set's items are scalars (structured-merge-diff typed/helpers.go `setItemToPathElement`).
+        ListType::Set if item.is_object() => {
+            Err(format!("element {index}: associative list without keys has an element that's a map type"))
+        }
+        ListType::Set if item.is_array() => Err(format!("element {index}: not supported: associative list with lists as elements")),
+        ListType::Set if item.is_null() => {
+            Err(format!("element {index}: associative list without keys has an element that's an explicit null"))
+        }
         ListType::Set => Ok(Element::Value(Atom(item.clone()))),
         ListType::Map(_) if item.is_null() => Err(format!("element {index}: associative list with keys may not have a null element")),
         ListType::Map(_) if !item.is_object() => Err(format!("element {index}: associative list with keys may not have non-map elements")),
@@ -103,6 +111,13 @@ fn walk_set(value: &Value, node: Node<'_>, path: &mut Path, set: &mut FieldSet, 
         Value::Array(list) => {
             let (list_type, item_node) = node.list();
             if list_type == ListType::Atomic {
+                // An atomic list is one field, whose items are still validated by position
+                // (structured-merge-diff typed/validate.go `visitListItems`).
+                for (index, item) in list.iter().enumerate() {
+                    path.push(Element::Index(index));
+                    walk_set(item, item_node, path, &mut FieldSet::default(), errors)?;
+                    path.pop();
+                }
                 set.insert(path);
                 return Ok(());
             }

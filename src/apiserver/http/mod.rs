@@ -32,6 +32,7 @@ use crate::apiserver::http::decode::{
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
+use crate::apiserver::kinds::pods;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::schema::WriteOptions;
@@ -366,6 +367,18 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                 check_patch_json(&body)?;
                 Ok(json_response(200, &server.lock().patch_scale(&scope, name, patch_type, &body, opts)?))
             }
+            // The log of a pod no kubelet runs: a pod without a node has an empty location,
+            // which the handler answers with no content (`LogLocation`, kubernetes
+            // pkg/registry/core/pod/strategy.go); the fake's nodes keep no logs.
+            (Method::GET, Some(name)) if is_pod_log(&path, &scope) => {
+                let pod = server.lock().get(&scope, name)?;
+                pods::log_container(&pod, query.get("container"))?;
+                if pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty) {
+                    Ok(http::StatusCode::NO_CONTENT.into_response())
+                } else {
+                    Err(ApiError::not_found_path())
+                }
+            }
             (Method::GET, Some(name)) => {
                 resource_version(&query, false)?;
                 let object = server.lock().get(&scope, name)?;
@@ -394,6 +407,12 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                 let target = Target::from_subresource(&scope, path.subresource.as_deref())?;
                 let (opts, force) = patch_options(&query, &parts.headers, patch_type.is_none())?;
                 let Some(patch_type) = patch_type else {
+                    // The apply patcher reads the configuration once the store found the
+                    // object; only the main resource is created when absent (`patchResource`,
+                    // k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+                    if target != Target::Main {
+                        server.lock().get(&scope, name)?;
+                    }
                     let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
                     let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
                     return object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now);
@@ -474,6 +493,11 @@ fn name_not_provided() -> ApiError {
     ApiError::bad_request("name must be provided")
 }
 
+/// Whether `path` names a pod's log.
+fn is_pod_log(path: &ResourcePath, scope: &Scope) -> bool {
+    path.subresource.as_deref() == Some("log") && scope.resource.group.is_empty() && scope.resource.plural == "pods" && path.name.is_some()
+}
+
 /// What upstream's REST router answers before a handler runs: a subresource the resource does
 /// not have is no route at all (404), and a method no route of the path serves is 405 (the
 /// legacy `/watch/` paths serve GET alone, an object serves GET (a namespace's `finalize` serves PUT alone), PUT, PATCH and DELETE, a
@@ -486,13 +510,9 @@ fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult
         return if *method == Method::POST && !path.watch_prefix { Ok(()) } else { Err(ApiError::method_not_allowed()) };
     }
     // A pod's log is read and nothing else (`LogREST` is a getter alone, kubernetes
-    // pkg/registry/core/pod/rest/log.go); the fake keeps no logs, so a read finds none.
-    if path.subresource.as_deref() == Some("log")
-        && scope.resource.group.is_empty()
-        && scope.resource.plural == "pods"
-        && path.name.is_some()
-    {
-        return Err(if *method == Method::GET { ApiError::not_found_path() } else { ApiError::method_not_allowed() });
+    // pkg/registry/core/pod/rest/log.go).
+    if is_pod_log(path, scope) {
+        return if *method == Method::GET { Ok(()) } else { Err(ApiError::method_not_allowed()) };
     }
     let target = match path.subresource.as_deref() {
         Some("scale") if scope.resource.scale.is_some() => None,

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::apiserver::admission::Admission;
 use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::go_quote::quote;
-use crate::apiserver::status::FieldError;
+use crate::apiserver::status::{ApiError, FieldError};
 use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::write::Target;
@@ -18,6 +18,31 @@ pub struct Pods;
 
 /// The annotation of a static pod's mirror in the API (`core.MirrorPodAnnotationKey`).
 const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
+
+/// The container whose log a read of `pods/NAME/log` names (`validateContainer`, kubernetes
+/// pkg/registry/core/pod/strategy.go): the one asked for, which the pod must have; else the
+/// pod's only container. Naming none of several lists them, init containers first.
+pub fn log_container(pod: &Value, asked: Option<&str>) -> Result<String, ApiError> {
+    let name = pod["metadata"]["name"].as_str().unwrap_or_default();
+    let names: Vec<&str> = ["initContainers", "containers", "ephemeralContainers"]
+        .iter()
+        .flat_map(|list| pod["spec"][list].as_array().into_iter().flatten())
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    let containers = pod["spec"]["containers"].as_array().map_or(&[][..], Vec::as_slice);
+    match asked.filter(|a| !a.is_empty()) {
+        Some(asked) if names.contains(&asked) => Ok(asked.to_string()),
+        Some(asked) => Err(ApiError::bad_request(format!("container {asked} is not valid for pod {name}"))),
+        None => match containers {
+            [only] => Ok(only["name"].as_str().unwrap_or_default().to_string()),
+            [] => Err(ApiError::bad_request(format!("a container name must be specified for pod {name}"))),
+            _ => Err(ApiError::bad_request(format!(
+                "a container name must be specified for pod {name}, choose one of: [{}]",
+                names.join(" ")
+            ))),
+        },
+    }
+}
 
 /// What an update may change of a pod's spec, as upstream's refusal lists it.
 const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";

@@ -18,12 +18,14 @@ pub struct Events {
     controller: &'static str,
     /// The field of its message (`message`, `note`).
     message: &'static str,
+    /// Whether a create is validated strictly, as through events.k8s.io/v1.
+    strict: bool,
 }
 
 /// core/v1 Events.
-pub const CORE_EVENTS: Events = Events { regarding: "involvedObject", controller: "reportingComponent", message: "message" };
+pub const CORE_EVENTS: Events = Events { regarding: "involvedObject", controller: "reportingComponent", message: "message", strict: false };
 /// events.k8s.io/v1 Events.
-pub const EVENTS_V1: Events = Events { regarding: "regarding", controller: "reportingController", message: "note" };
+pub const EVENTS_V1: Events = Events { regarding: "regarding", controller: "reportingController", message: "note", strict: true };
 
 /// The longest reporting instance, action and reason (`ReportingInstanceLengthLimit`, ...).
 const SHORT_LIMIT: usize = 128;
@@ -69,6 +71,48 @@ impl Kind for Events {
         }
         errors
     }
+
+    /// `ValidateEventCreate` (pkg/apis/core/validation/events.go): the legacy rules, then, only
+    /// through events.k8s.io/v1, the metadata's and the new form's own. A core/v1 Event's
+    /// strategy validates no metadata: the common check of `BeforeCreate` runs once it passed.
+    fn validate_create(&self, event: &Value, meta: Vec<FieldError>) -> Vec<FieldError> {
+        let legacy = self.validate(event);
+        if !self.strict {
+            return if legacy.is_empty() { meta } else { legacy };
+        }
+        [legacy, meta, new_form_errors(event)].concat()
+    }
+}
+
+/// What a create through events.k8s.io/v1 may not leave out or set (its `series`, `eventTime`
+/// and `type`, and the old form's fields), named by the internal type's fields.
+fn new_form_errors(event: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let series = &event["series"];
+    if series.is_object() {
+        if series["count"].as_i64().unwrap_or(0) < 2 {
+            errors.push(FieldError::invalid("series.count", json!(""), "should be at least 2"));
+        }
+        if series["lastObservedTime"].is_null() {
+            errors.push(FieldError::required("series.lastObservedTime", ""));
+        }
+    }
+    if event["eventTime"].is_null() {
+        errors.push(FieldError::required("eventTime", ""));
+    }
+    let kind = event["type"].as_str().unwrap_or("");
+    if kind != "Normal" && kind != "Warning" {
+        errors.push(FieldError::invalid("type", json!(""), format!("has invalid value: {kind}")));
+    }
+    let source = &event["deprecatedSource"];
+    let set = [
+        ("firstTimestamp", !event["deprecatedFirstTimestamp"].is_null()),
+        ("lastTimestamp", !event["deprecatedLastTimestamp"].is_null()),
+        ("count", event["deprecatedCount"].as_i64().unwrap_or(0) != 0),
+        ("source", ["component", "host"].iter().any(|f| !source[f].as_str().unwrap_or("").is_empty())),
+    ];
+    errors.extend(set.into_iter().filter(|(_, set)| *set).map(|(field, _)| FieldError::invalid(field, json!(""), "needs to be unset")));
+    errors
 }
 
 /// apps/v1 ControllerRevisions.

@@ -9,7 +9,9 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::admission::{Admission, PV_PROTECTION, PVC_PROTECTION};
-use crate::apiserver::storage::hooks::Kind;
+use crate::apiserver::status::FieldError;
+use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
+use crate::apiserver::storage::write::Target;
 
 /// A kind whose new objects the StorageObjectInUseProtection plugin gives `finalizer`.
 pub struct Protected {
@@ -35,4 +37,23 @@ impl Kind for Protected {
     fn admission(&self) -> Admission {
         Admission { protection_finalizer: Some(self.finalizer), ..Admission::default() }
     }
+
+    /// A volume's status write keeps the time of its last phase change while the phase stays,
+    /// and sets it when the phase changes and the writer did not (upstream
+    /// `persistentvolumeStatusStrategy.PrepareForUpdate`).
+    fn prepare_update(&self, target: Target, new: &mut Value, existing: &Value, now: &str) -> Vec<FieldError> {
+        if self.phase_changed_at_create && target == Target::Status && objects_along(new, &["status"]) {
+            let phase = |object: &Value| object["status"]["phase"].as_str().unwrap_or("").to_string();
+            let (given, stored) = (&new["status"][TRANSITION], &existing["status"][TRANSITION]);
+            if phase(new) == phase(existing) && given.is_null() {
+                keep_stored(new, existing, "status", TRANSITION);
+            } else if phase(new) != phase(existing) && (given.is_null() || given == stored) {
+                new["status"][TRANSITION] = json!(now);
+            }
+        }
+        Vec::new()
+    }
 }
+
+/// The status field of a volume's last phase change.
+const TRANSITION: &str = "lastPhaseTransitionTime";

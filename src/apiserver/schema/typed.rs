@@ -6,7 +6,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 use serde_path_to_error::Segment;
 
 use crate::apiserver::go_time;
@@ -117,6 +117,10 @@ fn unmarshal_error<T: DeserializeOwned>(
             let item = expected_at::<T>(object, path, Value::Array(vec![Value::Bool(true)])).unwrap_or_default();
             format!("[]{}", scalar(&item))
         }
+        // A map of bytes (Secret.data, ConfigMap.binaryData) names its values' Go type.
+        "a map" if expected_at::<T>(object, path, json!({"k": true})).as_deref() == Some(BYTES) => {
+            format!("map[string]{}", go_type(BYTES))
+        }
         other => scalar(other),
     };
     let integer = go_type.starts_with("int") || go_type.starts_with("uint");
@@ -128,8 +132,16 @@ fn unmarshal_error<T: DeserializeOwned>(
         _ if integer => format!("number {}", found.rsplit(' ').next().unwrap_or("").trim_matches('`')),
         _ => "number".to_string(),
     };
+    if fields.is_empty() {
+        // The value decoded is itself of the wrong type (a custom resource's metadata, which
+        // is decoded alone): Go's error names no field.
+        return format!("json: cannot unmarshal {value} into Go value of type {go_type}");
+    }
     format!("json: cannot unmarshal {value} into Go struct field {owner}.{} of type {go_type}", fields.join("."))
 }
+
+/// How serde names k8s-openapi's `ByteString`, Go's `[]byte`.
+const BYTES: &str = "a base64-encoded string";
 
 /// How serde names the scalars a Go type may name: strings, integers, floats and bools.
 const SCALARS: &[&str] = &["a string", "string", "i32", "i64", "f64", "a boolean"];
@@ -178,6 +190,8 @@ fn go_type(expected: &str) -> String {
         // A metav1.Time decodes its JSON as a string first (its UnmarshalJSON).
         "a string" | "string" | "a timestamp string" => "string".into(),
         "a boolean" => "bool".into(),
+        // k8s-openapi's ByteString is Go's []byte (Secret.data, ConfigMap.binaryData).
+        BYTES => "[]uint8".into(),
         "a map" => "map[string]string".into(),
         "Quantity" => "resource.Quantity".into(),
         "IntOrString" => "intstr.IntOrString".into(),

@@ -154,11 +154,21 @@ impl Storage {
             return Err(ApiError::not_found_path());
         }
         let body = self.decoded(scope, body, &opts)?;
-        self.create_decoded(scope, body, opts, management)
+        self.create_decoded(scope, body, Target::Main, opts, management)
     }
 
-    /// Creates an object from a decoded body ([`Self::decoded`]).
-    pub fn create_decoded(&mut self, scope: &Scope, mut body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Arc<Value>> {
+    /// Creates an object from a decoded body ([`Self::decoded`]) written to `target`: a PUT of
+    /// the status of an absent object its registry creates on update goes through the status
+    /// store, whose writer owns no spec and which allocates nothing (kubernetes
+    /// pkg/registry/core/service/storage/storage.go `StatusREST`).
+    pub fn create_decoded(
+        &mut self,
+        scope: &Scope,
+        mut body: Value,
+        target: Target,
+        opts: WriteOptions,
+        management: &Management,
+    ) -> ApiResult<Arc<Value>> {
         if !scope.resource.custom {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
         }
@@ -193,7 +203,7 @@ impl Storage {
         // object (`PrepareForCreate`): what the strategy sets is nobody's
         // (k8s.io/apiserver/pkg/endpoints/handlers/create.go).
         dedup_owner_references(&mut body, opts.patch);
-        let fields = self.field_context(scope, Target::Main);
+        let fields = self.field_context(scope, target);
         fields.record(&json!({}), None, &mut body, management);
         fields.store(&mut body);
         if scope.resource.status_subresource && scope.resource.kind != "Node" {
@@ -203,7 +213,7 @@ impl Storage {
         kind.default_on_create(&mut body, &now);
         // Allocation is the registry's, after the handler recorded the writer's fields
         // (pkg/registry/core/service/storage/alloc.go): allocated addresses are nobody's.
-        let refused = kind.allocate(self, &mut body, opts.dry_run);
+        let refused = if target == Target::Main { kind.allocate(self, &mut body, opts.dry_run) } else { Vec::new() };
         if !refused.is_empty() {
             return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, &name, refused));
         }
@@ -222,8 +232,8 @@ impl Storage {
         if let Some(class) = admission.runtime_class_of(&body) {
             self.check_runtime_class(scope, &named, class)?;
         }
-        let mut errs = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
-        errs.extend(kind.validate(&body));
+        let meta = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
+        let mut errs = kind.validate_create(&body, meta);
         errs.extend(enums::validate(&scope.resource, &body));
         errs.extend(pod_specs::validate(&scope.resource, &body));
         if !errs.is_empty() {

@@ -43,6 +43,13 @@ pub trait Kind: Sync {
         Vec::new()
     }
 
+    /// Validates a new object whose metadata has the errors `meta`. Upstream's `BeforeCreate`
+    /// (k8s.io/apiserver pkg/registry/rest/create.go) runs the strategy's validation, which
+    /// most kinds begin with `ValidateObjectMeta`: by default the metadata's errors come first.
+    fn validate_create(&self, object: &Value, meta: Vec<FieldError>) -> Vec<FieldError> {
+        [meta, self.validate(object)].concat()
+    }
+
     /// Validates an update of `_existing` to `new`: by default as [`Kind::validate`] does a
     /// new object.
     fn validate_update(&self, new: &Value, _existing: &Value) -> Vec<FieldError> {

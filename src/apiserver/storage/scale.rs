@@ -3,15 +3,18 @@
 //! replicas, at the Scale's resourceVersion if it has one, through the ordinary update (so with
 //! its dry run, its conflicts, its managed fields and its validation).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
-use crate::apiserver::catalogue::ScalePaths;
+use crate::apiserver::catalogue::{ResourceInfo, ScalePaths};
 use crate::apiserver::go_quote::quote;
 use crate::apiserver::patch::{PatchType, undecodable};
 use crate::apiserver::scale::{SCALE_API_VERSION, ScaleWrite, has_replicas, scale_of, set_at};
 use crate::apiserver::schema::{WriteOptions, typed};
 use crate::apiserver::scheme::registered;
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
+use crate::apiserver::storage::create::check_type;
 use crate::apiserver::storage::update::check_name;
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
@@ -19,6 +22,20 @@ use crate::apiserver::storage::{Scope, Storage};
 /// The scale paths of the resource in `scope`; 404 for a resource without the subresource.
 fn paths(scope: &Scope) -> ApiResult<&ScalePaths> {
     scope.resource.scale.as_ref().ok_or_else(ApiError::not_found_path)
+}
+
+/// The scope a Scale body is decoded in: the scale handler's codec reads an `autoscaling/v1`
+/// Scale, a built-in type even for a custom resource (kubernetes pkg/registry/apps/
+/// deployment/storage/storage.go `ScaleREST.New`), before it looks for the parent.
+fn as_scale(scope: &Scope) -> Scope {
+    let resource = ResourceInfo {
+        group: "autoscaling".into(),
+        kind: "Scale".into(),
+        storage: ("autoscaling".into(), "scale".into()),
+        custom: false,
+        ..(*scope.resource).clone()
+    };
+    Scope { resource: Arc::new(resource), version: "v1".into(), namespace: scope.namespace.clone() }
 }
 
 /// Refuses negative replicas: in the Scale's own validation for a built-in kind, in the
@@ -63,8 +80,9 @@ impl Storage {
     }
 
     /// PUT of the Scale of object `name`: the body is a Scale named as the URL names it.
-    pub fn update_scale(&mut self, scope: &Scope, name: &str, body: Value, opts: WriteOptions) -> ApiResult<Value> {
+    pub fn update_scale(&mut self, scope: &Scope, name: &str, mut body: Value, opts: WriteOptions) -> ApiResult<Value> {
         let paths = paths(scope)?.clone();
+        check_type(&as_scale(scope), &mut body)?;
         check_name(&body, name)?;
         let parent = self.scale_parent(scope, name)?;
         self.write_scale(scope, name, &paths, &parent, &body, opts)

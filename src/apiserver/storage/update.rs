@@ -34,7 +34,7 @@ impl Storage {
     pub fn put(&mut self, scope: &Scope, name: &str, body: Value, target: Target, opts: WriteOptions) -> ApiResult<(Value, bool)> {
         // A name no key can hold goes to the update, which refuses it after the body's name.
         let absent = scope.request_key(name).is_ok_and(|key| self.store.get(&key).is_none());
-        if !(target == Target::Main && scope.resource.create_on_update && absent) {
+        if !(matches!(target, Target::Main | Target::Status) && scope.resource.create_on_update && absent) {
             return Ok((self.update(scope, name, body, target, opts)?, false));
         }
         // The handler decodes the body and checks its name before the store finds nothing to
@@ -47,7 +47,7 @@ impl Storage {
             meta.remove("resourceVersion");
         }
         let management = Management::Update(opts.field_manager.clone());
-        Ok(((*self.create_decoded(scope, body, opts, &management)?).clone(), true))
+        Ok(((*self.create_decoded(scope, body, target, opts, &management)?).clone(), true))
     }
 
     /// Replaces object `name` with `body` (PUT); returns the stored object as served.
