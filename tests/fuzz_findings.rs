@@ -101,6 +101,8 @@ on_both_servers!(
     an_apply_to_a_subresource_finds_its_object_before_it_reads_the_configuration,
     a_service_s_status_put_creates_it_through_the_status_store,
     a_set_s_items_are_scalars_and_a_volume_s_phase_change_is_timed,
+    the_kubernetes_service_of_default_sends_to_the_api_server,
+    a_volume_s_spec_needs_access_modes_a_storage_capacity_and_one_source,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -2052,4 +2054,74 @@ async fn a_set_s_items_are_scalars_and_a_volume_s_phase_change_is_timed(server: 
     let again = put(&server, &format!("/api/v1/persistentvolumes/{name}/status"), released).await;
     assert_eq!(again.body["status"]["lastPhaseTransitionTime"], r.body["status"]["lastPhaseTransitionTime"], "{}", again.body);
     assert_eq!(delete(&server, &format!("/api/v1/persistentvolumes/{name}"), Value::Null).await.code, 200);
+}
+
+/// Seed 11: a list of every namespace's Services lacked `kubernetes`, which kube-apiserver
+/// creates in `default` (kubernetes pkg/controlplane/controller/kubernetesservice/controller.go).
+async fn the_kubernetes_service_of_default_sends_to_the_api_server(server: Server) {
+    let selector = "fieldSelector=metadata.namespace%3Ddefault,metadata.name%3Dkubernetes";
+    let only = |path: &'static str| {
+        let server = server.clone();
+        async move {
+            let r = get(&server, &format!("{path}?{selector}")).await;
+            assert_eq!((r.code, r.body["items"].as_array().map(Vec::len)), (200, Some(1)), "{path}: {}", r.body);
+            r.body["items"][0].clone()
+        }
+    };
+    let service = only("/api/v1/services").await;
+    assert_eq!(service["metadata"]["labels"], json!({"component": "apiserver", "provider": "kubernetes"}));
+    assert_eq!(service["metadata"]["managedFields"][0]["manager"], "kube-apiserver");
+    assert_eq!((&service["spec"]["clusterIP"], &service["spec"]["type"]), (&json!("10.96.0.1"), &json!("ClusterIP")));
+    let port = &service["spec"]["ports"][0];
+    assert_eq!((&port["name"], &port["port"], &port["protocol"]), (&json!("https"), &json!(443), &json!("TCP")));
+    assert!(port["targetPort"].is_u64(), "the secure port: {port}");
+    let port_fields = json!({".": {}, "f:name": {}, "f:port": {}, "f:protocol": {}, "f:targetPort": {}});
+    let spec_fields = json!({"f:clusterIP": {}, "f:internalTrafficPolicy": {}, "f:ipFamilyPolicy": {}, "f:sessionAffinity": {}, "f:type": {},
+        "f:ports": {".": {}, "k:{\"port\":443,\"protocol\":\"TCP\"}": port_fields}});
+    let labels = json!({".": {}, "f:component": {}, "f:provider": {}});
+    assert_eq!(service["metadata"]["managedFields"][0]["fieldsV1"], json!({"f:metadata": {"f:labels": labels}, "f:spec": spec_fields}));
+    // No Endpoints: kubegc's upstream control plane runs without the endpoint reconciler (it
+    // refuses a loopback address), and the fake starts as that control plane does.
+    let endpoints = get(&server, &format!("/api/v1/endpoints?{selector}")).await;
+    assert_eq!(endpoints.body["items"], json!([]), "{}", endpoints.body);
+}
+
+/// Seed 11: a PersistentVolume POSTed as `null` was refused for its name alone, and a volume of
+/// no source was accepted. `ValidatePersistentVolume` checks the spec beside the metadata:
+/// access modes, a capacity of storage only, exactly one source and that source's own fields
+/// (kubernetes pkg/apis/core/validation/validation.go, `ValidatePersistentVolumeSpec`).
+async fn a_volume_s_spec_needs_access_modes_a_storage_capacity_and_one_source(server: Server) {
+    let r = post(&server, "/api/v1/persistentvolumes", Value::Null).await;
+    let why = "PersistentVolume \"\" is invalid: [metadata.name: Required value: name or generateName is required, spec.accessModes: Required value, spec.capacity: Required value, spec.capacity: Unsupported value: null: supported values: \"storage\", spec: Required value: must specify a volume type]";
+    assert_eq!((r.code, r.body["message"].as_str()), (422, Some(why)), "{}", r.body);
+    let volume = |spec: Value| json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "checked"}, "spec": spec});
+    let dry_run = "/api/v1/persistentvolumes?dryRun=All";
+    let many = json!({"accessModes": ["ReadWriteOncePod", "ReadWriteOnce", "Sometimes"], "capacity": {"storage": "1Gi"},
+        "hostPath": {"path": "/a"}, "nfs": {"server": "s", "path": "/p"}, "cephfs": {"monitors": ["m"]}, "local": {"path": "/l"},
+        "persistentVolumeReclaimPolicy": "Keep", "volumeMode": "Raw"});
+    let r = post(&server, dry_run, volume(many)).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    let fields = [
+        "spec.accessModes",
+        "spec.accessModes",
+        "spec.persistentVolumeReclaimPolicy",
+        "spec.nfs",
+        "spec.cephFS",
+        "spec.local",
+        "spec.volumeMode",
+    ];
+    assert_eq!(cause_fields(&r), fields, "{}", r.body);
+    let sources = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi", "cpu": "1"}, "nfs": {"path": "relative"}});
+    let r = post(&server, dry_run, volume(sources)).await;
+    assert_eq!(cause_fields(&r), ["spec.capacity", "spec.nfs.server", "spec.nfs.path"], "{}", r.body);
+    for (source, fields) in [
+        (json!({"csi": {}}), vec!["spec.csi.driver", "spec.csi.volumeHandle"]),
+        (json!({"local": {"path": "/l"}}), vec!["spec.nodeAffinity"]),
+        (json!({"hostPath": {}}), vec!["spec.hostPath.path"]),
+    ] {
+        let mut spec = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}});
+        spec.as_object_mut().unwrap().extend(source.as_object().unwrap().clone());
+        let r = post(&server, dry_run, volume(spec)).await;
+        assert_eq!(cause_fields(&r), fields, "{source}: {}", r.body);
+    }
 }

@@ -24,14 +24,12 @@ const SERVICE_TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "N
 const SESSION_AFFINITIES: &[&str] = &["ClientIP", "None"];
 /// Deployment strategies (`ValidateDeploymentStrategy`).
 const DEPLOYMENT_STRATEGIES: &[&str] = &["Recreate", "RollingUpdate"];
+/// Volume access modes (`supportedAccessModes`, listed sorted).
+pub const ACCESS_MODES: &[&str] = &["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
 /// Job completion modes.
 const COMPLETION_MODES: &[&str] = &["NonIndexed", "Indexed"];
 /// CronJob concurrency policies (`validateConcurrencyPolicy`).
 const CONCURRENCY_POLICIES: &[&str] = &["Allow", "Forbid", "Replace"];
-/// Volume access modes (`supportedAccessModes`, listed sorted).
-const ACCESS_MODES: &[&str] = &["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
-/// PersistentVolume reclaim policies (`supportedReclaimPolicy`, listed sorted).
-const RECLAIM_POLICIES: &[&str] = &["Delete", "Recycle", "Retain"];
 
 /// The enumerated fields of `object`, of `resource`, that hold a value upstream does not support.
 pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
@@ -65,10 +63,6 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
             }
         }
         ("", "PersistentVolumeClaim") => access_modes(spec, &mut errors),
-        ("", "PersistentVolume") => {
-            access_modes(spec, &mut errors);
-            one_of(spec, "persistentVolumeReclaimPolicy", "spec", RECLAIM_POLICIES, &mut errors);
-        }
         _ => {}
     }
     errors
@@ -99,7 +93,7 @@ fn pod_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     one_of(spec, "dnsPolicy", path, DNS_POLICIES, errors);
 }
 
-/// Each access mode of a claim's or volume's spec (upstream names the list, not the item).
+/// Each access mode of a claim's spec (upstream names the list, not the item).
 fn access_modes(spec: &Value, errors: &mut Vec<FieldError>) {
     for (_, mode) in items(spec, "accessModes") {
         if let Some(mode) = mode.as_str()

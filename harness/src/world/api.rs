@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use kube::api::{Api, ApiResource, DynamicObject, PostParams};
 use kube::core::Status;
-use kube::discovery::{Discovery, Scope};
 use serde_json::{Value, json};
 
 use super::StepResult;
@@ -67,7 +66,7 @@ pub struct KubeWorld {
     /// The backend's client, made once: making one builds the fake API server's router.
     client: std::sync::OnceLock<kube::Client>,
     /// Discovery, refreshed when a kind is not found (a CRD may have just been created).
-    discovery: Option<Arc<Discovery>>,
+    discovery: Option<Arc<Vec<(ApiResource, bool)>>>,
 }
 
 impl std::fmt::Debug for KubeWorld {
@@ -136,13 +135,8 @@ impl KubeWorld {
             if refresh || self.discovery.is_none() {
                 self.discovery = Some(Arc::new(self.discover().await?));
             }
-            let discovery = self.discovery.as_ref().expect("just set");
-            let mut found: Vec<(ApiResource, bool)> = discovery
-                .groups()
-                .flat_map(|g| g.recommended_resources())
-                .filter(|(r, _)| r.kind == kind)
-                .map(|(r, caps)| (r, caps.scope == Scope::Namespaced))
-                .collect();
+            let served = self.discovery.as_ref().expect("just set");
+            let mut found: Vec<&(ApiResource, bool)> = served.iter().filter(|(r, _)| r.kind == kind).collect();
             found.sort_by_key(|(r, _)| match r.group.as_str() {
                 "" => 0,
                 "apps" => 1,
@@ -150,24 +144,56 @@ impl KubeWorld {
                 _ => 2,
             });
             if let Some(first) = found.into_iter().next() {
-                return Ok(first);
+                return Ok(first.clone());
             }
         }
         Err(format!("no served resource has kind {kind}"))
     }
 
-    /// Runs discovery, retrying a few times: another scenario may delete a CRD between the
-    /// group list and the group's resource list.
-    async fn discover(&self) -> Result<Discovery, String> {
-        let mut last = String::new();
-        for _ in 0..5 {
-            match Discovery::new(self.client()).run().await {
-                Ok(d) => return Ok(d),
-                Err(e) => last = e.to_string(),
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+    /// Every served resource (no subresources) and whether it is namespaced: per group, each
+    /// kind at the first version that serves it, the preferred version first. A group that
+    /// answers 404 is left out: another scenario may delete a CRD between the group list and
+    /// the group's resource list (kube's `Discovery` fails the whole run then).
+    async fn discover(&self) -> Result<Vec<(ApiResource, bool)>, String> {
+        let client = self.client();
+        let failed = |e: kube::Error| format!("discovery failed: {e}");
+        let mut groups: Vec<(String, Vec<String>)> = vec![(String::new(), client.list_core_api_versions().await.map_err(failed)?.versions)];
+        for group in client.list_api_groups().await.map_err(failed)?.groups {
+            let preferred = group.preferred_version.map(|v| v.group_version);
+            let mut versions: Vec<String> = group.versions.into_iter().map(|v| v.group_version).collect();
+            versions.sort_by_key(|v| Some(v) != preferred.as_ref());
+            groups.push((group.name, versions));
         }
-        Err(format!("discovery failed: {last}"))
+        let mut served = Vec::new();
+        for (group, versions) in groups {
+            let mut kinds = std::collections::HashSet::new();
+            for group_version in versions {
+                let listed = if group.is_empty() {
+                    client.list_core_api_resources(&group_version).await
+                } else {
+                    client.list_api_group_resources(&group_version).await
+                };
+                let list = match listed {
+                    Ok(list) => list,
+                    Err(kube::Error::Api(status)) if status.code == 404 => continue,
+                    Err(e) => return Err(failed(e)),
+                };
+                let version = group_version.rsplit('/').next().unwrap_or_default().to_string();
+                for r in list.resources.into_iter().filter(|r| !r.name.contains('/')) {
+                    if kinds.insert(r.kind.clone()) {
+                        let resource = ApiResource {
+                            group: group.clone(),
+                            version: version.clone(),
+                            api_version: group_version.clone(),
+                            kind: r.kind,
+                            plural: r.name,
+                        };
+                        served.push((resource, r.namespaced));
+                    }
+                }
+            }
+        }
+        Ok(served)
     }
 
     /// An API for `kind`, in the scenario namespace when namespaced.

@@ -12,7 +12,8 @@
 //! - [`definitions`]: CustomResourceDefinitions — status, validation, the cleanup finalizer
 //!   and its controller, serving the resources they define.
 //! - [`nodes`]: the not-ready taint of a new Node.
-//! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin.
+//! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin;
+//!   [`volume_spec`]: a volume's spec validated.
 //! - [`records`]: Events (core and events.k8s.io) and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create.
 //! - [`services`]: a Service's cluster IP, IP families and node ports, allocated at create and
@@ -37,6 +38,7 @@ pub mod pods;
 pub mod rbac;
 pub mod records;
 pub mod services;
+pub mod volume_spec;
 pub mod volumes;
 pub mod workloads;
 

@@ -154,6 +154,16 @@ mod tests {
     }
 
     #[test]
+    fn the_kubernetes_service_has_the_first_address_of_the_range() {
+        let ([a, b, c, d], _) = SERVICE_RANGE;
+        let first = std::net::Ipv4Addr::from(u32::from_be_bytes([a, b, c, d]) + 1).to_string();
+        assert_eq!(first, crate::apiserver::storage::KUBERNETES_SERVICE_IP);
+        let s = storage();
+        let services = s.scope("", "v1", "services", Some("default".into())).unwrap();
+        assert_eq!(s.get(&services, "kubernetes").unwrap()["spec"]["clusterIP"], first);
+    }
+
+    #[test]
     fn a_service_gets_a_cluster_ip_of_the_range_and_a_headless_one_keeps_none() {
         let mut s = storage();
         let services = s.scope("", "v1", "services", Some("ns".into())).unwrap();

@@ -9,6 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::admission::{Admission, PV_PROTECTION, PVC_PROTECTION};
+use crate::apiserver::kinds::volume_spec;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
 use crate::apiserver::storage::write::Target;
@@ -19,13 +20,16 @@ pub struct Protected {
     pub finalizer: &'static str,
     /// Whether a new object's status is reset to a phase that changed at its creation.
     pub phase_changed_at_create: bool,
+    /// The errors of an object's spec, where the kind's own validation is written here.
+    pub spec_errors: Option<fn(&Value) -> Vec<FieldError>>,
 }
 
 /// core/v1 PersistentVolumeClaims.
-pub const CLAIMS: Protected = Protected { finalizer: PVC_PROTECTION, phase_changed_at_create: false };
+pub const CLAIMS: Protected = Protected { finalizer: PVC_PROTECTION, phase_changed_at_create: false, spec_errors: None };
 
 /// core/v1 PersistentVolumes.
-pub const VOLUMES: Protected = Protected { finalizer: PV_PROTECTION, phase_changed_at_create: true };
+pub const VOLUMES: Protected =
+    Protected { finalizer: PV_PROTECTION, phase_changed_at_create: true, spec_errors: Some(volume_spec::errors) };
 
 impl Kind for Protected {
     fn default_on_create(&self, object: &mut Value, now: &str) {
@@ -36,6 +40,10 @@ impl Kind for Protected {
 
     fn admission(&self) -> Admission {
         Admission { protection_finalizer: Some(self.finalizer), ..Admission::default() }
+    }
+
+    fn validate(&self, object: &Value) -> Vec<FieldError> {
+        self.spec_errors.map(|errors| errors(&object["spec"])).unwrap_or_default()
     }
 
     /// A volume's status write keeps the time of its last phase change while the phase stays,

@@ -3,7 +3,8 @@
 //! roles and bindings its rbac/bootstrap-roles post-start hook creates
 //! (pkg/registry/rbac/rest/storage_rbac.go) and the two ConfigMaps of kube-system its own
 //! controllers write (the client CA of pkg/controlplane/controller/clusterauthenticationtrust,
-//! the day of pkg/controlplane/controller/legacytokentracking), all written by manager
+//! the day of pkg/controlplane/controller/legacytokentracking), and the `kubernetes` Service of
+//! `default` (pkg/controlplane/controller/kubernetesservice), all written by manager
 //! `kube-apiserver`.
 
 use serde_json::{Value, json};
@@ -17,6 +18,15 @@ const NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-no
 /// The bootstrap RBAC objects of the pinned release, one create body per line, in the order
 /// the hook creates them (`upstream/cmd/bootstrap-rbac` prints them).
 const BOOTSTRAP_RBAC: &str = include_str!("bootstrap_rbac.jsonl");
+
+/// The port the `kubernetes` Service sends to: kube-apiserver's default `--secure-port`. The
+/// fake serves on whatever address it is given (or none, in process), so it names the port a
+/// cluster's API server listens on.
+const SECURE_PORT: u16 = 6443;
+
+/// The `kubernetes` Service's address: the first of the service range (the Services kind's
+/// `SERVICE_RANGE`, whose tests hold the two together).
+pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
 
 /// The CA the fake names as its clients' (it checks no certificate): the one CA it has, which
 /// the root CA publisher publishes too.
@@ -43,6 +53,22 @@ impl Storage {
         // The day legacy service account tokens began to be tracked: the server's first.
         let since = self.clock.now().format("%Y-%m-%d").to_string();
         self.create_as_server(&configmaps, configmap("kube-apiserver-legacy-service-account-token-tracking", json!({"since": since})));
+        self.bootstrap_kubernetes_service();
+    }
+
+    /// The `kubernetes` Service (the first address of the service range, port 443 to the secure
+    /// port) as kube-apiserver's controller creates it. Its Endpoints and EndpointSlice are not
+    /// written: their reconciler refuses a loopback address, so the upstream control plane
+    /// kubegc starts runs with `--endpoint-reconciler-type=none`, and nothing runs in a
+    /// cluster to send to them.
+    fn bootstrap_kubernetes_service(&mut self) {
+        let services = self.scope("", "v1", "services", Some("default".into())).expect("Services are served");
+        let spec = json!({"ports": [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": SECURE_PORT}], "clusterIP": KUBERNETES_SERVICE_IP, "ipFamilyPolicy": "SingleStack", "sessionAffinity": "None", "type": "ClusterIP"});
+        let labels = json!({"provider": "kubernetes", "component": "apiserver"});
+        self.create_as_server(
+            &services,
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kubernetes", "labels": labels}, "spec": spec}),
+        );
     }
 
     /// Creates `body` as kube-apiserver's own client does.

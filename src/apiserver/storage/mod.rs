@@ -23,6 +23,8 @@ pub mod store;
 pub mod update;
 pub mod write;
 
+pub use bootstrap::KUBERNETES_SERVICE_IP;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

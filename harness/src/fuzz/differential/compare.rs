@@ -307,6 +307,7 @@ fn mask(value: &mut Value, key: &str, context: &str) {
         Value::Object(map) => {
             mask_generated_name(map);
             mask_ages(map);
+            mask_secure_port(map);
             // A page that held the IP repair controller's Events (dropped below) ends elsewhere
             // than the fake's: its continue token and count of the rest say nothing of the fake.
             if map.get("items").and_then(Value::as_array).is_some_and(|items| items.iter().any(by_ip_repair))
@@ -414,6 +415,20 @@ fn by_the_server_itself(item: &Value) -> bool {
 /// The columns of a Table whose cells are the time since a time the server chose, written as
 /// an age (`12s`).
 const AGE_COLUMNS: &[&str] = &["Age", "Last Seen", "First Seen", "Last Schedule", "Duration"];
+
+/// The secure port in the `kubernetes` Service of `default` masked: each server names the port
+/// it listens on (kubernetes pkg/controlplane/controller/kubernetesservice), upstream's chosen
+/// when it started.
+fn mask_secure_port(map: &mut Map<String, Value>) {
+    let meta = map.get("metadata");
+    if meta.is_none_or(|m| m["name"] != "kubernetes" || m["namespace"] != "default") {
+        return;
+    }
+    let ports = map.get_mut("spec").and_then(|s| s.get_mut("ports")).and_then(Value::as_array_mut);
+    for port in ports.into_iter().flatten().filter(|p| p.get("targetPort").is_some()) {
+        port["targetPort"] = json!("<secure port>");
+    }
+}
 
 /// A Table's cells of ages masked: each server created the objects at its own moment.
 fn mask_ages(map: &mut Map<String, Value>) {
