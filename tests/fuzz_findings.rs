@@ -103,6 +103,12 @@ on_both_servers!(
     a_set_s_items_are_scalars_and_a_volume_s_phase_change_is_timed,
     the_kubernetes_service_of_default_sends_to_the_api_server,
     a_volume_s_spec_needs_access_modes_a_storage_capacity_and_one_source,
+    a_claim_s_spec_needs_access_modes_and_a_storage_request_and_changes_little,
+    a_volume_s_source_and_mode_are_immutable,
+    an_event_written_through_events_k8s_io_changes_only_its_series,
+    discovery_routes_consume_the_api_s_media_types,
+    paths_of_the_empty_group_are_the_mux_s,
+    an_openapi_document_asked_for_in_no_media_range_is_empty,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -2041,16 +2047,20 @@ async fn a_set_s_items_are_scalars_and_a_volume_s_phase_change_is_timed(server: 
     assert_eq!((r.code, r.body["message"].as_str()), (500, Some(why)), "{}", r.body);
     let name = format!("{}-timed", server.namespace());
     let volume = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
-        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"}}});
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"},
+            "claimRef": {"namespace": server.namespace(), "name": "missing"}}});
     let created = post(&server, "/api/v1/persistentvolumes", volume).await;
     assert_eq!(created.code, 201, "{}", created.body);
+    // Upstream's volume controller writes the status too: a volume bound to a claim that does
+    // not exist it keeps Released (pkg/controller/volume/persistentvolume/pv_controller.go,
+    // `syncVolume`), and unconditional writes do not race it for the resourceVersion.
     let mut released = created.body.clone();
+    released["metadata"].as_object_mut().unwrap().remove("resourceVersion");
     released["status"] = json!({"phase": "Released"});
     let r = put(&server, &format!("/api/v1/persistentvolumes/{name}/status"), released.clone()).await;
     assert_eq!((r.code, r.body["status"]["phase"].as_str()), (200, Some("Released")), "{}", r.body);
     assert!(r.body["status"]["lastPhaseTransitionTime"].is_string(), "{}", r.body);
     released["status"] = json!({"phase": "Released"});
-    released["metadata"]["resourceVersion"] = r.body["metadata"]["resourceVersion"].clone();
     let again = put(&server, &format!("/api/v1/persistentvolumes/{name}/status"), released).await;
     assert_eq!(again.body["status"]["lastPhaseTransitionTime"], r.body["status"]["lastPhaseTransitionTime"], "{}", again.body);
     assert_eq!(delete(&server, &format!("/api/v1/persistentvolumes/{name}"), Value::Null).await.code, 200);
@@ -2123,5 +2133,158 @@ async fn a_volume_s_spec_needs_access_modes_a_storage_capacity_and_one_source(se
         spec.as_object_mut().unwrap().extend(source.as_object().unwrap().clone());
         let r = post(&server, dry_run, volume(spec)).await;
         assert_eq!(cause_fields(&r), fields, "{source}: {}", r.body);
+    }
+}
+
+/// Seed 11: a claim without access modes or a storage request was created, and any field of
+/// its spec changed later. Upstream `ValidatePersistentVolumeClaimSpec` and
+/// `ValidatePersistentVolumeClaimUpdate` (kubernetes pkg/apis/core/validation/validation.go):
+/// an update may set the volume name once and a class where none was, nothing else.
+async fn a_claim_s_spec_needs_access_modes_and_a_storage_request_and_changes_little(server: Server) {
+    let claims = "/api/v1/namespaces/default/persistentvolumeclaims";
+    let claim =
+        |name: &str, spec: Value| json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name}, "spec": spec});
+    let r = post(&server, claims, claim("empty", json!({}))).await;
+    let why = "PersistentVolumeClaim \"empty\" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Required value]";
+    assert_eq!((r.code, r.body["message"].as_str()), (422, Some(why)), "{}", r.body);
+    let bad = json!({"accessModes": ["ReadWriteOncePod", "ReadOnlyMany", "Sometimes"], "resources": {"requests": {"storage": "0"}},
+        "storageClassName": "Not_A_Name", "volumeMode": "Raw"});
+    let r = post(&server, &format!("{claims}?dryRun=All"), claim("bad", bad)).await;
+    let fields = ["spec.accessModes", "spec.accessModes", "spec.resources[storage]", "spec.storageClassName", "spec.volumeMode"];
+    assert_eq!(cause_fields(&r), fields, "{}", r.body);
+    let good = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}});
+    let r = post(&server, claims, claim("kept", good)).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let mut stored = r.body;
+    let at = format!("{claims}/kept");
+    stored["spec"]["volumeName"] = json!("pv-1");
+    stored["spec"]["storageClassName"] = json!("fast");
+    let r = put(&server, &at, stored.clone()).await;
+    assert_eq!(r.code, 200, "the volume name once and a first class may be set: {}", r.body);
+    for (field, value) in [("storageClassName", json!("slow")), ("volumeName", json!("pv-2")), ("accessModes", json!(["ReadOnlyMany"]))] {
+        let mut changed = r.body.clone();
+        changed["spec"][field] = value;
+        let refused = put(&server, &at, changed).await;
+        assert_eq!(cause_fields(&refused), ["spec"], "{field}: {}", refused.body);
+        let message = refused.body["details"]["causes"][0]["message"].as_str().unwrap();
+        let why = "Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n";
+        assert!(message.starts_with(why), "{field}: {message}");
+    }
+}
+
+/// Seed 11: a volume's source and mode changed after creation. Upstream
+/// `ValidatePersistentVolumeUpdate` (kubernetes pkg/apis/core/validation/validation.go).
+async fn a_volume_s_source_and_mode_are_immutable(server: Server) {
+    let name = format!("source-{}", server.namespace());
+    let spec = json!({"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/a"}});
+    let body = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name}, "spec": spec});
+    let r = post(&server, "/api/v1/persistentvolumes", body).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let at = format!("/api/v1/persistentvolumes/{name}?dryRun=All");
+    let stored = r.body;
+    let mut changed = stored.clone();
+    changed["spec"]["hostPath"]["path"] = json!("/b");
+    changed["spec"]["volumeMode"] = json!("Block");
+    changed["metadata"].as_object_mut().unwrap().remove("resourceVersion");
+    let r = put(&server, &at, changed).await;
+    assert_eq!(cause_fields(&r), ["spec.persistentvolumesource", "volumeMode"], "{}", r.body);
+    let message = r.body["details"]["causes"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with("Forbidden: spec.persistentvolumesource is immutable after creation\n"), "{message}");
+    assert_eq!(r.body["details"]["causes"][1]["message"], "Invalid value: \"Block\": field is immutable", "{}", r.body);
+    let mut reclaimed = stored;
+    reclaimed["spec"]["persistentVolumeReclaimPolicy"] = json!("Delete");
+    // Unconditional: upstream's volume controller may have written the status since.
+    reclaimed["metadata"].as_object_mut().unwrap().remove("resourceVersion");
+    assert_eq!(put(&server, &at, reclaimed).await.code, 200, "the reclaim policy may change");
+}
+
+/// Seed 11: an events.k8s.io/v1 Event's note and regarding object changed on update. Upstream
+/// `ValidateEventUpdate` (kubernetes pkg/apis/core/validation/events.go) keeps every field but
+/// the series through that API, names them by the internal type and shows its values as Go
+/// writes them; core/v1 updates keep only the legacy rules.
+async fn an_event_written_through_events_k8s_io_changes_only_its_series(server: Server) {
+    let events = "/apis/events.k8s.io/v1/namespaces/default/events";
+    let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "kept"},
+        "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "fuzz", "reportingInstance": "fuzz",
+        "action": "Fuzz", "reason": "Fuzz", "type": "Normal", "note": "first", "regarding": {"kind": "Pod", "name": "a", "namespace": server.namespace()}});
+    let r = post(&server, events, event).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let stored = r.body;
+    let mut changed = stored.clone();
+    changed["note"] = json!("second");
+    changed["reason"] = json!("Other");
+    changed["regarding"]["name"] = json!("b");
+    changed["related"] = json!({"kind": "Node", "name": "n"});
+    changed["series"] = json!({"count": 1});
+    changed["eventTime"] = json!("2024-01-01T00:00:00.000000+00:00");
+    let r = put(&server, &format!("{events}/kept"), changed).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    let fields = ["series.count", "series.lastObservedTime", "involvedObject", "reason", "message", "related"];
+    assert_eq!(cause_fields(&r), fields, "{}", r.body);
+    let causes = r.body["details"]["causes"].as_array().unwrap();
+    let messages: Vec<&str> = causes.iter().map(|c| c["message"].as_str().unwrap()).collect();
+    let regarding = format!(
+        r#"Invalid value: {{"Kind":"Pod","Namespace":"{}","Name":"b","UID":"","APIVersion":"","ResourceVersion":"","FieldPath":""}}: field is immutable"#,
+        server.namespace()
+    );
+    assert_eq!(messages[2], regarding);
+    assert_eq!(messages[4], r#"Invalid value: "second": field is immutable"#);
+    let mut series = stored.clone();
+    series["series"] = json!({"count": 2, "lastObservedTime": "2024-01-01T00:01:00.000000Z"});
+    assert_eq!(put(&server, &format!("{events}/kept"), series).await.code, 200);
+    let r = get(&server, "/api/v1/namespaces/default/events/kept").await;
+    let mut legacy = r.body;
+    legacy["message"] = json!("changed through core/v1");
+    assert_eq!(put(&server, "/api/v1/namespaces/default/events/kept", legacy).await.code, 200);
+}
+
+/// Seed 11: discovery's REST routes answered a GET whatever body type it named. Each is a
+/// go-restful route that consumes the serializers' media types (k8s.io/apiserver
+/// pkg/endpoints/discovery/legacy.go and version.go), and go-restful checks the body type
+/// before what the client accepts; the group's document is the aggregator's, which checks none.
+async fn discovery_routes_consume_the_api_s_media_types(server: Server) {
+    for (path, content_type, code) in [
+        ("/api/v1/", "application/json-patch+json", 415),
+        ("/apis/apps/v1", "application/merge-patch+json", 415),
+        ("/apis/apps/v1", "application/cbor", 415),
+        ("/api", "application/yaml", 200),
+        ("/api/v1", "application/vnd.kubernetes.protobuf; charset=utf-8", 200),
+        ("/apis/apps", "application/merge-patch+json", 200),
+        ("/apis/apps/v0", "application/merge-patch+json", 404),
+    ] {
+        let r = raw(&server, Method::GET, path, Some(content_type), Body::empty()).await;
+        assert_eq!(r.code, code, "{path} with {content_type}: {}", r.body);
+    }
+    let metadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    let request =
+        http::Request::builder().uri("/api/").header("accept", metadata).header("content-type", "application/strategic-merge-patch+json");
+    let r = server.send(request.body(Body::empty()).unwrap()).await;
+    assert_eq!((r.code, r.body["message"].as_str()), (415, Some("415: Unsupported Media Type")), "{}", r.body);
+}
+
+/// Seed 11: paths under `/apis//` got a NotFound Status. They name the empty group, which no
+/// REST router owns: the mux answers its plain 404.
+async fn paths_of_the_empty_group_are_the_mux_s(server: Server) {
+    let frob = Method::from_bytes(b"FROB").unwrap();
+    for (method, path) in [
+        (Method::DELETE, "/apis//binding"),
+        (Method::POST, "/apis//scale"),
+        (Method::PUT, "/apis//finalize"),
+        (Method::PATCH, "/apis//ephemeralcontainers"),
+        (frob, "/apis//scale"),
+    ] {
+        let r = raw(&server, method.clone(), path, Some("application/merge-patch+json"), "{}").await;
+        assert_eq!((r.code, r.body.is_null()), (404, true), "{method} {path}: {}", r.body);
+    }
+}
+
+/// Seed 11: an OpenAPI v3 document asked for with an Accept header of no media range got 406;
+/// kube-openapi's handler (pkg/handler3/handler.go) writes nothing when goautoneg finds no
+/// clause in it.
+async fn an_openapi_document_asked_for_in_no_media_range_is_empty(server: Server) {
+    for method in [Method::GET, Method::DELETE] {
+        let request = http::Request::builder().method(method.clone()).uri("/openapi/v3/api/v1").header("accept", ";;;");
+        let r = server.send(request.body(Body::empty()).unwrap()).await;
+        assert_eq!((r.code, r.body.is_null()), (200, true), "{method}: {}", r.body);
     }
 }

@@ -24,8 +24,6 @@ const SERVICE_TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "N
 const SESSION_AFFINITIES: &[&str] = &["ClientIP", "None"];
 /// Deployment strategies (`ValidateDeploymentStrategy`).
 const DEPLOYMENT_STRATEGIES: &[&str] = &["Recreate", "RollingUpdate"];
-/// Volume access modes (`supportedAccessModes`, listed sorted).
-pub const ACCESS_MODES: &[&str] = &["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
 /// Job completion modes.
 const COMPLETION_MODES: &[&str] = &["NonIndexed", "Indexed"];
 /// CronJob concurrency policies (`validateConcurrencyPolicy`).
@@ -62,7 +60,6 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
                 one_of(port, "protocol", &format!("spec.ports[{i}]"), PROTOCOLS, &mut errors);
             }
         }
-        ("", "PersistentVolumeClaim") => access_modes(spec, &mut errors),
         _ => {}
     }
     errors
@@ -91,17 +88,6 @@ fn pod_spec(spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
     }
     one_of(spec, "restartPolicy", path, RESTART_POLICIES, errors);
     one_of(spec, "dnsPolicy", path, DNS_POLICIES, errors);
-}
-
-/// Each access mode of a claim's spec (upstream names the list, not the item).
-fn access_modes(spec: &Value, errors: &mut Vec<FieldError>) {
-    for (_, mode) in items(spec, "accessModes") {
-        if let Some(mode) = mode.as_str()
-            && !ACCESS_MODES.contains(&mode)
-        {
-            errors.push(FieldError::not_supported("spec.accessModes", json!(mode), ACCESS_MODES));
-        }
-    }
 }
 
 #[cfg(test)]

@@ -185,8 +185,27 @@ impl FieldError {
 
 /// Fields of the Go structs whose values field errors show, in declaration order: Go's JSON
 /// encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`, and
-/// the internal `apps.DeploymentStrategy`, whose fields have no JSON names).
-const GO_FIELD_ORDER: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion", "Type", "RollingUpdate"];
+/// the internal `apps.DeploymentStrategy`, `core.ObjectReference` and `core.EventSource`, whose
+/// fields have no JSON names).
+const GO_FIELD_ORDER: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "name",
+    "uid",
+    "controller",
+    "blockOwnerDeletion",
+    "Type",
+    "RollingUpdate",
+    "Kind",
+    "Namespace",
+    "Name",
+    "UID",
+    "APIVersion",
+    "ResourceVersion",
+    "FieldPath",
+    "Component",
+    "Host",
+];
 
 /// JSON as Go writes the value of a field error: known struct fields in declaration order,
 /// any others after them, sorted.

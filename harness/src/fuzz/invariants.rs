@@ -148,7 +148,8 @@ fn check_watch_events(stream: &[u8]) -> Result<(), String> {
 }
 
 /// Whether upstream's mux may answer a plain-text 404 for `uri`: a path outside `/api` and
-/// outside every group the server serves now, or under a group of custom resources alone,
+/// outside every group the server serves now (`/apis//...` names none), or under a group of
+/// custom resources alone,
 /// whose apiextensions handler passes to the mux what it does not serve (a method that is no
 /// verb, an unknown resource or version, a request outside the resource's scope).
 fn mux_answers(server: &ApiServer, uri: &str) -> bool {
@@ -157,7 +158,7 @@ fn mux_answers(server: &ApiServer, uri: &str) -> bool {
     let catalogue = &server.lock().catalogue;
     match parts.as_slice() {
         ["api", ..] => false,
-        ["apis", group, ..] => !catalogue.serves_group(group) || catalogue.is_custom_group(group),
+        ["apis", group, ..] => group.is_empty() || !catalogue.serves_group(group) || catalogue.is_custom_group(group),
         _ => true,
     }
 }

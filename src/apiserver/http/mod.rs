@@ -110,16 +110,35 @@ async fn discovery_answer(headers: &HeaderMap, answer: ApiResult<Value>) -> Resp
 /// refused by the router, though a GET reads no body (go-restful `Route.matchesContentType`;
 /// k8s.io/apiserver pkg/server/routes/version.go).
 async fn version(headers: HeaderMap) -> Response {
-    let content_type = header_str(&headers, header::CONTENT_TYPE).unwrap_or("");
-    let json = |t: &str| t.split(';').next().unwrap_or("").trim() == "application/json";
-    if !content_type.is_empty() && !content_type.split(',').any(json) {
+    if !route_consumes(&headers, &["application/json"]) {
         return discovery_answer(&headers, Err(ApiError::unsupported_by_route())).await;
     }
     axum::Json(discovery::version()).into_response()
 }
 
+/// What the REST routes of discovery consume and produce: the media types of the API's
+/// serializers (`negotiation.MediaTypesForSerializer`, k8s.io/apiserver
+/// pkg/endpoints/discovery/legacy.go and version.go).
+const DISCOVERY_TYPES: &[&str] = &["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+/// Whether a REST route that consumes `types` takes the request's body type: any when it
+/// names none, since a GET reads no body (go-restful `Route.matchesContentType`).
+fn route_consumes(headers: &HeaderMap, types: &[&str]) -> bool {
+    let content_type = header_str(headers, header::CONTENT_TYPE).unwrap_or("");
+    let listed = |t: &str| types.contains(&t.split(';').next().unwrap_or("").trim_matches(' '));
+    content_type.is_empty() || content_type.split(',').any(listed)
+}
+
+/// A discovery document a REST route answers (an error when no route is found), refused (415)
+/// when the request names a body type the route does not consume.
+async fn discovery_route_answer(headers: &HeaderMap, answer: ApiResult<Value>) -> Response {
+    let consumed = route_consumes(headers, DISCOVERY_TYPES);
+    let answer = answer.and_then(|document| if consumed { Ok(document) } else { Err(ApiError::unsupported_by_route()) });
+    discovery_answer(headers, answer).await
+}
+
 async fn core_versions(headers: HeaderMap) -> Response {
-    discovery_answer(&headers, Ok(discovery::core_versions())).await
+    discovery_route_answer(&headers, Ok(discovery::core_versions())).await
 }
 
 async fn api_groups(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {
@@ -134,7 +153,7 @@ async fn api_group(State(server): State<Arc<Server>>, Path(group): Path<String>,
 
 async fn core_resources(State(server): State<Arc<Server>>, Path(version): Path<String>, headers: HeaderMap) -> Response {
     let resources = discovery::resources(&server.lock().catalogue, "", &version).ok_or_else(ApiError::not_found_path);
-    discovery_answer(&headers, resources).await
+    discovery_route_answer(&headers, resources).await
 }
 
 /// 405 for a method the REST router does not serve on a discovery path.
@@ -161,16 +180,15 @@ async fn group_version(
 ) -> Response {
     let resources = {
         let catalogue = &server.lock().catalogue;
-        if !catalogue.serves_group(&group) {
+        if group.is_empty() || !catalogue.serves_group(&group) {
             return status::page_not_found();
         }
         discovery::resources(catalogue, &group, &version).ok_or_else(ApiError::not_found_path)
     };
-    let answer = match resources {
-        Ok(_) if method != Method::GET => Err(ApiError::method_not_allowed()),
-        answer => answer,
-    };
-    discovery_answer(&headers, answer).await
+    match resources {
+        Ok(_) if method != Method::GET => discovery_answer(&headers, Err(ApiError::method_not_allowed())).await,
+        answer => discovery_route_answer(&headers, answer).await,
+    }
 }
 
 /// Serves every resource URL, with the warnings its handling gave as `Warning` headers.
@@ -221,11 +239,13 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
             || raw.starts_with("/api/")
             || group.is_some_and(|g| {
                 let catalogue = &server.lock().catalogue;
-                catalogue.serves_group(g) && !catalogue.is_custom_group(g)
+                !g.is_empty() && catalogue.serves_group(g) && !catalogue.is_custom_group(g)
             });
         return if under_api { Err(ApiError::not_found_path()) } else { Ok(page_not_found()) };
     };
-    if !path.group.is_empty() && !server.lock().catalogue.serves_group(&path.group) {
+    // `/apis//...` names the empty group, which no REST router owns.
+    let named_group = parts.uri.path().starts_with("/apis/");
+    if named_group && (path.group.is_empty() || !server.lock().catalogue.serves_group(&path.group)) {
         return Ok(page_not_found());
     }
     // Past a subresource only the apiextensions server finds anything (it reads no further).

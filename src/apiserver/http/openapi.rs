@@ -31,14 +31,17 @@ pub async fn index(State(server): State<Arc<Server>>) -> Response {
 
 /// `/openapi/v3/{path}`, any method: the document, a 301 to its current hash when the request
 /// names another, 304 when the client holds it, 406 when it accepts no JSON and an empty 404
-/// when there is no such document.
+/// when there is no such document; an empty 200 when the Accept header has no media range.
 pub async fn document(State(server): State<Arc<Server>>, Path(path): Path<String>, request: Request) -> Response {
     let Some(document) = openapi::document(&server.lock().catalogue, &path) else { return StatusCode::NOT_FOUND.into_response() };
     let mut headers = HeaderMap::new();
     headers.insert(header::VARY, HeaderValue::from_static("Accept"));
     let accept = header_str(request.headers(), header::ACCEPT).filter(|a| !a.is_empty()).unwrap_or("*/*");
-    if !accepts_json(accept) {
-        return (StatusCode::NOT_ACCEPTABLE, headers).into_response();
+    match accepts_json(accept) {
+        // kube-openapi's handler3 writes nothing for an Accept of no clause it can parse.
+        None => return (StatusCode::OK, headers).into_response(),
+        Some(false) => return (StatusCode::NOT_ACCEPTABLE, headers).into_response(),
+        Some(true) => {}
     }
     let etag = format!("\"{}\"", document.hash);
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -67,8 +70,9 @@ pub async fn document(State(server): State<Arc<Server>>, Path(path): Path<String
 }
 
 /// Whether the media range goautoneg ranks first among those kube-openapi can serve asks for
-/// JSON: its clauses by quality, then the specific before wildcards.
-fn accepts_json(accept: &str) -> bool {
+/// JSON: its clauses by quality, then the specific before wildcards; `None` when goautoneg
+/// finds no clause at all.
+fn accepts_json(accept: &str) -> Option<bool> {
     let mut clauses: Vec<(f32, &str, &str)> = accept
         .split(',')
         .filter_map(|clause| {
@@ -92,12 +96,13 @@ fn accepts_json(accept: &str) -> bool {
         ("application", "com.github.proto-openapi.spec.v3@v1.0+protobuf"),
         ("application", "com.github.proto-openapi.spec.v3.v1.0+protobuf"),
     ];
-    clauses
-        .iter()
-        .find_map(|(_, kind, subtype)| {
-            served.iter().find(|(k, s)| (kind == k || *kind == "*") && (subtype == s || *subtype == "*")).map(|(_, s)| *s == "json")
-        })
-        .unwrap_or(false)
+    if clauses.is_empty() {
+        return None;
+    }
+    let first = clauses.iter().find_map(|(_, kind, subtype)| {
+        served.iter().find(|(k, s)| (kind == k || *kind == "*") && (subtype == s || *subtype == "*")).map(|(_, s)| *s == "json")
+    });
+    Some(first.unwrap_or(false))
 }
 
 #[cfg(test)]
@@ -106,11 +111,12 @@ mod tests {
 
     #[test]
     fn json_is_served_when_it_is_the_first_servable_clause() {
-        assert!(accepts_json("*/*"));
-        assert!(accepts_json("application/json"));
-        assert!(accepts_json("application/yaml, application/json;q=0.5"));
-        assert!(accepts_json("application/com.github.proto-openapi.spec.v3@v1.0+protobuf;q=0.1, application/json"));
-        assert!(!accepts_json("application/yaml"));
-        assert!(!accepts_json("application/com.github.proto-openapi.spec.v3@v1.0+protobuf, application/json"));
+        assert_eq!(accepts_json("*/*"), Some(true));
+        assert_eq!(accepts_json("application/json"), Some(true));
+        assert_eq!(accepts_json("application/yaml, application/json;q=0.5"), Some(true));
+        assert_eq!(accepts_json("application/com.github.proto-openapi.spec.v3@v1.0+protobuf;q=0.1, application/json"), Some(true));
+        assert_eq!(accepts_json("application/yaml"), Some(false));
+        assert_eq!(accepts_json("application/com.github.proto-openapi.spec.v3@v1.0+protobuf, application/json"), Some(false));
+        assert_eq!(accepts_json(";;;"), None);
     }
 }

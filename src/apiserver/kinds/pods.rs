@@ -7,7 +7,7 @@ use crate::apiserver::admission::Admission;
 use crate::apiserver::deletion::DeleteOptions;
 use crate::apiserver::go_quote::quote;
 use crate::apiserver::status::{ApiError, FieldError};
-use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
+use crate::apiserver::storage::hooks::{Kind, changed_fields, keep_stored, objects_along};
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::write::Target;
 use crate::apiserver::storage::{Scope, Storage};
@@ -47,11 +47,6 @@ pub fn log_container(pod: &Value, asked: Option<&str>) -> Result<String, ApiErro
 /// What an update may change of a pod's spec, as upstream's refusal lists it.
 const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-/// The refusal of an update that changes `old` pod spec into `new` beyond what may change:
-/// container images, the active deadline, tolerations (whose own rule is not modelled here),
-/// scheduling gates, and a negative grace period set to 1. Upstream follows the message with
-/// go-cmp's diff of the two specs, whose format go-cmp keeps deliberately unstable; the fake
-/// names the fields that differ instead.
 /// What `ValidatePodEphemeralContainersUpdate` (kubernetes pkg/apis/core/validation/
 /// validation.go) refuses of a write through `ephemeralcontainers`: any ephemeral container of
 /// a static pod, and an existing one removed or changed (found by name: a patch may reorder
@@ -78,6 +73,11 @@ fn ephemeral_change_refused(new: &Value, existing: &Value) -> Vec<FieldError> {
         .collect()
 }
 
+/// The refusal of an update that changes `old` pod spec into `new` beyond what may change:
+/// container images, the active deadline, tolerations (whose own rule is not modelled here),
+/// scheduling gates, and a negative grace period set to 1. Upstream follows the message with
+/// go-cmp's diff of the two specs, whose format go-cmp keeps deliberately unstable; the fake
+/// names the fields that differ instead.
 fn spec_change_refused(new: &Value, old: &Value) -> Option<FieldError> {
     let mut munged = new.clone();
     for list in ["containers", "initContainers"] {
@@ -104,11 +104,7 @@ fn spec_change_refused(new: &Value, old: &Value) -> Option<FieldError> {
     if munged == *old {
         return None;
     }
-    let mut fields: Vec<&String> = munged.as_object().into_iter().chain(old.as_object()).flat_map(|m| m.keys()).collect();
-    fields.sort();
-    fields.dedup();
-    fields.retain(|f| munged.get(f.as_str()) != old.get(f.as_str()));
-    let changed = fields.iter().map(|f| format!("spec.{f}")).collect::<Vec<_>>().join(", ");
+    let changed = changed_fields(&munged, old, "spec");
     Some(FieldError::forbidden("spec", format!("pod updates may not change fields other than {UPDATABLE}\nchanged: {changed}")))
 }
 

@@ -1,6 +1,7 @@
 //! Kinds that only validate fields of their own: Events (core/v1 and events.k8s.io/v1) and
 //! ControllerRevisions.
 
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::apiserver::status::FieldError;
@@ -82,13 +83,97 @@ impl Kind for Events {
         }
         [legacy, meta, new_form_errors(event)].concat()
     }
+
+    /// `ValidateEventUpdate`: the legacy rules, then, only through events.k8s.io/v1, a changed
+    /// series checked as on create and every field but the series immutable, each refusal
+    /// showing the new value as Go writes the internal type's (upstream checks `reason` twice,
+    /// and refuses it once). The metadata's errors come first here, after the legacy ones
+    /// upstream.
+    fn validate_update(&self, new: &Value, existing: &Value) -> Vec<FieldError> {
+        let mut errors = self.validate(new);
+        if !self.strict {
+            return errors;
+        }
+        if new["series"] != existing["series"] {
+            errors.extend(series_errors(&new["series"]));
+        }
+        for (path, field, shape) in IMMUTABLE {
+            let value = shape.internal(&new[*field]);
+            if value != shape.internal(&existing[*field]) {
+                errors.push(FieldError::invalid(*path, value, "field is immutable"));
+            }
+        }
+        errors
+    }
 }
 
-/// What a create through events.k8s.io/v1 may not leave out or set (its `series`, `eventTime`
-/// and `type`, and the old form's fields), named by the internal type's fields.
-fn new_form_errors(event: &Value) -> Vec<FieldError> {
+/// How an events.k8s.io/v1 field is held in the internal type, whose value a refusal shows.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// A string, empty when absent.
+    Text,
+    /// A number, zero when absent.
+    Count,
+    /// A time to the second (`metav1.Time`), null when absent.
+    Time,
+    /// A time to the microsecond (`metav1.MicroTime`), null when absent.
+    MicroTime,
+    /// An `ObjectReference` struct: every field, named as in Go.
+    Reference,
+    /// A pointer to an `ObjectReference`: null when absent.
+    OptionalReference,
+    /// An `EventSource` struct.
+    Source,
+}
+
+impl Shape {
+    /// `value` as the internal type holds it.
+    fn internal(self, value: &Value) -> Value {
+        let text = |field: &str| json!(value[field].as_str().unwrap_or(""));
+        let reference = || {
+            json!({"Kind": text("kind"), "Namespace": text("namespace"), "Name": text("name"), "UID": text("uid"),
+                "APIVersion": text("apiVersion"), "ResourceVersion": text("resourceVersion"), "FieldPath": text("fieldPath")})
+        };
+        match self {
+            Shape::Text => json!(value.as_str().unwrap_or("")),
+            Shape::Count => json!(value.as_i64().unwrap_or(0)),
+            Shape::Time | Shape::MicroTime => match value.as_str().and_then(|t| DateTime::parse_from_rfc3339(t).ok()) {
+                Some(time) => json!(
+                    time.with_timezone(&Utc)
+                        .format(if matches!(self, Shape::Time) { "%Y-%m-%dT%H:%M:%SZ" } else { "%Y-%m-%dT%H:%M:%S%.6fZ" })
+                        .to_string()
+                ),
+                None => Value::Null,
+            },
+            Shape::Reference => reference(),
+            Shape::OptionalReference if value.is_null() => Value::Null,
+            Shape::OptionalReference => reference(),
+            Shape::Source => json!({"Component": text("component"), "Host": text("host")}),
+        }
+    }
+}
+
+/// The fields `ValidateEventUpdate` keeps, in its order (its second check of `reason` left
+/// out): the internal type's path and the events.k8s.io/v1 field.
+const IMMUTABLE: &[(&str, &str, Shape)] = &[
+    ("involvedObject", "regarding", Shape::Reference),
+    ("reason", "reason", Shape::Text),
+    ("message", "note", Shape::Text),
+    ("source", "deprecatedSource", Shape::Source),
+    ("firstTimestamp", "deprecatedFirstTimestamp", Shape::Time),
+    ("lastTimestamp", "deprecatedLastTimestamp", Shape::Time),
+    ("count", "deprecatedCount", Shape::Count),
+    ("type", "type", Shape::Text),
+    ("eventTime", "eventTime", Shape::MicroTime),
+    ("action", "action", Shape::Text),
+    ("related", "related", Shape::OptionalReference),
+    ("reportingController", "reportingController", Shape::Text),
+    ("reportingInstance", "reportingInstance", Shape::Text),
+];
+
+/// What is wrong with a series (`validateV1EventSeries`).
+fn series_errors(series: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let series = &event["series"];
     if series.is_object() {
         if series["count"].as_i64().unwrap_or(0) < 2 {
             errors.push(FieldError::invalid("series.count", json!(""), "should be at least 2"));
@@ -97,6 +182,13 @@ fn new_form_errors(event: &Value) -> Vec<FieldError> {
             errors.push(FieldError::required("series.lastObservedTime", ""));
         }
     }
+    errors
+}
+
+/// What a create through events.k8s.io/v1 may not leave out or set (its `series`, `eventTime`
+/// and `type`, and the old form's fields), named by the internal type's fields.
+fn new_form_errors(event: &Value) -> Vec<FieldError> {
+    let mut errors = series_errors(&event["series"]);
     if event["eventTime"].is_null() {
         errors.push(FieldError::required("eventTime", ""));
     }

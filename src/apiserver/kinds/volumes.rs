@@ -20,16 +20,27 @@ pub struct Protected {
     pub finalizer: &'static str,
     /// Whether a new object's status is reset to a phase that changed at its creation.
     pub phase_changed_at_create: bool,
-    /// The errors of an object's spec, where the kind's own validation is written here.
-    pub spec_errors: Option<fn(&Value) -> Vec<FieldError>>,
+    /// The errors of an object's spec.
+    pub spec_errors: fn(&Value) -> Vec<FieldError>,
+    /// What an update of a stored object (the second) to the first may not change.
+    pub change_refused: fn(&Value, &Value) -> Vec<FieldError>,
 }
 
 /// core/v1 PersistentVolumeClaims.
-pub const CLAIMS: Protected = Protected { finalizer: PVC_PROTECTION, phase_changed_at_create: false, spec_errors: None };
+pub const CLAIMS: Protected = Protected {
+    finalizer: PVC_PROTECTION,
+    phase_changed_at_create: false,
+    spec_errors: volume_spec::claim_errors,
+    change_refused: volume_spec::claim_change_refused,
+};
 
 /// core/v1 PersistentVolumes.
-pub const VOLUMES: Protected =
-    Protected { finalizer: PV_PROTECTION, phase_changed_at_create: true, spec_errors: Some(volume_spec::errors) };
+pub const VOLUMES: Protected = Protected {
+    finalizer: PV_PROTECTION,
+    phase_changed_at_create: true,
+    spec_errors: volume_spec::errors,
+    change_refused: volume_spec::volume_change_refused,
+};
 
 impl Kind for Protected {
     fn default_on_create(&self, object: &mut Value, now: &str) {
@@ -43,7 +54,11 @@ impl Kind for Protected {
     }
 
     fn validate(&self, object: &Value) -> Vec<FieldError> {
-        self.spec_errors.map(|errors| errors(&object["spec"])).unwrap_or_default()
+        (self.spec_errors)(&object["spec"])
+    }
+
+    fn validate_update(&self, new: &Value, existing: &Value) -> Vec<FieldError> {
+        [self.validate(new), (self.change_refused)(new, existing)].concat()
     }
 
     /// A volume's status write keeps the time of its last phase change while the phase stays,

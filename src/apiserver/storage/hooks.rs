@@ -125,3 +125,14 @@ pub fn keep_stored(new: &mut Value, existing: &Value, parent: &str, field: &str)
         }
     }
 }
+
+/// The fields of `new` and `old` (two objects at `path`) that differ, named by their paths and
+/// sorted: what the fake writes where upstream follows a refusal with go-cmp's diff, whose
+/// format go-cmp keeps deliberately unstable.
+pub fn changed_fields(new: &Value, old: &Value, path: &str) -> String {
+    let mut fields: Vec<&String> = new.as_object().into_iter().chain(old.as_object()).flat_map(|m| m.keys()).collect();
+    fields.sort();
+    fields.dedup();
+    fields.retain(|f| new.get(f.as_str()) != old.get(f.as_str()));
+    fields.iter().map(|f| format!("{path}.{f}")).collect::<Vec<_>>().join(", ")
+}
