@@ -31,6 +31,7 @@ on_both_servers!(
     lists_answer_as_their_storage_builds_them,
     custom_resource_paths_the_handler_cannot_serve_are_the_mux_plain_not_found,
     ephemeral_containers_have_no_table,
+    definitions_are_tabled_by_their_own_convertor,
     bodies_of_a_type_go_cannot_parse_are_unsupported,
     the_root_lists_the_paths_and_groups_come_in_priority_order,
     lists_continue_and_read_revisions_as_the_storage_does,
@@ -38,23 +39,29 @@ on_both_servers!(
     a_kind_the_scheme_does_not_register_is_named_as_such,
     bodies_nest_as_deep_as_go_decodes_them,
     a_body_of_another_kind_is_decoded_as_that_kind_first,
+    a_group_without_a_version_is_no_version,
     yaml_the_reader_refuses_and_patches_of_no_object_are_refused_in_go_words,
     a_list_an_apply_empties_stays_its_creator_s,
     nulls_a_custom_resource_s_schema_does_not_allow_are_dropped,
     repeated_owner_references_are_dropped_with_a_warning_and_refused_in_an_apply,
     timestamps_decode_as_go_parses_them,
+    micro_times_decode_with_six_digits_of_fraction,
     a_namespace_s_finalize_writes_all_but_its_status,
     a_pod_s_log_is_only_read,
     a_json_patch_of_null_changes_nothing,
+    a_json_patch_operation_is_typed_by_the_handler_and_understood_as_it_is_applied,
     names_that_are_not_utf8_are_quoted_by_their_bytes,
     kube_system_holds_the_server_s_own_config_maps,
+    kube_system_holds_the_server_s_identity_lease,
     decoding_errors_name_go_s_named_types,
     events_served_as_events_k8s_io_leave_out_what_is_empty,
+    core_events_finalizers_meet_only_the_generic_rules,
     a_yaml_body_that_is_no_object_is_refused_as_json_is,
     a_custom_resource_s_metadata_decodes_as_object_meta,
     label_selectors_parse_as_upstream_s_lexer_reads_them,
     paths_below_version_are_a_not_found_status,
     an_apply_s_values_of_the_wrong_type_are_refused_before_its_name,
+    an_apply_without_a_name_names_the_url_s,
     a_put_that_creates_decodes_and_checks_the_name_first,
     an_update_s_finalizer_errors_come_in_the_order_upstream_checks_them,
     a_patched_scale_is_decoded_as_the_patch_handler_decodes_it,
@@ -75,6 +82,7 @@ on_both_servers!(
     a_job_s_unknown_field_label_is_named_for_jobs,
     admission_names_what_the_request_named,
     paths_past_a_subresource_reach_only_custom_resources,
+    a_built_in_subresource_has_no_watch_route,
     a_custom_resource_answers_head_as_a_get,
     the_core_group_lists_its_resources_as_upstream_does,
     a_put_compares_names_before_the_key_refuses_one,
@@ -411,6 +419,16 @@ async fn a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_
         let message = r.body["message"].as_str().unwrap_or_default();
         assert!(message.ends_with(&format!("\"map[metadata:map[labels:{printed}]]\": {why}")), "{message}");
     }
+    // Seed 11: a time is decoded by its own UnmarshalJSON, a string first.
+    for (time, why) in [
+        (json!(["a"]), "json: cannot unmarshal array into Go value of type string".to_string()),
+        (json!("2020-13-01T00:00:00Z"), "parsing time \"2020-13-01T00:00:00Z\": month out of range".to_string()),
+    ] {
+        let r = patch(&server, &cm_path("typed"), strategic, json!({"metadata": {"creationTimestamp": time}})).await;
+        let message = r.body["message"].as_str().unwrap_or_default();
+        assert_eq!(r.code, 422, "{}", r.body);
+        assert!(message.ends_with(&format!("]]\": {why}")), "{message}");
+    }
     let r = patch(&server, &cm_path("typed"), "application/merge-patch+json", owner).await;
     let message = r.body["message"].as_str().unwrap_or_default();
     assert_eq!((r.code, r.body["details"]["causes"][0]["field"].as_str()), (422, Some("patch")), "{}", r.body);
@@ -526,6 +544,31 @@ async fn ephemeral_containers_have_no_table(server: Server) {
     assert_eq!((r.code, r.body["reason"].as_str()), (406, Some("NotAcceptable")), "{}", r.body);
     let r = accepting(&server, Method::GET, path, &format!("{table},application/json"), None).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (404, Some("NotFound")), "{}", r.body);
+}
+
+/// Seed 11: a Table of CustomResourceDefinitions had the default convertor's columns; theirs
+/// are their own, the wide ones filled too (k8s.io/apiextensions-apiserver
+/// pkg/registry/customresourcedefinition/tableconvertor).
+async fn definitions_are_tabled_by_their_own_convertor(server: Server) {
+    let group = define_widgets(&server, "tabled").await;
+    let table = "application/json;as=Table;g=meta.k8s.io;v=v1";
+    let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}");
+    // Served once its names are accepted, a definition is established a moment later.
+    for _ in 0..100 {
+        let conditions = get(&server, &path).await.body["status"]["conditions"].clone();
+        if conditions.as_array().into_iter().flatten().any(|c| c["type"] == "Established" && c["status"] == "True") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let r = accepting(&server, Method::GET, &path, table, None).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let columns: Vec<&str> = r.body["columnDefinitions"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(columns, ["Name", "Scope", "Versions", "Created At", "Group", "Kind", "ShortNames", "Established"]);
+    let cells = r.body["rows"][0]["cells"].as_array().unwrap();
+    assert_eq!(cells[1..3], [json!("Namespaced"), json!("v1(storage)")], "{cells:?}");
+    assert_eq!(cells[4..8], [json!(group), json!("Widget"), json!(""), json!(true)], "{cells:?}");
+    assert_eq!(cells[3], r.body["rows"][0]["object"]["metadata"]["creationTimestamp"], "{cells:?}");
 }
 
 /// Defines the namespaced custom resource `widgets` in group `{tag}.findings.example.com`, its
@@ -951,6 +994,41 @@ async fn timestamps_decode_as_go_parses_them(server: Server) {
     assert_eq!(get(&server, &cm_path("timed")).await.code, 404);
 }
 
+/// Seed 11: a Lease's `renewTime` and an Event's `eventTime` without a fraction of a second
+/// were taken. `metav1.MicroTime` parses with `metav1.RFC3339Micro`, which wants exactly six
+/// digits of it (apimachinery pkg/apis/meta/v1/micro_time.go), and answers in UTC with six.
+async fn micro_times_decode_with_six_digits_of_fraction(server: Server) {
+    let layout = "2006-01-02T15:04:05.000000Z07:00";
+    let leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+    let lease = |name: &str, renew: &str| {
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name},
+            "spec": {"holderIdentity": "a", "renewTime": renew}})
+    };
+    let r = post(&server, leases, lease("whole", "2020-01-02T03:04:05Z")).await;
+    assert_eq!(r.code, 400, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        format!(
+            "Lease in version \"v1\" cannot be handled as a Lease: parsing time \"2020-01-02T03:04:05Z\" as \"{layout}\": cannot parse \"Z\" as \".000000\""
+        )
+    );
+    assert_eq!(get(&server, &format!("{leases}/whole")).await.code, 404);
+    let r = post(&server, leases, lease("micro", "2020-01-02T03:04:05.123456+01:00")).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    assert_eq!(r.body["spec"]["renewTime"], "2020-01-02T02:04:05.123456Z");
+    let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+        "eventTime": "2020-01-02T03:04:05.123Z", "reportingController": "c/d", "reportingInstance": "i", "action": "A", "reason": "R",
+        "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}, "type": "Normal"});
+    let r = post(&server, "/apis/events.k8s.io/v1/namespaces/default/events", event).await;
+    assert_eq!(r.code, 400, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        format!(
+            "Event in version \"v1\" cannot be handled as a Event: parsing time \"2020-01-02T03:04:05.123Z\" as \"{layout}\": cannot parse \".123Z\" as \".000000\""
+        )
+    );
+}
+
 /// Seed 1: a namespace's `finalize` took only `spec.finalizers` from the request; its strategy
 /// keeps only the stored status (kubernetes pkg/registry/core/namespace/strategy.go,
 /// `namespaceFinalizeStrategy.PrepareForUpdate`), so labels written through it stay.
@@ -1002,6 +1080,34 @@ async fn a_json_patch_of_null_changes_nothing(server: Server) {
     assert_eq!(r.body["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
 }
 
+/// Seed 11: a JSON patch operation of an unknown `op` was refused as undecodable (400). The
+/// handler decodes each operation's `op`, `path` and `from` as strings (400 when one is not,
+/// unless told to ignore unknown fields); json-patch takes any object as an operation and
+/// refuses one it cannot apply as it applies it (422; k8s.io/apiserver
+/// pkg/endpoints/handlers/patch.go, `applyJSPatch`).
+async fn a_json_patch_operation_is_typed_by_the_handler_and_understood_as_it_is_applied(server: Server) {
+    let created = create_cm(&server, "operated", &[]).await;
+    let send = |query: &'static str, ops: &'static str| {
+        let server = &server;
+        async move { raw(server, Method::PATCH, &format!("{}{query}", cm_path("operated")), Some("application/json-patch+json"), ops).await }
+    };
+    for ops in [r#"[{"op":"frob","path":"/metadata/uid","from":"/nowhere","value":null}]"#, r#"[{"op":"add","value":1}]"#] {
+        let r = send("", ops).await;
+        assert_eq!(
+            (r.code, &r.body["message"]),
+            (422, &json!("the server rejected our request due to an error in our request")),
+            "{ops}: {}",
+            r.body
+        );
+    }
+    let r = send("", r#"[{"op":"add","path":5,"value":1}]"#).await;
+    let typed = "error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(typed)), "{}", r.body);
+    let r = send("?fieldValidation=Ignore", r#"[{"op":"add","path":5,"value":1}]"#).await;
+    assert_eq!(r.code, 422, "{}", r.body);
+    assert_eq!(get(&server, &cm_path("operated")).await.body["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+}
+
 /// Seed 1: a name of bytes that are not UTF-8 was quoted as its replacement characters; Go's
 /// strings hold any bytes, and `%q` writes each such byte as `\xNN`.
 async fn names_that_are_not_utf8_are_quoted_by_their_bytes(server: Server) {
@@ -1009,6 +1115,26 @@ async fn names_that_are_not_utf8_are_quoted_by_their_bytes(server: Server) {
     assert_eq!((r.code, r.body["message"].as_str()), (404, Some(r#"secrets "\xff\xfea" not found"#)), "{}", r.body);
     let r = raw(&server, Method::PATCH, "/api/v1/namespaces/%FF", Some("application/merge-patch+json"), "{}").await;
     assert_eq!((r.code, r.body["message"].as_str()), (404, Some(r#"namespaces "\xff" not found"#)), "{}", r.body);
+}
+
+/// Seed 11: kube-system held no Lease; kube-apiserver keeps its identity there, named by a hash
+/// of its host name (k8s.io/apiserver pkg/server/config.go), which a collection's delete
+/// across every namespace then meets first: it has no key without a namespace.
+async fn kube_system_holds_the_server_s_identity_lease(server: Server) {
+    let r = get(
+        &server,
+        "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io%2Fidentity%3Dkube-apiserver",
+    )
+    .await;
+    let items = r.body["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(items.len(), 1, "{}", r.body);
+    let (lease, name) = (&items[0], items[0]["metadata"]["name"].as_str().unwrap_or_default());
+    assert!(name.starts_with("apiserver-") && name.len() == "apiserver-".len() + 26, "{lease}");
+    assert!(lease["spec"]["holderIdentity"].as_str().is_some_and(|h| h.starts_with(&format!("{name}_"))), "{lease}");
+    assert_eq!(lease["spec"]["leaseDurationSeconds"], 3600);
+    assert!(lease["metadata"]["labels"]["kubernetes.io/hostname"].is_string(), "{lease}");
+    let r = raw(&server, Method::DELETE, "/apis/coordination.k8s.io/v1/namespaces//leases", None, Body::empty()).await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("Namespace parameter required.")), "{}", r.body);
 }
 
 /// Seed 1: kube-system held no ConfigMaps; kube-apiserver's own controllers write two there,
@@ -1062,6 +1188,65 @@ async fn events_served_as_events_k8s_io_leave_out_what_is_empty(server: Server) 
     assert_eq!(r.code, 200, "{}", r.body);
     assert_eq!(r.body["note"], "m");
     assert!(r.body.get("reportingController").is_none() && r.body.get("reportingInstance").is_none(), "{}", r.body);
+}
+
+/// Seed 11: a core Event's finalizer without a `/` was refused as kube-apiserver's own kinds
+/// refuse one; core Events skip core's rules for their metadata, events.k8s.io's do not
+/// (kubernetes pkg/apis/core/validation/events.go).
+async fn core_events_finalizers_meet_only_the_generic_rules(server: Server) {
+    let event = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "held", "finalizers": ["local"]},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": server.namespace()}, "reason": "R", "message": "m"});
+    let r = post(&server, "/api/v1/namespaces/default/events", event).await;
+    assert_eq!((r.code, &r.body["metadata"]["finalizers"]), (201, &json!(["local"])), "{}", r.body);
+    let r = patch(
+        &server,
+        "/api/v1/namespaces/default/events/held",
+        "application/merge-patch+json",
+        json!({"metadata": {"finalizers": ["not a finalizer"]}}),
+    )
+    .await;
+    assert_eq!((r.code, r.body["details"]["causes"].as_array().map(Vec::len)), (422, Some(1)), "{}", r.body);
+    let r = patch(
+        &server,
+        "/apis/events.k8s.io/v1/namespaces/default/events/held",
+        "application/merge-patch+json",
+        json!({"metadata": {"finalizers": ["other"]}}),
+    )
+    .await;
+    assert_eq!((r.code, &r.body["details"]["causes"][0]["field"]), (422, &json!("metadata.finalizers[0]")), "{}", r.body);
+    let r =
+        patch(&server, "/api/v1/namespaces/default/events/held", "application/merge-patch+json", json!({"metadata": {"finalizers": null}}))
+            .await;
+    assert_eq!(r.code, 200, "{}", r.body);
+}
+
+/// Seed 11: a Pod of `apiVersion: example.com/` was refused as a kind of another version; a
+/// group without a version other than the URL's has none, and the serializer says so, quoting
+/// the body (`gvkWithDefaults`, k8s.io/apimachinery pkg/runtime/serializer/json).
+async fn a_group_without_a_version_is_no_version(server: Server) {
+    let body = r#"{"apiVersion": "example.com/", "metadata": {"name": "versionless"}, "data": {"a": "b"}}"#;
+    let r = raw(&server, Method::POST, &cm_path(""), Some("application/json"), body).await;
+    let message = format!("ConfigMap in version \"\" cannot be handled as a ConfigMap: Object 'apiVersion' is missing in '{body}'");
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message.as_str())), "{}", r.body);
+    let r = raw(
+        &server,
+        Method::POST,
+        "/apis/apps/v1/namespaces/default/deployments",
+        Some("application/json"),
+        r#"{"apiVersion": "apps/", "metadata": {"name": "x"}}"#,
+    )
+    .await;
+    assert_eq!(r.code, 422, "the URL's group takes the URL's version: {}", r.body);
+}
+
+/// Seed 11: an apply whose configuration names no object was refused as naming another; the
+/// patch handler's `checkName` finds no name to compare (k8s.io/apiserver
+/// pkg/endpoints/handlers/rest.go).
+async fn an_apply_without_a_name_names_the_url_s(server: Server) {
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}, "data": {"a": "b"}});
+    let r = patch(&server, &format!("{}?fieldManager=a", cm_path("nameless")), "application/apply-patch+yaml", config).await;
+    let message = "the name of the object (nameless based on URL) was undeterminable: name must be provided";
+    assert_eq!((r.code, r.body["message"].as_str()), (400, Some(message)), "{}", r.body);
 }
 
 /// Seed 1: a YAML body holding a list was refused without the serializer's words; the YAML
@@ -1588,6 +1773,20 @@ async fn paths_past_a_subresource_reach_only_custom_resources(server: Server) {
     }
     let r = get(&server, &format!("{}/status/more", cm_path("a"))).await;
     assert_eq!((r.code, &r.body["message"]), (404, &json!("the server could not find the requested resource")), "{}", r.body);
+}
+
+/// Seed 11: `/watch/.../{name}/status` of a definition was watched; the REST routes of a
+/// built-in resource's `/watch/` paths name an object and none of its subresources.
+async fn a_built_in_subresource_has_no_watch_route(server: Server) {
+    let watches = [
+        "/apis/apiextensions.k8s.io/v1/watch/customresourcedefinitions/absent/status",
+        "/api/v1/watch/namespaces/default/pods/absent/status",
+        "/api/v1/watch/namespaces/default/pods/absent/binding",
+    ];
+    for path in watches {
+        let r = get(&server, path).await;
+        assert_eq!((r.code, &r.body["message"]), (404, &json!("the server could not find the requested resource")), "{path}: {}", r.body);
+    }
 }
 
 /// Seed 2: a HEAD of a custom resource was refused (405). The apiextensions server's verb of a

@@ -1,31 +1,54 @@
-//! Go's `time.Parse(time.RFC3339, s)`, for its errors: `metav1.Time` decodes a timestamp with
-//! it, and a create or update whose time does not parse is refused with Go's words
-//! (`parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"`,
-//! `parsing time "2020-13-45T99:99:99Z": month out of range`; Go's src/time/format.go).
+//! Go's `time.Parse` of the two layouts Kubernetes' times decode with, for its errors:
+//! `metav1.Time` parses `time.RFC3339`, `metav1.MicroTime` `metav1.RFC3339Micro` (exactly six
+//! digits of a second's fraction), and a create or update whose time does not parse is refused
+//! with Go's words (`parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x" as
+//! "2006"`, `parsing time "2020-13-45T99:99:99Z": month out of range`; Go's src/time/format.go).
 
-/// Go's layout for RFC 3339.
-const RFC3339: &str = "2006-01-02T15:04:05Z07:00";
+/// A layout a Kubernetes time is parsed with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Layout {
+    /// `time.RFC3339`, which `metav1.Time` parses: any fraction of a second may follow.
+    Rfc3339,
+    /// `metav1.RFC3339Micro`, which `metav1.MicroTime` parses: six digits of fraction, no more
+    /// and no fewer.
+    Rfc3339Micro,
+}
 
-/// The layout's chunks in order: a literal to skip, or a value element.
-const CHUNKS: [Chunk; 12] = [
-    Chunk::Number("2006"),
-    Chunk::Literal("-"),
-    Chunk::Number("01"),
-    Chunk::Literal("-"),
-    Chunk::Number("02"),
-    Chunk::Literal("T"),
-    Chunk::Number("15"),
-    Chunk::Literal(":"),
-    Chunk::Number("04"),
-    Chunk::Literal(":"),
-    Chunk::Number("05"),
-    Chunk::Zone,
-];
+impl Layout {
+    /// Go's text of the layout.
+    fn text(self) -> &'static str {
+        match self {
+            Layout::Rfc3339 => "2006-01-02T15:04:05Z07:00",
+            Layout::Rfc3339Micro => "2006-01-02T15:04:05.000000Z07:00",
+        }
+    }
+
+    /// The layout's chunks in order: a literal to skip, or a value element.
+    fn chunks(self) -> impl Iterator<Item = Chunk> {
+        const DATE_TIME: [Chunk; 11] = [
+            Chunk::Number("2006"),
+            Chunk::Literal("-"),
+            Chunk::Number("01"),
+            Chunk::Literal("-"),
+            Chunk::Number("02"),
+            Chunk::Literal("T"),
+            Chunk::Number("15"),
+            Chunk::Literal(":"),
+            Chunk::Number("04"),
+            Chunk::Literal(":"),
+            Chunk::Number("05"),
+        ];
+        let fraction = (self == Layout::Rfc3339Micro).then_some(Chunk::Fraction(6));
+        DATE_TIME.into_iter().chain(fraction).chain([Chunk::Zone])
+    }
+}
 
 #[derive(Clone, Copy)]
 enum Chunk {
     Literal(&'static str),
     Number(&'static str),
+    /// A fraction of a second of exactly this many digits (`.000000`).
+    Fraction(usize),
     Zone,
 }
 
@@ -69,15 +92,15 @@ fn days_in(month: u32, year: u32) -> u32 {
     }
 }
 
-/// Go's error for `time.Parse(time.RFC3339, value)`, or `None` when it parses.
-pub fn rfc3339_error(value: &str) -> Option<String> {
+/// Go's error for `time.Parse(layout, value)`, or `None` when it parses.
+pub fn parse_error(value: &str, layout: Layout) -> Option<String> {
     let cannot = |elem: &str, rest: &str| {
-        Some(format!("parsing time {} as {}: cannot parse {} as {}", quote(value), quote(RFC3339), quote(rest), quote(elem)))
+        Some(format!("parsing time {} as {}: cannot parse {} as {}", quote(value), quote(layout.text()), quote(rest), quote(elem)))
     };
     let out_of_range = |what: &str| Some(format!("parsing time {}: {what} out of range", quote(value)));
     let mut rest = value;
     let (mut year, mut month, mut day) = (0, 0, 0);
-    for chunk in CHUNKS {
+    for chunk in layout.chunks() {
         match chunk {
             Chunk::Literal(literal) => match rest.strip_prefix(literal) {
                 Some(after) => rest = after,
@@ -107,7 +130,7 @@ pub fn rfc3339_error(value: &str) -> Option<String> {
                     _ => {}
                 }
                 rest = after;
-                if elem == "05" {
+                if elem == "05" && layout == Layout::Rfc3339 {
                     // A fraction of a second may follow the seconds, unasked for by the layout.
                     let bytes = rest.as_bytes();
                     if bytes.len() >= 2 && (bytes[0] == b'.' || bytes[0] == b',') && bytes[1].is_ascii_digit() {
@@ -115,6 +138,23 @@ pub fn rfc3339_error(value: &str) -> Option<String> {
                         rest = &rest[n..];
                     }
                 }
+            }
+            Chunk::Fraction(digits) => {
+                let elem = format!(".{}", "0".repeat(digits));
+                let bytes = rest.as_bytes();
+                if bytes.len() <= digits || !matches!(bytes[0], b'.' | b',') {
+                    return cannot(&elem, rest);
+                }
+                // Go's `atoi` of the digits: a sign may lead them, a negative number out of range.
+                let number = &bytes[1..=digits];
+                let unsigned = number.strip_prefix(b"-").or_else(|| number.strip_prefix(b"+")).unwrap_or(number);
+                if !unsigned.iter().all(u8::is_ascii_digit) {
+                    return cannot(&elem, rest);
+                }
+                if number[0] == b'-' && unsigned.iter().any(|&b| b != b'0') {
+                    return out_of_range("fractional second");
+                }
+                rest = &rest[digits + 1..];
             }
             Chunk::Zone => {
                 if let Some(after) = rest.strip_prefix('Z') {
@@ -161,7 +201,7 @@ mod tests {
     #[test]
     fn times_parse_as_go_parses_them() {
         for good in ["2020-01-02T03:04:05Z", "2020-02-29T23:59:59.123456789+01:00", "2020-01-02T3:04:05-07:30"] {
-            assert_eq!(rfc3339_error(good), None, "{good}");
+            assert_eq!(parse_error(good, Layout::Rfc3339), None, "{good}");
         }
         let cases = [
             ("xxxx", r#"parsing time "xxxx" as "2006-01-02T15:04:05Z07:00": cannot parse "xxxx" as "2006""#),
@@ -177,7 +217,43 @@ mod tests {
             ("é", r#"parsing time "\xc3\xa9" as "2006-01-02T15:04:05Z07:00": cannot parse "\xc3\xa9" as "2006""#),
         ];
         for (value, error) in cases {
-            assert_eq!(rfc3339_error(value).as_deref(), Some(error), "{value}");
+            assert_eq!(parse_error(value, Layout::Rfc3339).as_deref(), Some(error), "{value}");
+        }
+    }
+
+    #[test]
+    fn micro_times_take_six_digits_of_fraction_as_go_parses_them() {
+        for good in [
+            "2020-01-02T03:04:05.123456Z",
+            "2020-01-02T03:04:05,123456+01:00",
+            "2020-01-02T03:04:05.+12345Z",
+            "2020-01-02T03:04:05.-00000Z",
+        ] {
+            assert_eq!(parse_error(good, Layout::Rfc3339Micro), None, "{good}");
+        }
+        let layout = "2006-01-02T15:04:05.000000Z07:00";
+        let cases = [
+            ("2020-01-02T03:04:05Z", format!(r#"parsing time "2020-01-02T03:04:05Z" as "{layout}": cannot parse "Z" as ".000000""#)),
+            (
+                "2020-01-02T03:04:05.123Z",
+                format!(r#"parsing time "2020-01-02T03:04:05.123Z" as "{layout}": cannot parse ".123Z" as ".000000""#),
+            ),
+            (
+                "2020-01-02T03:04:05.1234567Z",
+                format!(r#"parsing time "2020-01-02T03:04:05.1234567Z" as "{layout}": cannot parse "7Z" as "Z07:00""#),
+            ),
+            ("2020-01-02T03:04:05.-12345Z", r#"parsing time "2020-01-02T03:04:05.-12345Z": fractional second out of range"#.to_string()),
+            (
+                "2020-01-02T03:04:05.12é456Z",
+                format!(r#"parsing time "2020-01-02T03:04:05.12\xc3\xa9456Z" as "{layout}": cannot parse ".12\xc3\xa9456Z" as ".000000""#),
+            ),
+            (
+                "2020-01-02T03:04:05.12345",
+                format!(r#"parsing time "2020-01-02T03:04:05.12345" as "{layout}": cannot parse ".12345" as ".000000""#),
+            ),
+        ];
+        for (value, error) in cases {
+            assert_eq!(parse_error(value, Layout::Rfc3339Micro), Some(error), "{value}");
         }
     }
 }

@@ -231,6 +231,7 @@ impl ApiServer {
                     let mut storage = server.lock();
                     let expiring = storage.events_due();
                     storage.expire_events();
+                    storage.renew_identity_lease();
                     let awaiting = !storage.awaiting_controllers.is_empty();
                     if awaiting {
                         storage.run_controllers(server.config.node_agent);

@@ -1,14 +1,16 @@
 //! The pod specs an object holds (a Pod's own, a workload's template, a Job template's), and
-//! what upstream's `ValidatePodSpec` (`pkg/apis/core/validation/validation.go`) refuses of how
-//! a spec's parts refer to each other: a container's volume mount or device naming a volume
-//! the pod does not have (`validateVolumeMounts`, `validateVolumeDevices`: `Not found`). A
-//! StatefulSet's claim templates are volumes of its pods (`volumesToAddForTemplates` in
+//! what upstream's `ValidatePodSpec` (`pkg/apis/core/validation/validation.go`) refuses of its
+//! containers: none at all, a container without a name (or one that is no DNS label) or an
+//! image (`validateContainerCommon`), and a volume mount or device naming a volume the pod does
+//! not have (`validateVolumeMounts`, `validateVolumeDevices`: `Not found`). A StatefulSet's
+//! claim templates are volumes of its pods (`volumesToAddForTemplates` in
 //! `pkg/apis/apps/validation/validation.go`).
 
 use serde_json::Value;
 
-use crate::apiserver::catalogue::ResourceInfo;
+use crate::apiserver::catalogue::{NameRule, ResourceInfo};
 use crate::apiserver::status::FieldError;
+use crate::apiserver::validation::validate_name;
 
 /// Every pod spec `object` (of `resource`) holds, with its field path.
 pub fn embedded<'a>(resource: &ResourceInfo, object: &'a Value) -> Vec<(&'a Value, &'static str)> {
@@ -34,12 +36,23 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
         let claims = items(&object["spec"], "volumeClaimTemplates").filter(|_| resource.kind == "StatefulSet");
         let volumes: Vec<&str> =
             items(spec, "volumes").chain(claims.map(|(i, c)| (i, &c["metadata"]))).filter_map(|(_, v)| v["name"].as_str()).collect();
-        for containers in ["initContainers", "containers", "ephemeralContainers"] {
+        if items(spec, "containers").next().is_none() {
+            errors.push(FieldError::required(format!("{path}.containers"), ""));
+        }
+        for containers in ["containers", "initContainers", "ephemeralContainers"] {
             for (i, container) in items(spec, containers) {
+                let at = format!("{path}.{containers}[{i}]");
+                match container["name"].as_str().filter(|n| !n.is_empty()) {
+                    Some(name) => errors.extend(validate_name(name, NameRule::Label, &format!("{at}.name"))),
+                    None => errors.push(FieldError::required(format!("{at}.name"), "")),
+                }
+                if container["image"].as_str().is_none_or(str::is_empty) {
+                    errors.push(FieldError::required(format!("{at}.image"), ""));
+                }
                 for (list, key) in [("volumeMounts", "name"), ("volumeDevices", "name")] {
                     for (j, reference) in items(container, list) {
                         if let Some(name) = reference[key].as_str().filter(|n| !n.is_empty() && !volumes.contains(n)) {
-                            errors.push(FieldError::not_found(format!("{path}.{containers}[{i}].{list}[{j}].{key}"), name));
+                            errors.push(FieldError::not_found(format!("{at}.{list}[{j}].{key}"), name));
                         }
                     }
                 }
@@ -65,7 +78,7 @@ mod tests {
     fn a_mount_must_name_a_volume_of_the_pod() {
         let deployments = Catalogue::new().lookup("apps", "v1", "deployments").unwrap();
         let deployment = json!({"spec": {"template": {"spec": {"volumes": [{"name": "data"}],
-            "containers": [{"name": "c", "volumeMounts": [{"name": "data"}, {"name": "token"}]}]}}}});
+            "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "data"}, {"name": "token"}]}]}}}});
         assert_eq!(
             validate(&deployments, &deployment),
             vec![FieldError::not_found("spec.template.spec.containers[0].volumeMounts[1].name", "token")]
@@ -75,5 +88,18 @@ mod tests {
         assert_eq!(validate(&stateful_sets, &stateful_set).len(), 1);
         stateful_set["spec"]["volumeClaimTemplates"] = json!([{"metadata": {"name": "token"}}]);
         assert!(validate(&stateful_sets, &stateful_set).is_empty(), "a claim template is a volume of the pods");
+    }
+
+    #[test]
+    fn a_template_s_containers_are_required_with_their_names_and_images() {
+        let jobs = Catalogue::new().lookup("batch", "v1", "jobs").unwrap();
+        assert_eq!(validate(&jobs, &json!({})), vec![FieldError::required("spec.template.spec.containers", "")]);
+        let job = json!({"spec": {"template": {"spec": {"containers": [{"name": "Big"}], "initContainers": [{"image": "i"}]}}}});
+        let fields: Vec<String> = validate(&jobs, &job).into_iter().map(|e| e.field).collect();
+        let at = "spec.template.spec";
+        assert_eq!(
+            fields,
+            [format!("{at}.containers[0].name"), format!("{at}.containers[0].image"), format!("{at}.initContainers[0].name")]
+        );
     }
 }

@@ -343,9 +343,13 @@ fn validate_object_meta(meta: &Value, resource: &ResourceInfo) -> Vec<(MetaRule,
     // Only kube-apiserver's own kinds validate with core's ObjectMeta rules, and not all of
     // them: Leases, RuntimeClasses and admission registration call apimachinery's alone
     // (kubernetes pkg/apis/{coordination,node,admissionregistration}/validation), as
-    // CustomResourceDefinitions (apiextensions-apiserver) and custom resources do.
+    // CustomResourceDefinitions (apiextensions-apiserver) and custom resources do. Events of
+    // the core group are validated as they always were, without core's rules for their
+    // metadata (`ValidateEventCreate`, `ValidateEventUpdate`, kubernetes
+    // pkg/apis/core/validation/events.go); events.k8s.io's are not.
     let apimachinery_rules = ["coordination.k8s.io", "node.k8s.io", "admissionregistration.k8s.io"];
-    let core_rules = !served_by_apiextensions(resource) && !apimachinery_rules.contains(&resource.group.as_str());
+    let legacy_event = resource.group.is_empty() && resource.kind == "Event";
+    let core_rules = !served_by_apiextensions(resource) && !apimachinery_rules.contains(&resource.group.as_str()) && !legacy_event;
     // apimachinery `ValidateObjectMetaAccessor`'s order: owner references before finalizers.
     tagged([
         (MetaRule::Name, name),

@@ -97,11 +97,15 @@ impl Harness {
         match &*identity.kind {
             "Pod" => manifest["spec"] = pod_spec,
             // Upstream's test client validates nothing; the API server wants a workload's
-            // selector to match its template.
+            // selector to match its template, and the template to have a container.
             "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => {
                 let labels = json!({"app": &*identity.name});
                 manifest["spec"] =
                     json!({"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": pod_spec}});
+            }
+            "ReplicationController" => {
+                let labels = json!({"app": &*identity.name});
+                manifest["spec"] = json!({"selector": labels, "template": {"metadata": {"labels": labels}, "spec": pod_spec}});
             }
             _ => {}
         }

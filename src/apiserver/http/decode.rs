@@ -113,6 +113,17 @@ pub fn resource_object(headers: &HeaderMap, body: &[u8], scope: &Scope) -> ApiRe
         let why = format!("Object 'Kind' is missing in '{}'", String::from_utf8_lossy(body));
         return Err(unrecognized(kind, body, &why));
     }
+    // A built-in kind's version is defaulted from the URL when the body names none, or names
+    // the URL's group without one; another group without a version has none (`gvkWithDefaults`,
+    // k8s.io/apimachinery pkg/runtime/serializer/json).
+    let named = document.value["apiVersion"].as_str().and_then(|v| v.split_once('/'));
+    if !scope.resource.custom
+        && named.is_some_and(|(group, version)| version.is_empty() && !group.is_empty() && group != scope.resource.group)
+    {
+        let sent = document.value["kind"].as_str().filter(|k| !k.is_empty()).unwrap_or(kind);
+        let why = format!("Object 'apiVersion' is missing in '{}'", String::from_utf8_lossy(body));
+        return Err(ApiError::bad_request(format!("{sent} in version \"\" cannot be handled as a {kind}: {why}")));
+    }
     Ok(document)
 }
 
@@ -368,13 +379,17 @@ pub fn list_page(query: &Query) -> ApiResult<Page> {
     let limit = query.int("limit")?.filter(|l| *l > 0 && query.get("resourceVersion") != Some("0"));
     // A list with a limit reads exactly its resourceVersion unless it says otherwise
     // (`delegator.ShouldDelegateList`, k8s.io/apiserver pkg/storage/cacher/delegator).
-    let at = match (resource_version(query, true)?, query.get("resourceVersionMatch")) {
+    let (revision, unparsed) = match resource_version(query, true) {
+        Ok(revision) => (revision, None),
+        Err(refusal) => (None, Some(refusal)),
+    };
+    let at = match (revision, query.get("resourceVersionMatch")) {
         (None, _) => ListAt::Latest,
         (Some(rv), Some("Exact")) => ListAt::Exact(rv),
         (Some(rv), None) if limit.is_some() => ListAt::Exact(rv),
         (Some(rv), _) => ListAt::NotOlderThan(rv),
     };
-    Ok(Page { limit: limit.map(|l| l as usize), continue_token: query.get("continue").map(String::from), at })
+    Ok(Page { limit: limit.map(|l| l as usize), continue_token: query.get("continue").map(String::from), at, unparsed })
 }
 
 /// A write whose options come from the query: a create or an update.

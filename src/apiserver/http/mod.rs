@@ -525,6 +525,10 @@ fn is_pod_log(path: &ResourcePath, scope: &Scope) -> bool {
 /// serves no DELETE; a custom resource's unknown subresource is an absent object, and the rest of
 /// its routes are [`check_custom_route`]'s).
 fn check_route(method: &Method, path: &ResourcePath, scope: &Scope) -> ApiResult<()> {
+    // A built-in resource's `/watch/` routes name its objects and none of their subresources.
+    if path.watch_prefix && path.subresource.is_some() && !scope.resource.custom {
+        return Err(ApiError::not_found_path());
+    }
     // A pod's binding is created and nothing else.
     if path.subresource.as_deref() == Some("binding") && scope.resource.binding_subresource && path.name.is_some() {
         return if *method == Method::POST && !path.watch_prefix { Ok(()) } else { Err(ApiError::method_not_allowed()) };

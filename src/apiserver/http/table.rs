@@ -117,7 +117,7 @@ fn cell_of(kind: &str, column: &str) -> Option<Cell> {
     Some(match (kind, column) {
         (_, "Name") => name,
         (_, "Age") => age,
-        ("", "Created At") => created_at,
+        ("" | "apiextensions.CustomResourceDefinition", "Created At") => created_at,
         _ => return printers::cell(kind, column),
     })
 }

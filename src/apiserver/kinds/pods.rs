@@ -141,24 +141,6 @@ impl Kind for Pods {
         Vec::new()
     }
 
-    fn validate(&self, pod: &Value) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        match pod["spec"]["containers"].as_array() {
-            Some(cs) if !cs.is_empty() => {
-                for (i, c) in cs.iter().enumerate() {
-                    if c["name"].as_str().unwrap_or("").is_empty() {
-                        errs.push(FieldError::required(format!("spec.containers[{i}].name"), ""));
-                    }
-                    if c["image"].as_str().unwrap_or("").is_empty() {
-                        errs.push(FieldError::required(format!("spec.containers[{i}].image"), ""));
-                    }
-                }
-            }
-            _ => errs.push(FieldError::required("spec.containers", "")),
-        }
-        errs
-    }
-
     /// A pod being deleted waits for the node agent.
     fn awaits_controller(&self, object: &Value) -> bool {
         !object["metadata"]["deletionTimestamp"].is_null()

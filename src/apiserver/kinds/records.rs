@@ -127,6 +127,11 @@ enum Shape {
 }
 
 impl Shape {
+    /// How a time of this shape is written: to the second or to the microsecond.
+    fn layout(self) -> &'static str {
+        if matches!(self, Shape::MicroTime) { "%Y-%m-%dT%H:%M:%S%.6fZ" } else { "%Y-%m-%dT%H:%M:%SZ" }
+    }
+
     /// `value` as the internal type holds it.
     fn internal(self, value: &Value) -> Value {
         let text = |field: &str| json!(value[field].as_str().unwrap_or(""));
@@ -138,11 +143,7 @@ impl Shape {
             Shape::Text => json!(value.as_str().unwrap_or("")),
             Shape::Count => json!(value.as_i64().unwrap_or(0)),
             Shape::Time | Shape::MicroTime => match value.as_str().and_then(|t| DateTime::parse_from_rfc3339(t).ok()) {
-                Some(time) => json!(
-                    time.with_timezone(&Utc)
-                        .format(if matches!(self, Shape::Time) { "%Y-%m-%dT%H:%M:%SZ" } else { "%Y-%m-%dT%H:%M:%S%.6fZ" })
-                        .to_string()
-                ),
+                Some(time) => json!(time.with_timezone(&Utc).format(self.layout()).to_string()),
                 None => Value::Null,
             },
             Shape::Reference => reference(),

@@ -52,11 +52,7 @@ const SOURCES: &[(&str, &str)] = &[
 
 /// The errors of a PersistentVolume's `spec`, in upstream's order.
 pub fn errors(spec: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if items(spec, "accessModes").next().is_none() {
-        errors.push(FieldError::required("spec.accessModes", ""));
-    }
-    errors.extend(access_modes(spec));
+    let mut errors = access_modes(spec, "");
     let capacity = spec["capacity"].as_object().filter(|c| !c.is_empty());
     if capacity.is_none() {
         errors.push(FieldError::required("spec.capacity", ""));
@@ -90,11 +86,7 @@ pub fn errors(spec: &Value) -> Vec<FieldError> {
 
 /// The errors of a PersistentVolumeClaim's `spec`, in upstream's order.
 pub fn claim_errors(spec: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if items(spec, "accessModes").next().is_none() {
-        errors.push(FieldError::required("spec.accessModes", "at least 1 access mode is required"));
-    }
-    errors.extend(access_modes(spec));
+    let mut errors = access_modes(spec, "at least 1 access mode is required");
     const STORAGE: &str = "spec.resources[storage]";
     let request = &spec["resources"]["requests"]["storage"];
     let request = request.as_str().map(str::to_string).or_else(|| request.as_number().map(ToString::to_string));
@@ -118,10 +110,14 @@ fn volume_mode(spec: &Value) -> Option<FieldError> {
     Some(FieldError::not_supported("spec.volumeMode", json!(mode), VOLUME_MODES))
 }
 
-/// Each access mode supported, and ReadWriteOncePod alone.
-fn access_modes(spec: &Value) -> Vec<FieldError> {
+/// At least one access mode (refused with `required_detail` when none), each supported, and
+/// ReadWriteOncePod alone.
+fn access_modes(spec: &Value, required_detail: &str) -> Vec<FieldError> {
     let modes: Vec<&str> = items(spec, "accessModes").filter_map(|(_, m)| m.as_str()).collect();
     let mut errors = Vec::new();
+    if items(spec, "accessModes").next().is_none() {
+        errors.push(FieldError::required("spec.accessModes", required_detail));
+    }
     for mode in modes.iter().filter(|m| !ACCESS_MODES.contains(m)) {
         errors.push(FieldError::not_supported("spec.accessModes", json!(mode), ACCESS_MODES));
     }
@@ -182,7 +178,11 @@ pub fn claim_change_refused(new: &Value, old: &Value) -> Vec<FieldError> {
     }
     let mut keep = |field: &str| match old_spec.get(field) {
         Some(value) => new_spec[field] = value.clone(),
-        None => drop(new_spec.as_object_mut().and_then(|spec| spec.remove(field))),
+        None => {
+            if let Some(spec) = new_spec.as_object_mut() {
+                spec.remove(field);
+            }
+        }
     };
     if old_spec["volumeName"].as_str().unwrap_or_default().is_empty() {
         keep("volumeName");

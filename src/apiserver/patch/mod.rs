@@ -78,9 +78,19 @@ impl PatchType {
                         _ => decoding_patch(&go_type_error(value, handler_type)),
                     });
                 }
-                // Go decodes `null` into an empty list of operations.
+                if validation != FieldValidation::Ignore
+                    && let Some(error) = operation_type_error(&patch)
+                {
+                    return Err(decoding_patch(&error));
+                }
+                // Go decodes `null` into an empty list of operations. json-patch decodes any
+                // object as an operation and refuses one it cannot apply (an unknown `op`, no
+                // `path`) as it applies it: 422.
                 let patch = if patch.is_null() { Value::Array(Vec::new()) } else { patch };
-                let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| decoding_patch(&e.to_string()))?;
+                let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
+                    tracing::debug!(error = %e, "JSON patch operation not understood");
+                    ApiError::invalid_patch()
+                })?;
                 json_patch::patch(&mut out, &patch).map_err(|e| {
                     tracing::debug!(error = %e, "JSON patch not applied");
                     ApiError::invalid_patch()
@@ -104,6 +114,15 @@ fn object_patch(patch: Value) -> Result<Value, String> {
         Value::Object(_) | Value::Null => Ok(patch),
         other => Err(go_type_error(&other, "map[string]interface {}")),
     }
+}
+
+/// What Go's decoder says of the first operation whose `op`, `path` or `from` is no string
+/// (the handler's `jsonPatchOp`, k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+fn operation_type_error(patch: &Value) -> Option<String> {
+    patch.as_array()?.iter().find_map(|op| {
+        let (field, value) = ["from", "op", "path"].into_iter().map(|f| (f, &op[f])).find(|(_, v)| !v.is_string() && !v.is_null())?;
+        Some(format!("json: cannot unmarshal {} into Go struct field jsonPatchOp.{field} of type string", type_name(value)))
+    })
 }
 
 /// What Go's decoder says of a patch it cannot read into `go_type`.

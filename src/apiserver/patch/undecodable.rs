@@ -33,6 +33,10 @@ pub fn refusal(patch_type: PatchType, patch: &[u8], patched: &Value, json_error:
 /// (`json: cannot unmarshal string into Go struct field X.a.b of type bool`), reading the
 /// patched object for whether a number there is an integer.
 fn converter_error(json_error: &str, patched: &Value) -> Option<String> {
+    // A time's own UnmarshalJSON refuses a string it cannot parse in `time.Parse`'s words.
+    if json_error.starts_with("parsing time ") {
+        return Some(json_error.to_string());
+    }
     let rest = json_error.strip_prefix("json: cannot unmarshal ")?;
     let (found, rest) = rest.split_once(" into Go struct field ")?;
     let (field, go_type) = rest.rsplit_once(" of type ")?;
@@ -55,9 +59,11 @@ fn converter_error(json_error: &str, patched: &Value) -> Option<String> {
     if go_type.starts_with("map[") {
         return Some(format!("cannot restore map from {source}"));
     }
-    // A time decodes through its own UnmarshalJSON, whose words are not known here.
+    // A time decodes through its own UnmarshalJSON, which decodes the value alone into a
+    // string first (`metav1.Time.UnmarshalJSON`).
     if path.last().is_some_and(|f| f.ends_with("Time") || f.ends_with("Timestamp") || *f == "time") {
-        return None;
+        let kind = found.split_once(' ').map_or(found, |(kind, _)| kind);
+        return (go_type == "string").then(|| format!("json: cannot unmarshal {kind} into Go value of type string"));
     }
     if go_type.starts_with("v1.") && !["v1.Time", "v1.MicroTime", "v1.Duration", "v1.FieldsV1"].contains(&go_type) {
         return Some(format!("cannot restore struct from: {source}"));
@@ -108,5 +114,7 @@ mod tests {
         assert_eq!(at("array", "map[string]string", json!({})).as_deref(), Some("cannot restore map from slice"));
         assert_eq!(at("string", "v1.ObjectMeta", json!({})).as_deref(), Some("cannot restore struct from: string"));
         assert_eq!(at("number 99999999999", "int32", json!({})), None);
+        let time = "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.creationTimestamp of type string";
+        assert_eq!(converter_error(time, &json!({})).as_deref(), Some("json: cannot unmarshal array into Go value of type string"));
     }
 }

@@ -75,6 +75,8 @@ struct Shapes {
     atomic: HashSet<String>,
     /// The Go names of the named scalar types the fields of each struct hold, by field.
     named: HashMap<String, HashMap<String, String>>,
+    /// The fields of each struct that hold a `metav1.MicroTime`.
+    micro: HashMap<String, HashSet<String>>,
 }
 
 /// The struct of object metadata.
@@ -106,7 +108,13 @@ static SHAPES: LazyLock<Shapes> = LazyLock::new(|| {
         .flatten()
         .map(|(name, fields)| (name.clone(), fields.as_object().into_iter().flatten().map(|(f, t)| (f.clone(), text(t))).collect()))
         .collect();
-    Shapes { kinds, types, atomic, named }
+    let micro = file["micro"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, fields)| (name.clone(), fields.as_array().into_iter().flatten().map(text).collect()))
+        .collect();
+    Shapes { kinds, types, atomic, named, micro }
 });
 
 /// Reads how a field merges as `upstream/cmd/go-shapes` writes it.
@@ -231,6 +239,14 @@ impl GoNode {
         }
     }
 
+    /// Whether field `name` of the struct here holds a `metav1.MicroTime`.
+    pub fn micro_time(self, name: &str) -> bool {
+        match self.value() {
+            Shape::Struct(owner) => SHAPES.micro.get(owner).is_some_and(|fields| fields.contains(name)),
+            _ => false,
+        }
+    }
+
     /// Whether an object here may hold `name`: any key of a map, a field of a struct.
     pub fn allows(self, name: &str) -> bool {
         match self.value() {
@@ -275,12 +291,35 @@ fn encode(value: Option<&Value>, shape: &Shape, stage: Stage) -> Value {
     }
 }
 
+/// A time as Go writes it once decoded (`text` a field of `shape`, `micro` when a
+/// `metav1.MicroTime`): in UTC, to the second, or to the microsecond for a MicroTime
+/// (`metav1.Time.MarshalJSON`, `metav1.MicroTime.MarshalJSON`). `None` for any other field, or
+/// a time this reader does not take, which is left as sent.
+fn as_time(text: &str, shape: &Shape, micro: bool) -> Option<String> {
+    let mut shape = shape;
+    while let Shape::Pointer(inner) = shape {
+        shape = inner;
+    }
+    // Of the types with their own encoding that apply takes as any scalar, times alone have a
+    // null zero value (an int-or-string's is 0).
+    if !matches!(shape, Shape::AnyScalar(Value::Null)) {
+        return None;
+    }
+    let time = chrono::DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&chrono::Utc);
+    Some(time.format(if micro { "%Y-%m-%dT%H:%M:%S%.6fZ" } else { "%Y-%m-%dT%H:%M:%SZ" }).to_string())
+}
+
 /// Struct `name` decoded from `sent` and encoded: its fields by their tags, others dropped.
 fn encode_struct(name: &str, sent: &Map<String, Value>, stage: Stage) -> Value {
     let Some(fields) = SHAPES.types.get(name) else { return Value::Object(sent.clone()) };
     let mut out = Map::new();
     for field in fields {
-        let value = encode(sent.get(&field.name), &field.shape, stage);
+        let mut value = encode(sent.get(&field.name), &field.shape, stage);
+        if let Some(time) =
+            value.as_str().and_then(|text| as_time(text, &field.shape, SHAPES.micro.get(name).is_some_and(|m| m.contains(&field.name))))
+        {
+            value = Value::String(time);
+        }
         let left_out =
             (field.omitempty && is_empty(&value, &field.shape)) || (field.omitzero && value == encode(None, &field.shape, stage));
         if !left_out {

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use serde_path_to_error::Segment;
 
-use crate::apiserver::go_time;
+use crate::apiserver::go_time::{self, Layout};
 use crate::apiserver::schema::go_shapes::GoNode;
 
 /// How an object reads through its type.
@@ -45,18 +45,41 @@ fn first_error<T: DeserializeOwned>(object: &Value) -> Option<(Vec<Segment>, Str
 /// Decodes `object` (of `kind`, whose Go type is `root` where the pinned release's shapes know
 /// it) into `T`; only a failure is decoded again, to find where.
 fn decode<T: DeserializeOwned + Serialize>(kind: &str, root: Option<GoNode>, object: &Value) -> Decoded {
+    // serde takes any RFC 3339 time where Go's `metav1.MicroTime` wants six digits of fraction;
+    // its error stops Go's decoder, where a type error is kept until the end
+    // (encoding/json's `d.saveError`).
+    let micro = root.and_then(|root| micro_time_error(object, root));
     if let Ok(typed) = T::deserialize(object) {
-        return serde_json::to_value(typed).map_or(Decoded::Incomplete, Decoded::Typed);
+        return match micro {
+            Some(error) => Decoded::WrongType(error),
+            None => serde_json::to_value(typed).map_or(Decoded::Incomplete, Decoded::Typed),
+        };
     }
     let Some((path, message)) = first_error::<T>(object) else { return Decoded::Incomplete };
     if let Some((found, expected)) = wrong_type(&message) {
-        return Decoded::WrongType(unmarshal_error::<T>(kind, root, object, &path, found, expected));
+        return Decoded::WrongType(micro.unwrap_or_else(|| unmarshal_error::<T>(kind, root, object, &path, found, expected)));
     }
     // A string that serde did not take where no type error is: a timestamp, which `metav1.Time`
     // decodes with Go's `time.Parse(time.RFC3339, ...)`.
-    match value_at(object, &path).and_then(Value::as_str).and_then(go_time::rfc3339_error) {
+    match value_at(object, &path).and_then(Value::as_str).and_then(|time| go_time::parse_error(time, Layout::Rfc3339)) {
         Some(error) => Decoded::WrongType(error),
         None => Decoded::Incomplete,
+    }
+}
+
+/// Go's error for the first `metav1.MicroTime` in `value` (at `node` of its Go type) that does
+/// not parse with `metav1.RFC3339Micro`.
+fn micro_time_error(value: &Value, node: GoNode) -> Option<String> {
+    match value {
+        Value::Object(fields) => fields.iter().find_map(|(name, field)| match field.as_str() {
+            Some(time) if node.micro_time(name) => go_time::parse_error(time, Layout::Rfc3339Micro),
+            _ => micro_time_error(field, node.field(name)?),
+        }),
+        Value::Array(items) => {
+            let (_, item) = node.list()?;
+            items.iter().find_map(|value| micro_time_error(value, item))
+        }
+        _ => None,
     }
 }
 

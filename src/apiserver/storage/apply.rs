@@ -11,6 +11,7 @@ use crate::apiserver::apply;
 use crate::apiserver::schema::{WriteOptions, report_strict_errors};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::create::check_namespace;
+use crate::apiserver::storage::update::check_name;
 use crate::apiserver::storage::write::{Management, Target};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::strict::Keys;
@@ -48,12 +49,7 @@ impl Storage {
         if merged["metadata"].is_object() {
             check_namespace(scope, &mut merged)?;
         }
-        let merged_name = merged["metadata"]["name"].as_str().unwrap_or("");
-        if merged_name != name {
-            return Err(ApiError::bad_request(format!(
-                "the name of the object ({merged_name}) does not match the name on the URL ({name})"
-            )));
-        }
+        check_name(&merged, name)?;
         // An apply that creates may not name a uid (k8s.io/apiserver
         // pkg/endpoints/handlers/patch.go `patchResource`).
         if let (None, Some(uid)) = (&live, merged["metadata"]["uid"].as_str().filter(|uid| !uid.is_empty())) {

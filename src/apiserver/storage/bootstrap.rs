@@ -4,8 +4,8 @@
 //! (pkg/registry/rbac/rest/storage_rbac.go) and the two ConfigMaps of kube-system its own
 //! controllers write (the client CA of pkg/controlplane/controller/clusterauthenticationtrust,
 //! the day of pkg/controlplane/controller/legacytokentracking), and the `kubernetes` Service of
-//! `default` (pkg/controlplane/controller/kubernetesservice), all written by manager
-//! `kube-apiserver`.
+//! `default` (pkg/controlplane/controller/kubernetesservice), and the server's identity Lease
+//! in kube-system ([`super::identity`]), all written by manager `kube-apiserver`.
 
 use serde_json::{Value, json};
 
@@ -54,6 +54,7 @@ impl Storage {
         let since = self.clock.now().format("%Y-%m-%d").to_string();
         self.create_as_server(&configmaps, configmap("kube-apiserver-legacy-service-account-token-tracking", json!({"since": since})));
         self.bootstrap_kubernetes_service();
+        self.renew_identity_lease();
     }
 
     /// The `kubernetes` Service (the first address of the service range, port 443 to the secure

@@ -37,6 +37,16 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
             map.insert(field.into(), json!(default));
         }
     }
+    // A built-in kind's group without a version takes the URL's version when it is the URL's
+    // group, or none (`gvkWithDefaults`, k8s.io/apimachinery pkg/runtime/serializer/json).
+    let own_group_unversioned = map
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.split_once('/'))
+        .is_some_and(|(group, version)| version.is_empty() && (group.is_empty() || group == scope.resource.group));
+    if !scope.resource.custom && own_group_unversioned {
+        map.insert("apiVersion".into(), json!(want_version));
+    }
     let field = |name: &str| map.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
     let (api_version, kind) = (field("apiVersion"), field("kind"));
     let mismatch = || {
@@ -234,8 +244,8 @@ impl Storage {
         }
         let meta = MetaValidation::of(&body["metadata"], None, &scope.resource).mutated_by(self.mutant).into_errors();
         let mut errs = kind.validate_create(&body, meta);
-        errs.extend(enums::validate(&scope.resource, &body));
         errs.extend(pod_specs::validate(&scope.resource, &body));
+        errs.extend(enums::validate(&scope.resource, &body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, &name, errs));
         }

@@ -17,6 +17,7 @@ pub mod create;
 pub mod delete;
 pub mod expiry;
 pub mod hooks;
+pub mod identity;
 pub mod read;
 pub mod scale;
 pub mod store;
@@ -38,6 +39,7 @@ use crate::apiserver::ids::Ids;
 use crate::apiserver::mutant::Mutant;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::hooks::{Kind, KindOf};
+use crate::apiserver::storage::identity::Identity;
 use crate::apiserver::storage::store::{ObjectKey, Store};
 use crate::clock::Clock;
 
@@ -157,6 +159,8 @@ pub struct Storage {
     pub event_ttl: chrono::Duration,
     /// When each stored Event expires ([`expiry`]).
     pub event_expiry: BTreeMap<ObjectKey, DateTime<Utc>>,
+    /// The server's identity, whose Lease it keeps ([`identity`]).
+    pub identity: Option<Identity>,
     /// Finds each resource's hooks.
     kind_of: KindOf,
 }
@@ -165,6 +169,7 @@ impl Storage {
     /// A fresh storage with the built-in kinds and what a fresh server holds (namespaces, RBAC),
     /// its uids from `ids`; `kind_of` finds what is special about each resource.
     pub fn new(clock: Clock, ids: Ids, history_limit: usize, kind_of: KindOf) -> Self {
+        let identity = Identity::of_this_host(|| ids.uid());
         let mut state = Self {
             store: Store::new(history_limit),
             catalogue: Catalogue::new(),
@@ -177,6 +182,7 @@ impl Storage {
             controllers_quiescent_at: 0,
             event_ttl: chrono::Duration::hours(1),
             event_expiry: BTreeMap::new(),
+            identity,
             kind_of,
         };
         state.bootstrap();

@@ -18,6 +18,9 @@ pub struct Page {
     pub continue_token: Option<String>,
     /// The revision the list reads.
     pub at: ListAt,
+    /// The refusal of a `resourceVersion` that is no revision: the storage reads the continue
+    /// token first, and the kind's DELETE warning comes before either.
+    pub unparsed: Option<ApiError>,
 }
 
 /// Which revision a list reads (`resourceVersion` and `resourceVersionMatch`).
@@ -68,7 +71,7 @@ impl Storage {
         let (at, from) = match page.continue_token.as_deref() {
             Some(token) => {
                 let at = continue_token::decode(token).map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?;
-                if page.at != ListAt::Latest {
+                if page.at != ListAt::Latest || page.unparsed.is_some() {
                     return Err(ApiError::bad_request("specifying resource version is not allowed when using continue"));
                 }
                 let from = match (across_namespaces, at.start.split_once('/')) {
@@ -79,7 +82,10 @@ impl Storage {
                 // A negative revision asks for the latest.
                 (u64::try_from(at.revision).map_or(ListAt::Latest, ListAt::Exact), Some(from))
             }
-            None => (page.at, None),
+            None => match &page.unparsed {
+                Some(refusal) => return Err(refusal.clone()),
+                None => (page.at, None),
+            },
         };
         // A continue token is read before the key it continues from is made.
         scope.check_key_segments(None)?;

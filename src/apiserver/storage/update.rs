@@ -170,8 +170,8 @@ impl Storage {
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
         errs.append(&mut refused);
         errs.extend(self.kind(scope).validate_update(&new, &existing));
-        errs.extend(enums::validate(&scope.resource, &new));
         errs.extend(pod_specs::validate(&scope.resource, &new));
+        errs.extend(enums::validate(&scope.resource, &new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, name, errs));
         }

@@ -26,7 +26,9 @@
 // "map:KEY,KEY=DEFAULT" (a list of items told apart by those fields, a key with its JSON default).
 // "atomic" lists the structs that are replaced whole (`+structType=atomic`). "named" gives, for each
 // struct under its name in "types", the Go names of the named scalar types its fields hold
-// (`types.UID`, `v1.PullPolicy`), as Go's decoding errors name them.
+// (`types.UID`, `v1.PullPolicy`), as Go's decoding errors name them. "micro" lists, for each
+// struct, its fields of type `metav1.MicroTime` (through a pointer), which decode with a layout
+// of their own (`metav1.RFC3339Micro`).
 package main
 
 import (
@@ -58,6 +60,8 @@ var (
 	types     = map[string]map[string]field{}
 	atomic    = []string{}
 	named     = map[string]map[string]string{}
+	micro     = map[string][]string{}
+	microTime = reflect.TypeOf(metav1.MicroTime{})
 	marshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
 	byName    = func(name string) spec.Ref { return spec.MustCreateRef(name) }
 	models    = map[string]common.OpenAPIDefinition{}
@@ -83,7 +87,7 @@ func main() {
 		kinds[gvk.GroupVersion().String()+" "+gvk.Kind] = strings.TrimPrefix(shape(t), "t:")
 	}
 	sort.Strings(atomic)
-	out, err := json.Marshal(map[string]interface{}{"kinds": kinds, "types": types, "atomic": atomic, "named": named})
+	out, err := json.Marshal(map[string]interface{}{"kinds": kinds, "types": types, "atomic": atomic, "named": named, "micro": micro})
 	if err != nil {
 		fail(err)
 	}
@@ -205,7 +209,7 @@ func defaultOf(item *spec.Schema, key string) string {
 }
 
 // addFields adds the JSON fields of struct t (with OpenAPI definition model) to fields, those
-// of inlined structs too, and their named scalar types to those of struct owner.
+// of inlined structs too, and their named scalar types and micro times to those of struct owner.
 func addFields(t reflect.Type, owner string, model spec.Schema, fields map[string]field) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -231,6 +235,9 @@ func addFields(t reflect.Type, owner string, model spec.Schema, fields map[strin
 			}
 		}
 		fields[name] = field{strings.Join(omit, ","), shape(f.Type), merge(model.Properties[name])}
+		if f.Type == microTime || f.Type.Kind() == reflect.Pointer && f.Type.Elem() == microTime {
+			micro[owner] = append(micro[owner], name)
+		}
 		if scalar := namedScalar(f.Type); scalar != "" {
 			if named[owner] == nil {
 				named[owner] = map[string]string{}

@@ -2,7 +2,9 @@
 // each kind the pinned release's printers handle (k8s.io/kubernetes pkg/printers/internalversion,
 // `AddHandlers`), its column definitions, by the internal Go type they print ("core.Secret"),
 // and under "" the columns of the default table convertor (k8s.io/apiserver
-// pkg/registry/rest/table.go) that serves the kinds with no printer.
+// pkg/registry/rest/table.go) that serves the kinds with no printer. CustomResourceDefinitions have
+// a convertor of their own (k8s.io/apiextensions-apiserver
+// pkg/registry/customresourcedefinition/tableconvertor), under "apiextensions.CustomResourceDefinition".
 // kubegc's fake API server reads the output, committed as src/apiserver/http/table_columns.json:
 //
 //	go run ./cmd/table-columns > ../src/apiserver/http/table_columns.json
@@ -16,7 +18,10 @@ import (
 	"reflect"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition/tableconvertor"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/printers/internalversion"
@@ -38,17 +43,23 @@ func (c collector) TableHandler(columns []metav1.TableColumnDefinition, printFun
 func main() {
 	columns := collector{}
 	internalversion.AddHandlers(columns)
-	table, err := rest.NewDefaultTableConvertor(schema.GroupResource{}).ConvertToTable(context.Background(), &metav1.PartialObjectMetadata{}, nil)
-	if err != nil {
-		fail(err)
-	}
-	columns[""] = table.ColumnDefinitions
+	columns[""] = convertorColumns(rest.NewDefaultTableConvertor(schema.GroupResource{}), &metav1.PartialObjectMetadata{})
+	columns["apiextensions.CustomResourceDefinition"] = convertorColumns(tableconvertor.New(), &apiextensions.CustomResourceDefinition{})
 	out, err := json.Marshal(columns)
 	if err != nil {
 		fail(err)
 	}
 	// encoding/json sorts map keys, so the output is stable.
 	fmt.Println(string(out))
+}
+
+// convertorColumns is the columns convertor answers with for object.
+func convertorColumns(convertor rest.TableConvertor, object runtime.Object) []metav1.TableColumnDefinition {
+	table, err := convertor.ConvertToTable(context.Background(), object, nil)
+	if err != nil {
+		fail(err)
+	}
+	return table.ColumnDefinitions
 }
 
 func fail(err error) {

@@ -460,6 +460,16 @@ fn quota(o: &Value, limits: bool) -> String {
     entries.map(entry).collect::<Vec<_>>().join(", ")
 }
 
+/// A definition's Versions cell: its served versions, the storage version marked, sorted.
+fn served_versions(o: &Value) -> String {
+    let served = list(&o["spec"]["versions"]).iter().filter(|v| v["served"] == true);
+    let mut versions: Vec<String> = served
+        .map(|v| if v["storage"] == true { format!("{}(storage)", text(&v["name"])) } else { text(&v["name"]).to_string() })
+        .collect();
+    versions.sort();
+    versions.join(",")
+}
+
 /// A ControllerRevision's Controller cell: `kind.group/name` of its controller, lowercased
 /// (`printControllerRevision`, `formatResourceName`).
 fn revision_controller(o: &Value) -> String {
@@ -569,6 +579,18 @@ pub(super) fn cell(kind: &str, column: &str) -> Option<Cell> {
         ("batch.CronJob", "Last Schedule") => |o, now| {
             json!(if set(&o["status"]["lastScheduleTime"]) { since(&o["status"]["lastScheduleTime"], now) } else { "<none>".into() })
         },
+        // The definitions' own convertor (k8s.io/apiextensions-apiserver
+        // pkg/registry/customresourcedefinition/tableconvertor).
+        ("apiextensions.CustomResourceDefinition", "Scope") => |o, _| json!(text(&o["spec"]["scope"])),
+        ("apiextensions.CustomResourceDefinition", "Versions") => |o, _| json!(served_versions(o)),
+        ("apiextensions.CustomResourceDefinition", "Group") => |o, _| json!(text(&o["spec"]["group"])),
+        ("apiextensions.CustomResourceDefinition", "Kind") => |o, _| json!(text(&o["spec"]["names"]["kind"])),
+        ("apiextensions.CustomResourceDefinition", "ShortNames") => {
+            |o, _| json!(list(&o["spec"]["names"]["shortNames"]).iter().map(text).collect::<Vec<_>>().join(","))
+        }
+        ("apiextensions.CustomResourceDefinition", "Established") => {
+            |o, _| json!(list(&o["status"]["conditions"]).iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
+        }
         ("policy.PodDisruptionBudget", "Min Available") => |o, _| int_or_string(&o["spec"]["minAvailable"]),
         ("policy.PodDisruptionBudget", "Max Unavailable") => |o, _| int_or_string(&o["spec"]["maxUnavailable"]),
         ("policy.PodDisruptionBudget", "Allowed Disruptions") => |o, _| json!(int(&o["status"]["disruptionsAllowed"])),
