@@ -27,6 +27,8 @@ on_both_servers!(
     openapi_documents_are_the_pinned_releases_named_by_their_hash,
     a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_words,
     discovery_is_negotiated_as_other_answers_are,
+    discovery_documents_are_protobuf_when_asked,
+    a_watch_streams_protobuf_frames_when_asked,
     a_namespace_of_dots_is_a_key_storage_refuses,
     lists_answer_as_their_storage_builds_them,
     custom_resource_paths_the_handler_cannot_serve_are_the_mux_plain_not_found,
@@ -460,6 +462,49 @@ async fn discovery_is_negotiated_as_other_answers_are(server: Server) {
     }
 }
 
+/// Seed 11: discovery answered JSON to a client asking for protobuf. Upstream's discovery
+/// handlers write their documents with the API's serializers, protobuf among them, in an envelope
+/// naming the version their JSON shows: none for `APIVersions` and the core `APIResourceList`
+/// (k8s.io/apiserver pkg/endpoints/discovery).
+async fn discovery_documents_are_protobuf_when_asked(server: Server) {
+    const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+    let documents = [
+        ("/api", "", "APIVersions"),
+        ("/api/v1", "", "APIResourceList"),
+        ("/apis", "v1", "APIGroupList"),
+        ("/apis/apps", "v1", "APIGroup"),
+        ("/apis/apps/v1", "v1", "APIResourceList"),
+    ];
+    for (path, api_version, kind) in documents {
+        let r = accepting(&server, Method::GET, path, PROTOBUF, None).await;
+        let read = (r.code, r.body["apiVersion"].as_str(), r.body["kind"].as_str());
+        assert_eq!(read, (200, Some(api_version), Some(kind)), "{path}: {}", r.body);
+    }
+    let r = accepting(&server, Method::GET, "/apis/apps/v1", PROTOBUF, None).await;
+    assert_eq!(r.body["groupVersion"], "apps/v1", "{}", r.body);
+    let names: Vec<&str> = r.body["resources"].as_array().unwrap().iter().filter_map(|r| r["name"].as_str()).collect();
+    assert!(names.contains(&"deployments") && names.contains(&"deployments/scale"), "{names:?}");
+    let deployments = r.body["resources"].as_array().unwrap().iter().find(|r| r["name"] == "deployments").unwrap();
+    assert!(strings(&deployments["verbs"]).contains(&"watch".to_string()), "{deployments}");
+    let r = accepting(&server, Method::GET, "/api/v1/absent", PROTOBUF, None).await;
+    assert_eq!((r.code, r.body["kind"].as_str()), (404, Some("Status")), "{}", r.body);
+}
+
+/// Seed 11: a watch asking for protobuf streamed JSON lines. kube-apiserver streams
+/// length-prefixed `WatchEvent` frames, each object a protobuf body of its own
+/// (k8s.io/apiserver pkg/endpoints/handlers/watch.go).
+async fn a_watch_streams_protobuf_frames_when_asked(server: Server) {
+    const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+    create_cm(&server, "framed", &[]).await;
+    let watch = "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dframed";
+    let r = accepting(&server, Method::GET, watch, PROTOBUF, None).await;
+    let events = r.body.as_array().unwrap_or_else(|| panic!("no protobuf frames: {} {}", r.code, r.body));
+    let seen: Vec<_> =
+        events.iter().map(|e| (e["type"].as_str(), e["object"]["kind"].as_str(), e["object"]["metadata"]["name"].as_str())).collect();
+    assert_eq!(seen, [(Some("ADDED"), Some("ConfigMap"), Some("framed"))], "{}", r.body);
+    assert_eq!(events[0]["object"]["data"]["k"], "v", "{}", r.body);
+}
+
 /// Seed 1: a list in namespace `.` answered an empty list. etcd3's store refuses any key with
 /// a `.` or `..` segment (500, the key under the resource's etcd prefix); a create is refused
 /// earlier by the NamespaceLifecycle plugin's lookup of the namespace.
@@ -569,6 +614,13 @@ async fn definitions_are_tabled_by_their_own_convertor(server: Server) {
     assert_eq!(cells[1..3], [json!("Namespaced"), json!("v1(storage)")], "{cells:?}");
     assert_eq!(cells[4..8], [json!(group), json!("Widget"), json!(""), json!(true)], "{cells:?}");
     assert_eq!(cells[3], r.body["rows"][0]["object"]["metadata"]["creationTimestamp"], "{cells:?}");
+    // Seed 11: the convertor appends a row per definition to no rows at all, so a table of
+    // none has null rows where the printers' tables have an empty list.
+    let none = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?labelSelector=absent%3Dx";
+    let r = accepting(&server, Method::GET, none, table, None).await;
+    assert_eq!((r.code, &r.body["rows"]), (200, &Value::Null), "{}", r.body);
+    let r = accepting(&server, Method::GET, "/api/v1/namespaces/default/configmaps?labelSelector=absent%3Dx", table, None).await;
+    assert_eq!((r.code, &r.body["rows"]), (200, &json!([])), "{}", r.body);
 }
 
 /// Defines the namespaced custom resource `widgets` in group `{tag}.findings.example.com`, its

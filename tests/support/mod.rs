@@ -123,7 +123,8 @@ impl Target for Server {
 }
 
 /// A raw response: status code, JSON body (or `Value::Null` when the body is not JSON; a
-/// protobuf body is read with the protobuf decoder of request bodies, k8s-pb's types) and the
+/// protobuf body is read with the protobuf decoder of request bodies, k8s-pb's types, and a
+/// protobuf watch stream as the array of its events) and the
 /// text of each Warning header.
 pub struct Raw {
     pub code: u16,
@@ -134,7 +135,9 @@ pub struct Raw {
 impl Raw {
     fn read(code: u16, headers: &http::HeaderMap, bytes: &[u8]) -> Self {
         let content_type = headers.get("content-type").and_then(|t| t.to_str().ok()).unwrap_or("");
-        let body = if protobuf::is_protobuf(content_type) {
+        let body = if protobuf::is_protobuf(content_type) && content_type.contains("stream=watch") {
+            protobuf::decode_watch(bytes).map_or(Value::Null, Value::Array)
+        } else if protobuf::is_protobuf(content_type) {
             protobuf::decode(bytes).unwrap_or(Value::Null)
         } else {
             serde_json::from_slice(bytes).unwrap_or(Value::Null)

@@ -35,6 +35,7 @@ use crate::apiserver::http::watch::WatchRequest;
 use crate::apiserver::kinds::pods;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch::PatchType;
+use crate::apiserver::protobuf;
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
 use crate::apiserver::storage::Scope;
@@ -91,8 +92,7 @@ async fn intercept(State(server): State<Arc<Server>>, request: Request, next: Ne
 
 /// A discovery answer, negotiated as upstream's discovery handlers negotiate theirs
 /// (`responsewriters.WriteObjectNegotiated`): JSON or YAML, 406 for a rendering as another
-/// kind; an error in the encoding its client accepts. Discovery documents have no protobuf
-/// shapes here, so a client preferring protobuf gets JSON.
+/// kind; an error in the encoding its client accepts.
 async fn discovery_answer(headers: &HeaderMap, answer: ApiResult<Value>) -> Response {
     let accept = header_str(headers, header::ACCEPT);
     let answer = answer.and_then(|value| match Representation::negotiate(accept, true, false) {
@@ -101,7 +101,11 @@ async fn discovery_answer(headers: &HeaderMap, answer: ApiResult<Value>) -> Resp
     });
     match answer {
         Ok((value, Encoding::Yaml)) => render::encoded(axum::Json(value).into_response(), Encoding::Yaml).await,
-        Ok((value, _)) => axum::Json(value).into_response(),
+        Ok((value, Encoding::Protobuf)) => match protobuf::encode_discovery(&value) {
+            Ok(body) => ([(header::CONTENT_TYPE, protobuf::MEDIA_TYPE)], body).into_response(),
+            Err(why) => ApiError::internal(why).into_response(),
+        },
+        Ok((value, Encoding::Json)) => axum::Json(value).into_response(),
         Err(e) => render::encoded(e.into_response(), Encoding::of_errors(accept)).await,
     }
 }
@@ -362,7 +366,7 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                     return Err(ApiError::not_acceptable_streams());
                 }
                 let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
-                Ok(render::watch_stream(lines))
+                Ok(render::watch_stream(lines, encoding))
             }
             (Method::POST, Some(name)) if !scope.resource.custom => {
                 let opts = write_options(&query, &parts.headers, Write::Create)?;

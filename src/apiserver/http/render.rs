@@ -212,13 +212,34 @@ impl Iterator for ListChunks {
     }
 }
 
-/// The streamed answer to a watch, one line per event.
-pub fn watch_stream(lines: mpsc::Receiver<Bytes>) -> Response {
-    let stream = futures::StreamExt::map(ReceiverStream::new(lines), Ok::<Bytes, std::convert::Infallible>);
+/// The streamed answer to a watch, one JSON line per event, or one length-prefixed protobuf
+/// frame per event for a client that asked for protobuf.
+pub fn watch_stream(lines: mpsc::Receiver<Bytes>, encoding: Encoding) -> Response {
+    let protobuf = encoding == Encoding::Protobuf;
+    let stream = futures::StreamExt::map(ReceiverStream::new(lines), move |line| {
+        Ok::<Bytes, std::convert::Infallible>(if protobuf { protobuf_frame(&line) } else { line })
+    });
+    let content_type = if protobuf { "application/vnd.kubernetes.protobuf;stream=watch" } else { "application/json" };
     Response::builder()
         .status(200)
-        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::CONTENT_TYPE, content_type)
         .header(header::CACHE_CONTROL, "no-cache, private")
         .body(Body::from_stream(stream))
         .expect("valid response")
+}
+
+/// A watch's JSON line `{"object", "type"}` as a protobuf frame; an object with no protobuf form
+/// becomes an ERROR event saying so.
+fn protobuf_frame(line: &[u8]) -> Bytes {
+    let frame = || {
+        let event = go_json::parse(line).map_err(|e| e.to_string())?;
+        protobuf::watch_frame(event["type"].as_str().unwrap_or_default(), &event["object"])
+    };
+    // An object stored deeply nested is re-encoded on a stack to match.
+    let framed = if deep::is_deep(line) { stacker::grow(deep::DEEP_STACK_BYTES, frame) } else { frame() };
+    let frame = framed.unwrap_or_else(|why| {
+        let status = ApiError::internal(format!("the event has no protobuf encoding: {why}")).to_status();
+        protobuf::watch_frame("ERROR", &status).expect("a Status has a protobuf encoding")
+    });
+    Bytes::from(frame)
 }

@@ -165,7 +165,13 @@ pub fn table(resource: &ResourceInfo, objects: &[&Value], list_meta: Value, now:
         row.insert("object".into(), json!(partial_metadata(o, api_version)));
         Value::Object(row)
     };
-    let rows: Vec<Value> = objects.iter().map(row).collect();
+    // The definitions' convertor appends rows to none, so that a table of no definition has
+    // null rows (k8s.io/apiextensions-apiserver pkg/registry/customresourcedefinition/tableconvertor).
+    let rows = if objects.is_empty() && kind == "apiextensions.CustomResourceDefinition" {
+        Value::Null
+    } else {
+        objects.iter().map(row).collect()
+    };
     json!({"kind": "Table", "apiVersion": api_version, "metadata": list_meta, "columnDefinitions": definitions, "rows": rows})
 }
 

@@ -38,6 +38,9 @@ enum Shape {
     Pointer(Box<Shape>),
     /// A slice: one field per item.
     List(Box<Shape>),
+    /// A named slice (`metav1.Verbs`): a message, written even when empty, whose field 1 is
+    /// the list it wraps.
+    Wrapped(Box<Shape>),
     /// A map with string keys: one entry message per key, in key order.
     Map(Box<Shape>),
     /// A struct, by its name in [`Shapes::types`].
@@ -98,6 +101,7 @@ fn parse(text: &str) -> Shape {
         },
         Some(("p", inner)) => Shape::Pointer(Box::new(parse(inner))),
         Some(("l", inner)) => Shape::List(Box::new(parse(inner))),
+        Some(("w", inner)) => Shape::Wrapped(Box::new(Shape::List(Box::new(parse(inner))))),
         Some(("m", inner)) => Shape::Map(Box::new(parse(inner))),
         Some(("n", name)) => Shape::Named(name.to_string()),
         Some((_, name)) => Shape::Message(name.to_string()),
@@ -113,9 +117,37 @@ pub fn encodes(api_version: &str, kind: &str) -> bool {
 /// what has no protobuf form: a kind, or a value that is not of its field's type.
 pub fn encode(object: &Value) -> Result<Vec<u8>, String> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    enveloped(object, api_version)
+}
+
+/// A discovery document (meta/v1 `APIVersions`, `APIGroupList`, `APIGroup`, `APIResourceList`)
+/// as a Kubernetes protobuf body. Its envelope names the `apiVersion` the document's JSON shows,
+/// none for the two that show none, as upstream's discovery handlers write them through an
+/// encoder of no version (k8s.io/apiserver pkg/endpoints/discovery).
+pub fn encode_discovery(document: &Value) -> Result<Vec<u8>, String> {
+    enveloped(document, "v1")
+}
+
+/// One event of a watch streamed as protobuf (`;stream=watch`): a 4-byte big-endian length,
+/// then a `metav1.WatchEvent` written bare (no magic, no envelope) whose object, a
+/// `runtime.RawExtension`, holds the object's own protobuf body (k8s.io/apiserver
+/// pkg/endpoints/handlers/watch.go; k8s.io/apimachinery pkg/util/framer).
+pub fn watch_frame(event_type: &str, object: &Value) -> Result<Vec<u8>, String> {
+    let mut raw_extension = Vec::new();
+    bytes_field(&mut raw_extension, 1, &encode(object)?);
+    let mut event = Vec::new();
+    string_field(&mut event, 1, event_type);
+    bytes_field(&mut event, 2, &raw_extension);
+    let length = u32::try_from(event.len()).map_err(|_| "the event is too large for a frame")?;
+    Ok([length.to_be_bytes().as_slice(), &event].concat())
+}
+
+/// `object` in a `runtime.Unknown` envelope, written as the struct of its kind in `version`.
+fn enveloped(object: &Value, version: &str) -> Result<Vec<u8>, String> {
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
     let kind = object["kind"].as_str().unwrap_or_default();
-    let Some(name) = SHAPES.kinds.get(&format!("{api_version} {kind}")) else {
-        return Err(format!("{kind} of {api_version} has no protobuf encoding"));
+    let Some(name) = SHAPES.kinds.get(&format!("{version} {kind}")) else {
+        return Err(format!("{kind} of {version} has no protobuf encoding"));
     };
     let mut raw = Vec::new();
     message(&mut raw, name, object.as_object().ok_or("the object is not a JSON object")?)?;
@@ -153,6 +185,12 @@ fn write(out: &mut Vec<u8>, number: u32, shape: &Shape, value: Option<&Value>) -
     match (shape, value) {
         (Shape::Pointer(_), None) | (Shape::List(_) | Shape::Map(_) | Shape::Bytes, None) => Ok(()),
         (Shape::Pointer(inner), Some(v)) => write(out, number, inner, Some(v)),
+        (Shape::Wrapped(list), v) => {
+            let mut items = Vec::new();
+            write(&mut items, 1, list, v)?;
+            bytes_field(out, number, &items);
+            Ok(())
+        }
         (Shape::List(inner), Some(Value::Array(items))) => {
             items.iter().try_for_each(|item| write(out, number, inner, Some(item).filter(|v| !v.is_null())))
         }

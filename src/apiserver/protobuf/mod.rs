@@ -48,7 +48,7 @@ use serde_json::{Map, Value};
 use debug_text::Parser;
 use to_json::node_to_json;
 
-pub use encode::{encode, encodes};
+pub use encode::{encode, encode_discovery, encodes, watch_frame};
 
 mod debug_text;
 mod encode;
@@ -96,6 +96,22 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
     object.insert("kind".into(), Value::String(kind));
     object.extend(fields);
     Ok(Value::Object(object))
+}
+
+/// The events of a watch streamed as protobuf (frames as [`watch_frame`] writes them), each as
+/// the `{"type", "object"}` a JSON watch sends; a frame cut short ends them.
+pub fn decode_watch(body: &[u8]) -> Result<Vec<Value>, String> {
+    let mut events = Vec::new();
+    let mut rest = body;
+    while let Some((length, after)) = rest.split_first_chunk::<4>() {
+        let length = u32::from_be_bytes(*length) as usize;
+        let Some(frame) = after.get(..length) else { break };
+        let event = <meta::WatchEvent as prost::Message>::decode(frame).map_err(|e| format!("protobuf watch event: {e}"))?;
+        let raw = event.object.and_then(|o| o.raw).unwrap_or_default();
+        events.push(serde_json::json!({"type": event.r#type.unwrap_or_default(), "object": decode(&raw)?}));
+        rest = &after[length..];
+    }
+    Ok(events)
 }
 
 /// Checks the magic prefix and decodes the `runtime.Unknown` envelope after it.
@@ -221,4 +237,9 @@ supported_kinds! {
     "networking.k8s.io/v1", "IngressClassList" => networking::v1::IngressClassList;
     "networking.k8s.io/v1", "NetworkPolicyList" => networking::v1::NetworkPolicyList;
     "v1", "Status" => meta::Status;
+    "", "APIVersions" => meta::APIVersions;
+    "", "APIResourceList" => meta::APIResourceList;
+    "v1", "APIResourceList" => meta::APIResourceList;
+    "v1", "APIGroupList" => meta::APIGroupList;
+    "v1", "APIGroup" => meta::APIGroup;
 }

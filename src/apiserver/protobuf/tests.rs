@@ -3,6 +3,7 @@
 
 use super::to_json::number;
 use super::*;
+use data_encoding::HEXLOWER;
 use k8s_pb::api::core::v1 as corev1;
 use k8s_pb::apimachinery::pkg::api::resource::Quantity;
 use k8s_pb::apimachinery::pkg::runtime::{RawExtension, TypeMeta};
@@ -836,4 +837,22 @@ fn corrupted_bodies_never_panic() {
         let _ = decode(&garbage);
         let _ = decode(&[MAGIC, &garbage].concat());
     }
+}
+
+#[test]
+fn discovery_documents_are_written_as_upstream_writes_them() {
+    let list = json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+        {"name": "bindings", "namespaced": true, "kind": "Binding", "verbs": ["create"], "singularName": "binding"}
+    ]});
+    let encoded = encode_discovery(&list).unwrap();
+    // The resource as kube-apiserver v1.37 writes it at /api/v1: its verbs a message of their
+    // own (field 4, `Verbs{items}`), group, version and storage version hash written empty.
+    let resource = "0a0862696e64696e677310011a0742696e64696e6722080a06637265617465320762696e64696e6742004a005200";
+    let raw = format!("0a027631122e{resource}");
+    // The envelope names no version, as the JSON shows none.
+    let type_meta = format!("0a00120f{}", HEXLOWER.encode(b"APIResourceList"));
+    assert_eq!(HEXLOWER.encode(&encoded), format!("6b3873000a13{type_meta}1234{raw}1a002200"));
+    let decoded = decode(&encoded).unwrap();
+    assert_eq!(decoded["resources"][0]["verbs"], json!(["create"]), "{decoded}");
+    assert_eq!(decoded["apiVersion"], "", "{decoded}");
 }

@@ -39,6 +39,8 @@ pub(super) fn message_to_json(name: &str, fields: &[(String, Node)]) -> Result<O
         "IntOrString" => int_or_string(fields).map(Some),
         "Quantity" => Ok(Some(Value::String(string_field(fields, "string").unwrap_or("0").into()))),
         "Duration" => duration(fields).map(Some),
+        // Named slices: a message whose `items` hold the elements.
+        "Verbs" | "ExtraValue" => Ok(Some(field(fields, "items").map(element_to_json).transpose()?.unwrap_or(Value::Array(Vec::new())))),
         "RawExtension" | "FieldsV1" | "Json" => embedded_json(fields),
         "JsonSchemaPropsOrArray" => schema_or_array(fields),
         "JsonSchemaPropsOrBool" => schema_or_bool(fields),

@@ -96,6 +96,12 @@ func shape(t reflect.Type) string {
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "b"
 		}
+		if t.Name() != "" {
+			// go-to-protobuf writes a named slice (metav1.Verbs, authenticationv1.ExtraValue)
+			// as a message of its own whose field 1 holds the items, unless a field's tag
+			// makes it repeated (see fields).
+			return "w:" + shape(t.Elem())
+		}
 		return "l:" + shape(t.Elem())
 	case reflect.Map:
 		return "m:" + shape(t.Elem())
@@ -131,7 +137,13 @@ func fields(t reflect.Type) []field {
 		if strings.Contains(","+options+",", ",inline,") || f.Anonymous && jsonName == "" {
 			jsonName = ""
 		}
-		out = append(out, field{number, jsonName, shape(f.Type)})
+		s := shape(f.Type)
+		if parts[0] == "bytes" && parts[2] == "rep" && strings.HasPrefix(s, "w:") {
+			// A named slice the tag makes repeated is written item by item after all
+			// (apiextensions ValidationRules).
+			s = "l:" + strings.TrimPrefix(s, "w:")
+		}
+		out = append(out, field{number, jsonName, s})
 	}
 	// The generated code writes fields by number, whatever order the struct declares them in.
 	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })

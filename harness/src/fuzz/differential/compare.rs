@@ -90,20 +90,20 @@ pub fn see_in(request: &FuzzRequest, answer: &Answer, watch: bool, context: &str
     let body = if request.method == "HEAD" {
         Shape::Text(String::new())
     } else if watch && answer.code == 200 {
-        let text = String::from_utf8_lossy(&answer.body);
-        Shape::Events(
-            text.lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| match serde_json::from_str::<Value>(l) {
-                    Ok(mut event) => {
-                        mask(&mut event, "", context);
-                        event
-                    }
-                    Err(_) => json!(mask_text(l, context)),
-                })
-                .filter(|event| !by_ip_repair(&event["object"]))
-                .collect(),
-        )
+        let masked = |mut event: Value| {
+            mask(&mut event, "", context);
+            event
+        };
+        // A protobuf stream is read back frame by frame by the decoder for request bodies (its
+        // error shown when a frame does not decode), a JSON stream line by line.
+        let events: Vec<Value> = if protobuf::is_protobuf(&media) {
+            protobuf::decode_watch(&answer.body).map_or_else(|why| vec![json!(why)], |events| events.into_iter().map(masked).collect())
+        } else {
+            let text = String::from_utf8_lossy(&answer.body);
+            let lines = text.lines().filter(|l| !l.trim().is_empty());
+            lines.map(|l| serde_json::from_str::<Value>(l).map_or_else(|_| json!(mask_text(l, context)), masked)).collect()
+        };
+        Shape::Events(events.into_iter().filter(|event| !by_ip_repair(&event["object"])).collect())
     } else if let Ok(mut value) = serde_json::from_slice::<Value>(&answer.body) {
         mask(&mut value, "", context);
         Shape::Json(value)
@@ -634,6 +634,20 @@ mod tests {
         assert_eq!(differences(&fake, &upstream), vec![]);
         let other = see(&request, &answer(200, versions("127.0.0.1:44047", "v2")), false);
         assert_eq!(differences(&fake, &other).len(), 1);
+    }
+
+    #[test]
+    fn protobuf_watch_streams_are_compared_event_by_event() {
+        let request = get("/api/v1/namespaces/default/configmaps?watch=1");
+        let frames = |version: &str, value: &str| {
+            let object = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "resourceVersion": version}, "data": {"k": value}});
+            let body = [protobuf::watch_frame("ADDED", &object).unwrap(), protobuf::watch_frame("DELETED", &object).unwrap()].concat();
+            Answer { body, content_type: Some("application/vnd.kubernetes.protobuf;stream=watch".into()), ..answer(200, json!({})) }
+        };
+        let fake = see(&request, &frames("12", "v"), true);
+        assert!(matches!(&fake.body, Shape::Events(events) if events.len() == 2), "{:?}", fake.body);
+        assert_eq!(differences(&fake, &see(&request, &frames("345", "v"), true)), vec![]);
+        assert!(!differences(&fake, &see(&request, &frames("12", "w"), true)).is_empty());
     }
 
     #[test]
