@@ -15,6 +15,16 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// `time` written as a time of this layout marshals: in UTC, to the second or with six
+    /// digits of fraction.
+    pub fn format(self, time: chrono::DateTime<chrono::Utc>) -> String {
+        let format = match self {
+            Layout::Rfc3339 => "%Y-%m-%dT%H:%M:%SZ",
+            Layout::Rfc3339Micro => "%Y-%m-%dT%H:%M:%S%.6fZ",
+        };
+        time.format(format).to_string()
+    }
+
     /// Go's text of the layout.
     fn text(self) -> &'static str {
         match self {

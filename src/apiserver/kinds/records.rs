@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
+use crate::apiserver::go_time::Layout;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::validation::qualified_name_problems;
@@ -128,8 +129,8 @@ enum Shape {
 
 impl Shape {
     /// How a time of this shape is written: to the second or to the microsecond.
-    fn layout(self) -> &'static str {
-        if matches!(self, Shape::MicroTime) { "%Y-%m-%dT%H:%M:%S%.6fZ" } else { "%Y-%m-%dT%H:%M:%SZ" }
+    fn layout(self) -> Layout {
+        if matches!(self, Shape::MicroTime) { Layout::Rfc3339Micro } else { Layout::Rfc3339 }
     }
 
     /// `value` as the internal type holds it.
@@ -143,7 +144,7 @@ impl Shape {
             Shape::Text => json!(value.as_str().unwrap_or("")),
             Shape::Count => json!(value.as_i64().unwrap_or(0)),
             Shape::Time | Shape::MicroTime => match value.as_str().and_then(|t| DateTime::parse_from_rfc3339(t).ok()) {
-                Some(time) => json!(time.with_timezone(&Utc).format(self.layout()).to_string()),
+                Some(time) => json!(self.layout().format(time.with_timezone(&Utc))),
                 None => Value::Null,
             },
             Shape::Reference => reference(),

@@ -7,6 +7,7 @@ use serde_json::{Map, Number, Value};
 use super::MAGIC;
 use super::debug_text::Node;
 use super::names::{inlined_message, is_bytes_field, json_name, keeps_zero};
+use crate::apiserver::go_time::Layout;
 
 /// Converts a node to JSON; `None` when the value is absent (`None`, a zero `Time`, ...).
 pub(super) fn node_to_json(node: &Node) -> Result<Option<Value>, String> {
@@ -196,11 +197,11 @@ pub(super) fn timestamp(fields: &[(String, Node)], precision: TimePrecision) -> 
         }
     };
     let time = chrono::DateTime::from_timestamp(seconds, nanos).ok_or("time out of range")?;
-    let format = match precision {
-        TimePrecision::Seconds => "%Y-%m-%dT%H:%M:%SZ",
-        TimePrecision::Micros => "%Y-%m-%dT%H:%M:%S%.6fZ",
+    let layout = match precision {
+        TimePrecision::Seconds => Layout::Rfc3339,
+        TimePrecision::Micros => Layout::Rfc3339Micro,
     };
-    Ok(Some(Value::String(time.format(format).to_string())))
+    Ok(Some(Value::String(layout.format(time))))
 }
 
 /// `IntOrString {type, intVal, strVal}`: type 1 is a string, anything else an integer.

@@ -17,6 +17,8 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
+use crate::apiserver::go_time::Layout;
+
 /// How values of a Go type decode and encode (see `upstream/cmd/go-shapes`).
 #[derive(Debug)]
 pub enum Shape {
@@ -306,7 +308,7 @@ fn as_time(text: &str, shape: &Shape, micro: bool) -> Option<String> {
         return None;
     }
     let time = chrono::DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&chrono::Utc);
-    Some(time.format(if micro { "%Y-%m-%dT%H:%M:%S%.6fZ" } else { "%Y-%m-%dT%H:%M:%SZ" }).to_string())
+    Some(if micro { Layout::Rfc3339Micro } else { Layout::Rfc3339 }.format(time))
 }
 
 /// Struct `name` decoded from `sent` and encoded: its fields by their tags, others dropped.

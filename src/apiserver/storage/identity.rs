@@ -11,6 +11,7 @@ use data_encoding::BASE32_NOPAD;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::apiserver::go_time::Layout;
 use crate::apiserver::schema::WriteOptions;
 use crate::apiserver::storage::Storage;
 use crate::apiserver::storage::write::Target;
@@ -47,7 +48,7 @@ impl Storage {
         let Some(identity) = self.identity.clone() else { return false };
         let Ok(leases) = self.scope("coordination.k8s.io", "v1", "leases", Some("kube-system".into())) else { return false };
         let now = self.clock.now();
-        let renew_time = now.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
+        let renew_time = Layout::Rfc3339Micro.format(now);
         let opts = WriteOptions { field_manager: "kube-apiserver".into(), ..WriteOptions::default() };
         match self.get(&leases, &identity.name) {
             Ok(lease) => {
