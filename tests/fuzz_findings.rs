@@ -119,6 +119,11 @@ on_both_servers!(
     discovery_routes_consume_the_api_s_media_types,
     paths_of_the_empty_group_are_the_mux_s,
     an_openapi_document_asked_for_in_no_media_range_is_empty,
+    managers_at_a_version_the_object_does_not_convert_to_are_dropped,
+    an_unknown_field_holding_null_is_unknown,
+    a_strategic_merge_patch_s_type_meta_is_ignored,
+    a_definition_is_validated_in_apiextensions_order_and_words,
+    a_watch_from_now_that_allows_bookmarks_ends_its_initial_events_with_one,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1185,6 +1190,23 @@ async fn kube_system_holds_the_server_s_identity_lease(server: Server) {
     assert!(lease["spec"]["holderIdentity"].as_str().is_some_and(|h| h.starts_with(&format!("{name}_"))), "{lease}");
     assert_eq!(lease["spec"]["leaseDurationSeconds"], 3600);
     assert!(lease["metadata"]["labels"]["kubernetes.io/hostname"].is_string(), "{lease}");
+    // A server that listens names its address for peers (pkg/controlplane/apiserver/server.go,
+    // `labelAPIServerHeartbeatFunc`): the fake once it serves over TCP, at its next renewal.
+    let listening = match &server {
+        Server::Fake(api) => Some(api.serve("127.0.0.1:0".parse().unwrap()).await.unwrap().0.to_string()),
+        _ => None,
+    };
+    let path = format!("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/{name}");
+    let mut address = Value::Null;
+    for _ in 0..100 {
+        address = get(&server, &path).await.body["metadata"]["annotations"]["kubernetes.io/peer-advertise-address"].clone();
+        if address.is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let address = address.as_str().unwrap_or_default();
+    assert!(address.parse::<std::net::SocketAddr>().is_ok() && listening.as_deref().is_none_or(|l| l == address), "{address}");
     let r = raw(&server, Method::DELETE, "/apis/coordination.k8s.io/v1/namespaces//leases", None, Body::empty()).await;
     assert_eq!((r.code, &r.body["message"]), (400, &json!("Namespace parameter required.")), "{}", r.body);
 }
@@ -2538,4 +2560,164 @@ async fn an_openapi_document_asked_for_in_no_media_range_is_empty(server: Server
         let r = server.send(request.body(Body::empty()).unwrap()).await;
         assert_eq!((r.code, r.body.is_null()), (200, true), "{method}: {}", r.body);
     }
+}
+
+/// Seed 11: an Event created through events.k8s.io/v1 and patched through core v1 kept its
+/// events.k8s.io manager. structured-merge-diff's updater drops every other manager whose
+/// version the object cannot be converted to (`Updater.update`, merge/update.go): another
+/// group's, or a version not served; an apiVersion that is no group/version fails the update,
+/// which then keeps the stored managers (apimachinery managedfields `UpdateNoErrors`).
+async fn managers_at_a_version_the_object_does_not_convert_to_are_dropped(server: Server) {
+    let managers = |r: &Raw| -> Vec<(String, String)> {
+        let entries = r.body["metadata"]["managedFields"].as_array().cloned().unwrap_or_default();
+        entries.iter().map(|e| (e["manager"].as_str().unwrap().to_string(), e["apiVersion"].as_str().unwrap().to_string())).collect()
+    };
+    let pair = |m: &str, v: &str| (m.to_string(), v.to_string());
+    let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "moved"},
+        "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "fuzz", "reportingInstance": "fuzz",
+        "action": "Fuzz", "reason": "Fuzz", "type": "Normal", "regarding": {"kind": "Pod", "name": "a", "namespace": server.namespace()}});
+    let r = post(&server, "/apis/events.k8s.io/v1/namespaces/default/events?fieldManager=new", event).await;
+    assert_eq!(managers(&r), [pair("new", "events.k8s.io/v1")], "{}", r.body);
+    let labels = json!({"metadata": {"labels": {"app": "x"}}});
+    let r = patch(&server, "/api/v1/namespaces/default/events/moved?fieldManager=core", "application/merge-patch+json", labels).await;
+    assert_eq!(managers(&r), [pair("core", "v1")], "{}", r.body);
+
+    let r = post(&server, "/api/v1/namespaces/default/configmaps", json!({"metadata": {"name": "versions"}, "data": {"x": "1", "y": "2"}}))
+        .await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let entry = |manager: &str, version: &str, key: &str| json!({"manager": manager, "operation": "Update", "apiVersion": version, "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {key: {}}}});
+    let set = |entries: Vec<Value>| json!({"metadata": {"managedFields": entries}, "data": {"x": "1", "y": "2"}});
+    let body = set(vec![entry("old", "v9", "f:x"), entry("other", "apps/v1", "f:y"), entry("kept", "v1", "f:y")]);
+    let r = patch(&server, &format!("{}?fieldManager=m", cm_path("versions")), "application/merge-patch+json", body).await;
+    assert_eq!(managers(&r), [pair("kept", "v1")], "{}", r.body);
+    let mut body = set(vec![entry("bad", "a/b/c", "f:x")]);
+    body["metadata"]["labels"] = json!({"app": "x"});
+    let r = patch(&server, &format!("{}?fieldManager=m", cm_path("versions")), "application/merge-patch+json", body).await;
+    assert_eq!((managers(&r), r.body["metadata"]["labels"].clone()), (vec![pair("kept", "v1")], json!({"app": "x"})), "{}", r.body);
+}
+
+/// Seed 11: a field no Go type declares went unwarned when it held null (the fake read a null
+/// as an absent known field). sigs.k8s.io/json's strict decoding reports an unknown key
+/// whatever it holds; the update handler warns before it compares the names.
+async fn an_unknown_field_holding_null_is_unknown(server: Server) {
+    let body = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "other", "labels": null, "bogus": null},
+        "spec": {"app": null, "containers": [{"name": "c", "image": "i", "extra": null}], "nodeName": null}});
+    let r = put(&server, "/api/v1/namespaces/default/pods/status", body).await;
+    assert_eq!(r.code, 400, "{}", r.body);
+    let fields = ["metadata.bogus", "spec.app", "spec.containers[0].extra"];
+    let named = |w: &String, f: &str| w.starts_with(r#"unknown field \""#) && w.contains(&format!(r#"\"{f}\"#));
+    assert!(r.warnings.len() == 3 && r.warnings.iter().zip(fields).all(|(w, f)| named(w, f)), "{:?}", r.warnings);
+}
+
+/// Seed 11: a strategic merge patch naming another kind was refused as that kind. The strategic
+/// patcher converts its result into the endpoint's type and then to the internal version, which
+/// keeps no apiVersion or kind (k8s.io/apiserver pkg/endpoints/handlers/patch.go); a merge
+/// patch's result is decoded as it reads, its kind included.
+async fn a_strategic_merge_patch_s_type_meta_is_ignored(server: Server) {
+    create_cm(&server, "typed", &[]).await;
+    let path = format!("{}?dryRun=All", cm_path("typed"));
+    let smp = "application/strategic-merge-patch+json";
+    for body in [json!({"kind": "Pod", "apiVersion": "v9", "data": {"c": "d"}}), json!({"kind": null, "apiVersion": null})] {
+        let r = patch(&server, &path, smp, body).await;
+        assert_eq!((r.code, &r.body["kind"], &r.body["apiVersion"]), (200, &json!("ConfigMap"), &json!("v1")), "{}", r.body);
+    }
+    let r = patch(&server, &path, smp, json!({"apiVersion": 5})).await;
+    assert_eq!(
+        (r.code, r.body["message"].as_str()),
+        (422, Some(r#" "" is invalid: patch: Invalid value: "map[apiVersion:5]": cannot convert int64 to string"#)),
+        "{}",
+        r.body
+    );
+    for (kind, api_version, why) in [
+        ("Pod", "v1", "converting (v1.Pod) to (core.ConfigMap): unknown conversion"),
+        ("ConfigMap", "v9", r#"no kind "ConfigMap" is registered for version "v9" in scheme "pkg/runtime/scheme.go:111""#),
+    ] {
+        let r = patch(&server, &path, "application/merge-patch+json", json!({"kind": kind, "apiVersion": api_version})).await;
+        let message = r.body["message"].as_str().unwrap_or_default();
+        assert!(r.code == 422 && message.ends_with(&format!(": {why}")), "{}", r.body);
+    }
+}
+
+/// Seed 11: a definition of `null` got the fake's few checks in its own order, and one with no
+/// schema was accepted. apiextensions validates the internal object (`ValidateCustomResourceDefinition`,
+/// apiextensions-apiserver pkg/apis/apiextensions/validation/validation.go): a schema for every
+/// version, names, the stored versions, and versions shown with Go's field names, what all share
+/// moved to the spec by the conversion.
+async fn a_definition_is_validated_in_apiextensions_order_and_words(server: Server) {
+    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All";
+    let r = raw(&server, Method::POST, path, Some("application/json"), "null").await;
+    let fields = [
+        "metadata.name",
+        "spec.group",
+        "spec.scope",
+        "spec.versions",
+        "spec.names.plural",
+        "spec.names.singular",
+        "spec.names.kind",
+        "spec.names.listKind",
+        "status.storedVersions",
+    ];
+    assert_eq!((r.code, cause_fields(&r)), (422, fields.to_vec()), "{}", r.body);
+    let definition = |versions: Value| {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "foos.x.example.com"},
+            "spec": {"group": "x.example.com", "scope": "Namespaced", "names": {"plural": "foos", "kind": "Foo"}, "versions": versions}})
+    };
+    let r = post(
+        &server,
+        path,
+        definition(json!([{"name": "v1", "served": true, "storage": true}, {"name": "v2", "served": true, "storage": true}])),
+    )
+    .await;
+    let version = |name: &str| {
+        format!(
+            r#"{{"Name":"{name}","Served":true,"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}}"#
+        )
+    };
+    let message = format!(
+        r#"CustomResourceDefinition.apiextensions.k8s.io "foos.x.example.com" is invalid: [spec.versions[0].schema.openAPIV3Schema: Required value, spec.versions[1].schema.openAPIV3Schema: Required value, spec.versions: Invalid value: [{},{}]: must have exactly one version marked as storage version, status.storedVersions: Invalid value: ["v1"]: must have the storage version v2]"#,
+        version("v1"),
+        version("v2")
+    );
+    assert_eq!(r.body["message"].as_str(), Some(message.as_str()), "{}", r.body);
+    let schema = |properties: Value| json!({"openAPIV3Schema": {"type": "object", "properties": properties}});
+    let r = post(
+        &server,
+        path,
+        definition(json!([
+            {"name": "v1", "served": true, "storage": false, "schema": schema(json!({"spec": {"type": "object"}}))},
+            {"name": "V2", "served": true, "storage": false, "schema": {"openAPIV3Schema": {"type": "object"}}},
+        ])),
+    )
+    .await;
+    assert_eq!(cause_fields(&r), ["spec.versions[1].name", "spec.versions", "status.storedVersions"], "{}", r.body);
+    let shown = r.body["details"]["causes"][1]["message"].as_str().unwrap_or_default();
+    assert!(shown.starts_with(r#"Invalid value: [{"Name":"v1","Served":true,"Storage":false,"Deprecated":false,"DeprecationWarning":null,"Schema":{"OpenAPIV3Schema":{"ID":"","Schema":"","Ref":null,"Description":"","Type":"object","#), "{shown}");
+}
+
+/// Seed 11: a watch from no resourceVersion that allowed bookmarks sent none. The WatchList
+/// defaults give such a watch `sendInitialEvents=true` (`SetListOptionsDefaults`,
+/// k8s.io/apimachinery pkg/apis/meta/internalversion/defaults.go, as the watch handler reads its
+/// `watch` parameter), so its initial events end with the annotated bookmark; a path under
+/// `/watch/` is no `watch` parameter and keeps the legacy watch.
+async fn a_watch_from_now_that_allows_bookmarks_ends_its_initial_events_with_one(server: Server) {
+    const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+    create_cm(&server, "marked", &[]).await;
+    let query = "allowWatchBookmarks=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dmarked";
+    let seen = |r: &Raw| -> Vec<(String, String)> {
+        let events = r.body.as_array().unwrap_or_else(|| panic!("no frames: {} {}", r.code, r.body));
+        let initial_end = |e: &Value| e["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true";
+        // A bookmark the server chooses to send (one before the watch's timeout) is not asked for.
+        let asked = events.iter().filter(|e| e["type"] != "BOOKMARK" || initial_end(e));
+        asked
+            .map(|e| (e["type"].as_str().unwrap_or("").to_string(), e["object"]["metadata"]["name"].as_str().unwrap_or("").to_string()))
+            .collect()
+    };
+    let pair = |t: &str, n: &str| (t.to_string(), n.to_string());
+    for rv in ["", "&resourceVersion=0"] {
+        let r =
+            accepting(&server, Method::GET, &format!("/api/v1/namespaces/default/configmaps?watch=true&{query}{rv}"), PROTOBUF, None).await;
+        assert_eq!(seen(&r), [pair("ADDED", "marked"), pair("BOOKMARK", "")], "{rv}: {}", r.body);
+    }
+    let r = accepting(&server, Method::GET, &format!("/api/v1/watch/namespaces/default/configmaps?{query}"), PROTOBUF, None).await;
+    assert_eq!(seen(&r), [pair("ADDED", "marked")], "{}", r.body);
 }

@@ -259,10 +259,12 @@ impl ApiServer {
     }
 
     /// Serves the API on `addr` over plain HTTP until the returned handle is dropped or
-    /// aborted. Returns the bound address (useful with port 0).
+    /// aborted, naming the bound address in the identity Lease. Returns the bound address
+    /// (useful with port 0).
     pub async fn serve(&self, addr: SocketAddr) -> std::io::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
+        self.lock().advertise(local);
         let router = self.router();
         let handle = tokio::spawn(async move {
             if let Err(e) = axum::serve(listener, router).await {

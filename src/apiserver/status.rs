@@ -183,38 +183,93 @@ impl FieldError {
     }
 }
 
-/// Fields of the Go structs whose values field errors show, in declaration order: Go's JSON
-/// encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`, and
-/// the internal `apps.DeploymentStrategy`, `core.ObjectReference` and `core.EventSource`, whose
-/// fields have no JSON names).
-const GO_FIELD_ORDER: &[&str] = &[
-    "apiVersion",
-    "kind",
-    "name",
-    "uid",
-    "controller",
-    "blockOwnerDeletion",
-    "Type",
-    "RollingUpdate",
-    "Kind",
-    "Namespace",
-    "Name",
-    "UID",
-    "APIVersion",
-    "ResourceVersion",
-    "FieldPath",
-    "Component",
-    "Host",
+/// The Go structs whose values field errors show, each as its fields in declaration order: Go's
+/// JSON encoder writes a struct's fields in that order, not sorted (`metav1.OwnerReference`;
+/// the internal `apps.DeploymentStrategy`, `core.ObjectReference` and `core.EventSource`, and
+/// apiextensions' `CustomResourceDefinitionVersion` and the types it holds, whose fields have no
+/// JSON names).
+const GO_STRUCTS: &[&[&str]] = &[
+    &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"],
+    &["Type", "RollingUpdate"],
+    &["Kind", "Namespace", "Name", "UID", "APIVersion", "ResourceVersion", "FieldPath"],
+    &["Component", "Host"],
+    &[
+        "Name",
+        "Served",
+        "Storage",
+        "Deprecated",
+        "DeprecationWarning",
+        "Schema",
+        "Subresources",
+        "AdditionalPrinterColumns",
+        "SelectableFields",
+    ],
+    &["OpenAPIV3Schema"],
+    &["Status", "Scale"],
+    &["SpecReplicasPath", "StatusReplicasPath", "LabelSelectorPath"],
+    &["Name", "Type", "Format", "Description", "Priority", "JSONPath"],
+    &["Schema", "JSONSchemas"],
+    &["Allows", "Schema"],
+    &["Schema", "Property"],
+    &["Description", "URL"],
+    &["Rule", "Message", "MessageExpression", "Reason", "FieldPath", "OptionalOldSelf"],
+    &[
+        "ID",
+        "Schema",
+        "Ref",
+        "Description",
+        "Type",
+        "Nullable",
+        "Format",
+        "Title",
+        "Default",
+        "Maximum",
+        "ExclusiveMaximum",
+        "Minimum",
+        "ExclusiveMinimum",
+        "MaxLength",
+        "MinLength",
+        "Pattern",
+        "MaxItems",
+        "MinItems",
+        "UniqueItems",
+        "MultipleOf",
+        "Enum",
+        "MaxProperties",
+        "MinProperties",
+        "Required",
+        "Items",
+        "AllOf",
+        "OneOf",
+        "AnyOf",
+        "Not",
+        "Properties",
+        "AdditionalProperties",
+        "PatternProperties",
+        "Dependencies",
+        "AdditionalItems",
+        "Definitions",
+        "ExternalDocs",
+        "Example",
+        "XPreserveUnknownFields",
+        "XEmbeddedResource",
+        "XIntOrString",
+        "XListMapKeys",
+        "XListType",
+        "XMapType",
+        "XValidations",
+    ],
 ];
 
-/// JSON as Go writes the value of a field error: known struct fields in declaration order,
-/// any others after them, sorted.
+/// JSON as Go writes the value of a field error: an object whose keys are all fields of one of
+/// [`GO_STRUCTS`] in that struct's order, any other (a map) sorted.
 fn go_json(v: &Value) -> String {
     match v {
         Value::Array(items) => format!("[{}]", items.iter().map(go_json).collect::<Vec<_>>().join(",")),
         Value::Object(map) => {
+            let order = GO_STRUCTS.iter().find(|fields| map.keys().all(|k| fields.contains(&k.as_str()))).copied().unwrap_or(&[]);
             let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by_key(|k| (GO_FIELD_ORDER.iter().position(|g| g == k).unwrap_or(GO_FIELD_ORDER.len()), k.as_str()));
+            keys.sort_by_key(|k| (order.iter().position(|g| g == k).unwrap_or(order.len()), k.as_str()));
             let fields: Vec<String> = keys.iter().map(|k| format!("{}:{}", Value::from(k.as_str()), go_json(&map[k.as_str()]))).collect();
             format!("{{{}}}", fields.join(","))
         }

@@ -15,7 +15,7 @@ const LABEL_KEY_MSG: &str = "a valid label key must consist of alphanumeric char
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, of any length.
-fn is_label_part(s: &str) -> bool {
+pub fn is_label_part(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty() && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-') && b[0] != b'-' && b[b.len() - 1] != b'-'
 }

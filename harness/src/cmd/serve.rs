@@ -62,6 +62,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
     let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
     let addr = listener.local_addr()?;
+    cluster.server().lock().advertise(addr);
     let url = format!("http://{addr}");
     std::fs::write(&args.kubeconfig, kubeconfig_yaml(&url))
         .with_context(|| format!("cannot write kubeconfig {}", args.kubeconfig.display()))?;

@@ -274,6 +274,20 @@ impl Managed {
         Ok(())
     }
 
+    /// Drops the entries of managers but `writer` recorded at a version the object does not
+    /// convert to (`versions`, every apiVersion it is served at), as structured-merge-diff's
+    /// updater drops a manager whose version is missing (`Updater.update` in merge/update.go):
+    /// an entry of another group (an Event's events.k8s.io/v1 entry written through core v1),
+    /// or of a version not served. `Err` for an apiVersion that is no group/version at all,
+    /// which fails the whole update there.
+    pub fn drop_unconvertible(&mut self, versions: &[String], writer: &Manager) -> Result<(), String> {
+        if let Some(e) = self.entries.iter().find(|e| e.manager != *writer && e.api_version.matches('/').count() > 1) {
+            return Err(format!("unexpected GroupVersion string: {}", e.api_version));
+        }
+        self.entries.retain(|e| e.manager == *writer || versions.contains(&e.api_version));
+        Ok(())
+    }
+
     /// Removes the fields no manager owns from `manager`'s entry, and the entry if that leaves
     /// nothing.
     pub fn strip(&mut self, manager: &Manager) {

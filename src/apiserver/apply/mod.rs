@@ -64,6 +64,8 @@ pub struct Write<'a> {
     pub kind: &'a str,
     /// The version written (`v1`, `apps/v1`).
     pub api_version: &'a str,
+    /// Every version the kind is served at, which the object converts to (`apps/v1`).
+    pub versions: &'a [String],
     /// The subresource written, empty for the main resource.
     pub subresource: &'a str,
     /// What the write's manager may own.
@@ -153,8 +155,13 @@ pub fn record_update(live: &Value, new: &mut Value, manager: &str, write: &Write
                 }
                 None => {
                     let manager = Manager::new(manager, Operation::Update, write.api_version, write.subresource);
-                    managed.record_update(&comparison, &manager, write.now);
-                    managed
+                    match managed.drop_unconvertible(write.versions, &manager) {
+                        Ok(()) => {
+                            managed.record_update(&comparison, &manager, write.now);
+                            managed
+                        }
+                        Err(_) => Managed::decode(live_fields).unwrap_or_default(),
+                    }
                 }
             };
         }
@@ -210,6 +217,11 @@ pub fn apply(live: &Value, config: &Value, manager: &str, force: bool, write: &W
     let mut merged = typed::merge(&live, config, write.node).map_err(|e| ApiError::unknown(format!("failed to merge config: {e}")))?;
 
     let applier = Manager::new(manager, Operation::Apply, write.api_version, write.subresource);
+    if scale.is_none() {
+        managed
+            .drop_unconvertible(write.versions, &applier)
+            .map_err(|e| ApiError::unknown(format!("failed to convert old object: {e}")))?;
+    }
     let last = managed.fields(&applier);
     managed.set(&applier, write.api_version, write.owns.filter(&applied));
     if !last.is_empty() {
@@ -240,6 +252,7 @@ mod tests {
             node: Node::root("v1", "ConfigMap", false, None),
             kind: "ConfigMap",
             api_version: "v1",
+            versions: Box::leak(Box::new(["v1".to_string()])),
             subresource: "",
             owns: Owns::All,
             scale_replicas: None,

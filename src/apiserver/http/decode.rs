@@ -294,6 +294,18 @@ pub fn selection(query: &Query, scope: &Scope, name: Option<&str>) -> ApiResult<
     })
 }
 
+/// `sendInitialEvents` as the WatchList defaults leave it (`SetListOptionsDefaults`,
+/// k8s.io/apimachinery pkg/apis/meta/internalversion/defaults.go): a request whose `watch`
+/// parameter asks to watch from no resourceVersion (or 0), saying nothing of initial events
+/// nor of a resourceVersionMatch, gets them (and `NotOlderThan`). A path under `/watch/` is no
+/// `watch` parameter: it keeps the legacy watch.
+pub fn initial_events(query: &Query) -> Option<bool> {
+    let rv = query.get("resourceVersion").unwrap_or("");
+    let legacy =
+        query.flag("watch") == Some(true) && query.get("resourceVersionMatch").unwrap_or("").is_empty() && (rv.is_empty() || rv == "0");
+    query.flag("sendInitialEvents").or(legacy.then_some(true))
+}
+
 /// The checks of a list's, watch's or collection delete's `ListOptions` once they are decoded
 /// (k8s.io/apiserver pkg/endpoints/handlers/get.go `listOpts`): integers and selectors that do not parse are
 /// 400, then `SetListOptionsDefaults` and `ValidateListOptions`
@@ -308,12 +320,9 @@ pub fn check_list_options(query: &Query) -> ApiResult<()> {
     let watch = query.flag("watch") == Some(true);
     let rv = query.get("resourceVersion").unwrap_or("");
     let continuing = query.get("continue").is_some();
+    let send_initial = initial_events(query);
     let mut matching = query.get("resourceVersionMatch").unwrap_or("");
-    let mut send_initial = query.flag("sendInitialEvents");
-    // The WatchList defaults: a watch from no resourceVersion (or 0) that says nothing of
-    // initial events gets them.
-    if watch && send_initial.is_none() && matching.is_empty() && (rv.is_empty() || rv == "0") {
-        send_initial = Some(true);
+    if send_initial.is_some() && query.flag("sendInitialEvents").is_none() {
         matching = "NotOlderThan";
     }
     let forbidden = |why: &str| FieldError::forbidden("resourceVersionMatch", why);

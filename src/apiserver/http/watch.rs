@@ -33,7 +33,7 @@ pub struct WatchRequest {
     pub selection: Selection,
     /// `resourceVersion`: `None` for "now, with the current objects first".
     pub from: Option<u64>,
-    /// `sendInitialEvents=true`.
+    /// `sendInitialEvents=true`, as given or defaulted ([`decode::initial_events`]).
     pub send_initial_events: bool,
     /// `allowWatchBookmarks=true`.
     pub bookmarks: bool,
@@ -51,7 +51,7 @@ impl WatchRequest {
         Ok(Self {
             selection,
             from: decode::resource_version(query, false)?,
-            send_initial_events: query.flag("sendInitialEvents").unwrap_or(false),
+            send_initial_events: decode::initial_events(query).unwrap_or(false),
             bookmarks: query.flag("allowWatchBookmarks").unwrap_or(false),
             timeout: query.int("timeoutSeconds")?.filter(|t| *t > 0).map(|t| Duration::from_secs(t as u64)),
             representation,

@@ -28,6 +28,16 @@ impl Kind for Definitions {
         definition["status"] = crd::created_status(definition);
     }
 
+    /// An update of the definition keeps every version stored before and adds its storage
+    /// version to them (apiextensions-apiserver `registry/customresourcedefinition/strategy.go`,
+    /// `PrepareForUpdate`), before the stored versions are validated.
+    fn prepare_update(&self, target: Target, new: &mut Value, _existing: &Value, _now: &str) -> Vec<FieldError> {
+        if target == Target::Main {
+            crd::store_storage_version(new);
+        }
+        Vec::new()
+    }
+
     fn validate(&self, definition: &Value) -> Vec<FieldError> {
         crd::validate(definition)
     }

@@ -319,21 +319,24 @@ fn kind_round_trip(group: &str, kind: &str, object: &Value) -> Option<Decoded> {
 }
 
 /// Paths of fields present in `input` but not in its typed round trip.
-fn walk_unknown(input: &Value, typed: &Value, path: &str, out: &mut Vec<String>) {
+fn walk_unknown(input: &Value, typed: &Value, node: Option<GoNode>, path: &str, out: &mut Vec<String>) {
     match (input, typed) {
         (Value::Object(i), Value::Object(t)) => {
             for (k, v) in i {
                 let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
                 match t.get(k) {
-                    Some(tv) => walk_unknown(v, tv, &child, out),
-                    None if v.is_null() => {}
+                    Some(tv) => walk_unknown(v, tv, node.and_then(|n| n.field(k)), &child, out),
+                    // A null leaves no trace in the typed object: its Go type says whether the
+                    // field is known.
+                    None if v.is_null() && node.is_none_or(|n| n.allows(k)) => {}
                     None => out.push(child),
                 }
             }
         }
         (Value::Array(i), Value::Array(t)) => {
+            let item = node.and_then(GoNode::list).map(|(_, item)| item);
             for (n, (iv, tv)) in i.iter().zip(t).enumerate() {
-                walk_unknown(iv, tv, &format!("{path}[{n}]"), out);
+                walk_unknown(iv, tv, item, &format!("{path}[{n}]"), out);
             }
         }
         _ => {}
@@ -365,9 +368,9 @@ pub fn remove_path(value: &mut Value, path: &str) {
 }
 
 /// The fields of `input` its typed round trip `typed` lost, sorted.
-fn unknown_fields(input: &Value, typed: &Value) -> Vec<String> {
+fn unknown_fields(input: &Value, typed: &Value, node: Option<GoNode>) -> Vec<String> {
     let mut out = Vec::new();
-    walk_unknown(input, typed, "", &mut out);
+    walk_unknown(input, typed, node, "", &mut out);
     out.sort();
     out
 }
@@ -377,7 +380,10 @@ fn unknown_fields(input: &Value, typed: &Value) -> Vec<String> {
 /// is missing (validation then reports it); the decoder's error for a value of the wrong type.
 pub fn unknown_fields_of(group: &str, kind: &str, object: &Value) -> Result<Option<Vec<String>>, String> {
     match kind_round_trip(group, kind, object) {
-        Some(Decoded::Typed(typed)) => Ok(Some(unknown_fields(object, &typed))),
+        Some(Decoded::Typed(typed)) => {
+            let root = object["apiVersion"].as_str().and_then(|version| GoNode::root(version, kind));
+            Ok(Some(unknown_fields(object, &typed, root)))
+        }
         Some(Decoded::WrongType(error)) => Err(error),
         Some(Decoded::Incomplete) | None => Ok(None),
     }
@@ -386,7 +392,7 @@ pub fn unknown_fields_of(group: &str, kind: &str, object: &Value) -> Result<Opti
 /// The fields of object metadata `meta` that `ObjectMeta` does not know, sorted (none when it
 /// does not decode).
 pub fn unknown_metadata_fields(meta: &Value) -> Vec<String> {
-    round_trip::<ObjectMeta>(meta).map(|typed| unknown_fields(meta, &typed)).unwrap_or_default()
+    round_trip::<ObjectMeta>(meta).map(|typed| unknown_fields(meta, &typed, Some(GoNode::object_meta()))).unwrap_or_default()
 }
 
 #[cfg(test)]

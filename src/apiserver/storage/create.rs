@@ -55,14 +55,9 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
         ))
     };
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
-    // The Go package of the endpoint's internal type, as the conversion error names it.
-    let internal = match scope.resource.internal_group() {
-        "" => "core",
-        group => group.split('.').next().unwrap_or(group),
-    };
     let cannot =
         |why: String| ApiError::bad_request(format!("{kind} in version {} cannot be handled as a {expected}: {why}", quote(version)));
-    let unconvertible = || cannot(format!("converting ({version}.{kind}) to ({internal}.{expected}): unknown conversion"));
+    let unconvertible = || cannot(unconvertible(scope, version, &kind));
     if scope.resource.custom {
         // A custom resource's decoder reads any kind, its metadata as an ObjectMeta
         // (`schemaCoercingDecoder`, apiextensions-apiserver pkg/apiserver/
@@ -80,14 +75,8 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
             return Err(ApiError::bad_request("metadata must be an object"));
         }
     } else if api_version != want_version || kind != *expected {
-        if !registered(&scope.resource.group, group, version, &kind) {
-            let scheme = "pkg/runtime/scheme.go:111";
-            return Err(cannot(format!(
-                "no kind {} is registered for version {} in scheme {}",
-                quote(&kind),
-                quote(&api_version),
-                quote(scheme)
-            )));
+        if let Some(why) = unregistered(scope, &api_version, &kind) {
+            return Err(cannot(why));
         }
         // The fake reads each kind through its `v1` type, which takes no other version.
         let mut as_v1 = body.clone();
@@ -99,6 +88,33 @@ pub fn check_type(scope: &Scope, body: &mut Value) -> ApiResult<()> {
     }
     // A built-in kind's metadata of the wrong type is the typed decoding's to refuse.
     Ok(())
+}
+
+/// Why a built-in endpoint's decoder cannot read a body naming `api_version` and `kind`
+/// (filled from the endpoint where absent) into its internal type: a kind the scheme does not
+/// register at that version, or another kind, which has no conversion to the endpoint's; `None`
+/// for the endpoint's own kind at a registered version.
+pub fn undecodable_type(scope: &Scope, api_version: &str, kind: &str) -> Option<String> {
+    let (_, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    unregistered(scope, api_version, kind).or_else(|| (kind != scope.resource.kind).then(|| unconvertible(scope, version, kind)))
+}
+
+/// The scheme's error for `kind` at `api_version`, if it does not register it.
+fn unregistered(scope: &Scope, api_version: &str, kind: &str) -> Option<String> {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let scheme = "pkg/runtime/scheme.go:111";
+    (!registered(&scope.resource.group, group, version, kind))
+        .then(|| format!("no kind {} is registered for version {} in scheme {}", quote(kind), quote(api_version), quote(scheme)))
+}
+
+/// The conversion's error for `kind` at `version`, read into the endpoint's internal type,
+/// named by the Go package of that type.
+fn unconvertible(scope: &Scope, version: &str, kind: &str) -> String {
+    let internal = match scope.resource.internal_group() {
+        "" => "core",
+        group => group.split('.').next().unwrap_or(group),
+    };
+    format!("converting ({version}.{kind}) to ({internal}.{}): unknown conversion", scope.resource.kind)
 }
 
 /// Makes `metadata.namespace` agree with the URL: filled when absent, 400 on mismatch, cleared

@@ -10,6 +10,7 @@ use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch::{PatchType, undecodable};
 use crate::apiserver::schema::{WriteOptions, typed};
 use crate::apiserver::status::{ApiError, ApiResult, FieldError};
+use crate::apiserver::storage::create;
 use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
@@ -211,11 +212,31 @@ impl Storage {
         let key = scope.request_key(name)?;
         let existing = self.store.get(&key).cloned().ok_or_else(|| ApiError::not_found(scope.resource.qualified(), name))?;
         let current = scope.present(&existing)?;
-        let patched = patch_type.apply(&current, body, opts.field_validation)?;
+        let mut patched = patch_type.apply(&current, body, opts.field_validation)?;
         if !patched.is_object() {
             return Err(ApiError::bad_request("the patch produced something other than an object"));
         }
-        // The patch handler decodes the patched object before anything else of the update.
+        // The strategic patcher converts its result into the endpoint's Go type and that to the
+        // internal version, which keeps no type meta (`smpPatcher.applyPatchToCurrentObject`,
+        // k8s.io/apiserver pkg/endpoints/handlers/patch.go): a patched apiVersion or kind is
+        // ignored, where one of the wrong type fails the conversion.
+        if patch_type == PatchType::Strategic {
+            for field in ["apiVersion", "kind"] {
+                if patched[field].is_string() || patched[field].is_null() {
+                    patched[field] = current[field].clone();
+                }
+            }
+        }
+        // The patch handler decodes the patched object before anything else of the update: a
+        // JSON or merge patch's result as it reads, its type meta included (`jsonPatcher`).
+        if matches!(patch_type, PatchType::Json | PatchType::Merge) && !scope.resource.custom {
+            let named = |field: &str| patched[field].as_str().filter(|v| !v.is_empty()).or(current[field].as_str()).unwrap_or_default();
+            if let Some(why) = create::undecodable_type(scope, named("apiVersion"), named("kind"))
+                && let Some(refusal) = undecodable::refusal(patch_type, body, &patched, &why)
+            {
+                return Err(refusal);
+            }
+        }
         if !scope.resource.custom
             && let Err(json_error) = typed::unknown_fields_of(&scope.resource.group, &scope.resource.kind, &patched)
             && let Some(refusal) = undecodable::refusal(patch_type, body, &patched, &json_error)

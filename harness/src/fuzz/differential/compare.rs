@@ -103,7 +103,7 @@ pub fn see_in(request: &FuzzRequest, answer: &Answer, watch: bool, context: &str
             let lines = text.lines().filter(|l| !l.trim().is_empty());
             lines.map(|l| serde_json::from_str::<Value>(l).map_or_else(|_| json!(mask_text(l, context)), masked)).collect()
         };
-        Shape::Events(events.into_iter().filter(|event| !by_ip_repair(&event["object"])).collect())
+        Shape::Events(events.into_iter().filter(|event| !by_ip_repair(&event["object"]) && !is_periodic_bookmark(event)).collect())
     } else if let Ok(mut value) = serde_json::from_slice::<Value>(&answer.body) {
         mask(&mut value, "", context);
         Shape::Json(value)
@@ -387,6 +387,15 @@ fn mask(value: &mut Value, key: &str, context: &str) {
 /// The name upstream's IP repair controller reports its Events under.
 const IP_REPAIR: &str = "ipallocator-repair-controller";
 
+/// Whether a watch `event` is a bookmark the server sent when it chose to, rather than the one
+/// that ends a watch list's initial events (annotated `k8s.io/initial-events-end`). The watch
+/// cache sends them on a timer of its own and whenever etcd reports progress
+/// (k8s.io/apiserver pkg/storage/cacher/cache_watcher.go `nextBookmarkTime`); a client asks
+/// only to allow them and may not rely on when they come (metav1 `ListOptions.allowWatchBookmarks`).
+fn is_periodic_bookmark(event: &Value) -> bool {
+    event["type"] == "BOOKMARK" && event["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] != "true"
+}
+
 /// Whether `item` (an Event, or a Table's row of one) was written by upstream's IP repair
 /// controller (kubernetes pkg/registry/core/service/ipallocator/controller/repairip.go). Its
 /// loop compares Services with IPAddresses as its informers see them, at times no request
@@ -648,6 +657,20 @@ mod tests {
         assert!(matches!(&fake.body, Shape::Events(events) if events.len() == 2), "{:?}", fake.body);
         assert_eq!(differences(&fake, &see(&request, &frames("345", "v"), true)), vec![]);
         assert!(!differences(&fake, &see(&request, &frames("12", "w"), true)).is_empty());
+    }
+
+    #[test]
+    fn a_bookmark_the_server_chose_to_send_is_not_compared_but_the_initial_events_end_is() {
+        let request = get("/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true");
+        let stream = |events: &[Value]| {
+            let lines: Vec<String> = events.iter().map(Value::to_string).collect();
+            Answer { body: lines.join("\n").into_bytes(), content_type: Some("application/json".into()), ..answer(200, json!({})) }
+        };
+        let bookmark = |annotations: Value| json!({"type": "BOOKMARK", "object": {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "9", "annotations": annotations}}});
+        let none = see(&request, &stream(&[]), true);
+        assert_eq!(differences(&none, &see(&request, &stream(&[bookmark(Value::Null)]), true)), vec![]);
+        let end = bookmark(json!({"k8s.io/initial-events-end": "true"}));
+        assert_eq!(differences(&none, &see(&request, &stream(&[end]), true)).len(), 1);
     }
 
     #[test]

@@ -1,84 +1,17 @@
-//! CustomResourceDefinitions: validation of the definition, the resource it serves, and the
-//! status the apiserver reports once its names are accepted.
+//! CustomResourceDefinitions: the validation of a definition (`validation.rs`), the resource it
+//! serves, and the status the apiserver reports once its names are accepted.
+
+mod validation;
 
 use serde_json::{Value, json};
 
+pub use validation::validate;
+
 use crate::apiserver::catalogue::{Conversion, NameRule, ResourceInfo, ScalePaths, ScaleSelector};
-use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::store::ObjectKey;
-use crate::apiserver::validation::is_dns_subdomain;
 
 /// The finalizer the apiserver puts on a CRD being deleted, until its objects are gone.
 pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
-
-/// Validates the parts of a CRD spec the fake apiserver relies on.
-pub fn validate(crd: &Value) -> Vec<FieldError> {
-    let spec = &crd["spec"];
-    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
-    let (group, plural, kind) = (s(&spec["group"]), s(&spec["names"]["plural"]), s(&spec["names"]["kind"]));
-    let mut errs = Vec::new();
-    if group.is_empty() {
-        errs.push(FieldError::required("spec.group", ""));
-    } else if !is_dns_subdomain(&group) || !group.contains('.') {
-        errs.push(FieldError::invalid("spec.group", json!(group), "should be a domain with at least one dot"));
-    }
-    if plural.is_empty() {
-        errs.push(FieldError::required("spec.names.plural", ""));
-    }
-    if kind.is_empty() {
-        errs.push(FieldError::required("spec.names.kind", ""));
-    }
-    let name = crd["metadata"]["name"].as_str().unwrap_or("");
-    if !plural.is_empty() && !group.is_empty() && name != format!("{plural}.{group}") {
-        errs.push(FieldError::invalid("metadata.name", json!(name), "must be spec.names.plural+\".\"+spec.group".to_string()));
-    }
-    match spec["scope"].as_str() {
-        Some("Namespaced" | "Cluster") => {}
-        other => errs.push(FieldError::new(
-            crate::apiserver::status::FieldErrorKind::NotSupported,
-            "spec.scope",
-            Some(json!(other.unwrap_or(""))),
-            "supported values: \"Cluster\", \"Namespaced\"",
-        )),
-    }
-    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
-    if versions.is_empty() {
-        errs.push(FieldError::invalid("spec.versions", json!([]), "must have exactly one version marked as storage version"));
-    } else {
-        let storage = versions.iter().filter(|v| v["storage"].as_bool() == Some(true)).count();
-        if storage != 1 {
-            errs.push(FieldError::invalid("spec.versions", json!(storage), "must have exactly one version marked as storage version"));
-        }
-    }
-    errs.extend(validate_conversion(&spec["conversion"]));
-    errs
-}
-
-/// `spec.conversion`: `None` or `Webhook`; a webhook needs review versions and a client
-/// configuration (a `url` or a `service`).
-fn validate_conversion(conversion: &Value) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    match conversion["strategy"].as_str() {
-        None | Some("None") => {}
-        Some("Webhook") => {
-            let webhook = &conversion["webhook"];
-            if webhook["conversionReviewVersions"].as_array().is_none_or(Vec::is_empty) {
-                errs.push(FieldError::required("spec.conversion.webhook.conversionReviewVersions", "must contain at least one version"));
-            }
-            let config = &webhook["clientConfig"];
-            if config["url"].is_null() == config["service"].is_null() {
-                errs.push(FieldError::required("spec.conversion.webhook.clientConfig", "exactly one of url or service is required"));
-            }
-        }
-        Some(other) => errs.push(FieldError::new(
-            crate::apiserver::status::FieldErrorKind::NotSupported,
-            "spec.conversion.strategy",
-            Some(json!(other)),
-            "supported values: \"None\", \"Webhook\"",
-        )),
-    }
-    errs
-}
 
 /// The conversion a CRD asks for: with a webhook, what its unreachability says.
 fn conversion(spec: &Value) -> Conversion {
@@ -179,6 +112,22 @@ pub fn created_status(crd: &Value) -> Value {
         .map(|v| vec![v["name"].clone()])
         .unwrap_or_default();
     json!({"acceptedNames": {"plural": "", "kind": ""}, "conditions": null, "storedVersions": storage})
+}
+
+/// Adds the definition's storage version (the first version marked so) to its stored versions
+/// if they do not hold it.
+pub fn store_storage_version(crd: &mut Value) {
+    let storage = crd["spec"]["versions"].as_array().and_then(|vs| vs.iter().find(|v| v["storage"] == true)).map(|v| v["name"].clone());
+    let Some(storage) = storage.filter(Value::is_string) else { return };
+    if !crd["status"].is_object() {
+        return;
+    }
+    let stored = &mut crd["status"]["storedVersions"];
+    match stored.as_array_mut() {
+        Some(list) if !list.contains(&storage) => list.push(storage),
+        Some(_) => {}
+        None => *stored = json!([storage]),
+    }
 }
 
 /// The status kube-apiserver's definition controllers write at `now` once they have seen
