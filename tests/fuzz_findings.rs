@@ -1580,7 +1580,10 @@ async fn a_daemon_set_s_metadata_alone_has_no_template_generation(server: Server
 }
 
 /// Seed 2: `DELETE .../clusterroles?watch=true` opened a watch on the fake, which never
-/// answered; a collection's DELETE is a deletecollection whatever its `watch`.
+/// answered; a collection's DELETE is a deletecollection whatever its `watch`. Its `watch`
+/// gets the WatchList defaults there too (k8s.io/apiserver pkg/endpoints/handlers/delete.go),
+/// so upstream may list from a watch cache that has not seen the create yet and delete
+/// nothing (seen once in CI); the fake, with no cache, deletes it.
 async fn a_collection_s_delete_asking_to_watch_deletes(server: Server) {
     let mut labelled = configmap("watch-deleted", &[]);
     labelled["metadata"]["labels"] = json!({"app": "watch-deleted"});
@@ -1589,8 +1592,11 @@ async fn a_collection_s_delete_asking_to_watch_deletes(server: Server) {
     let r = tokio::time::timeout(std::time::Duration::from_secs(20), raw(&server, Method::DELETE, &uri, None, Body::empty())).await;
     let r = r.expect("a collection's DELETE answers");
     let deleted: Vec<&str> = r.body["items"].as_array().into_iter().flatten().filter_map(|i| i["metadata"]["name"].as_str()).collect();
-    assert_eq!((r.code, r.body["kind"].as_str(), deleted), (200, Some("ConfigMapList"), vec!["watch-deleted"]), "{}", r.body);
-    assert_eq!(get(&server, &cm_path("watch-deleted")).await.code, 404);
+    assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("ConfigMapList")), "{}", r.body);
+    let expected: &[&str] = if matches!(server, Server::Fake(_)) { &["watch-deleted"] } else { &[] };
+    assert!(deleted == ["watch-deleted"] || deleted == expected, "{}", r.body);
+    let gone = if deleted.is_empty() { 200 } else { 404 };
+    assert_eq!(get(&server, &cm_path("watch-deleted")).await.code, gone);
 }
 
 /// Seed 2: a strategic merge patch of `null` was refused; the handler decodes it into a nil

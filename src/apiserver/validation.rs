@@ -12,10 +12,11 @@ const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lowe
 const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const QUALIFIED_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const LABEL_KEY_MSG: &str = "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+const DNS1035_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, of any length.
-pub fn is_label_part(s: &str) -> bool {
+fn is_label_part(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty() && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-') && b[0] != b'-' && b[b.len() - 1] != b'-'
 }
@@ -38,6 +39,33 @@ pub fn dns_label_problems(s: &str) -> Vec<String> {
     }
     if !is_label_part(s) {
         problems.push(if s.split('.').all(is_label_part) { "must not contain dots".to_string() } else { LABEL_MSG.to_string() });
+    }
+    problems
+}
+
+/// What is wrong with `s` as a DNS-1035 label, in upstream `IsDNS1035Label`'s order and words.
+pub fn dns1035_label_problems(s: &str) -> Vec<String> {
+    let b = s.as_bytes();
+    let matches = is_label_part(s) && b[0].is_ascii_lowercase();
+    let mut problems = Vec::new();
+    if s.len() > 63 {
+        problems.push("must be no more than 63 characters".to_string());
+    }
+    if !matches {
+        problems.push(DNS1035_MSG.to_string());
+    }
+    problems
+}
+
+/// What is wrong with `s` as an RFC 1123 subdomain, in upstream `IsDNS1123Subdomain`'s order
+/// and words.
+pub fn subdomain_problems(s: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if s.len() > 253 {
+        problems.push("must be no more than 253 characters".to_string());
+    }
+    if !s.split('.').all(is_label_part) {
+        problems.push(SUBDOMAIN_MSG.to_string());
     }
     problems
 }

@@ -15,12 +15,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::apiserver::status::{FieldError, FieldErrorKind};
-use crate::apiserver::validation::is_label_part;
-
-/// The length limit and pattern of a DNS-1035 label, as `IsDNS1035Label` words them.
-const DNS1035_TOO_LONG: &str = "must be no more than 63 characters";
-const DNS1035_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+use crate::apiserver::validation::{dns1035_label_problems, subdomain_problems};
 
 /// Validates a definition (defaulted, with the status a create gives it).
 pub fn validate(crd: &Value) -> Vec<FieldError> {
@@ -35,7 +30,7 @@ pub fn validate(crd: &Value) -> Vec<FieldError> {
     }
     if group.is_empty() {
         errs.push(FieldError::required("spec.group", ""));
-    } else if let Some(problems) = subdomain_problems(&group) {
+    } else if let Some(problems) = joined(subdomain_problems(&group)) {
         errs.push(FieldError::invalid("spec.group", json!(group), problems));
     } else if !group.contains('.') {
         errs.push(FieldError::invalid("spec.group", json!(group), "should be a domain with at least one dot"));
@@ -86,20 +81,10 @@ pub fn validate(crd: &Value) -> Vec<FieldError> {
 
 /// `IsDNS1035Label`'s problems with `s`, joined as the definition's validation joins them.
 fn dns1035_problems(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let matches = !b.is_empty()
-        && b[0].is_ascii_lowercase()
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b[b.len() - 1] != b'-';
-    let problems: Vec<&str> = [(s.len() > 63, DNS1035_TOO_LONG), (!matches, DNS1035_MSG)].iter().filter(|p| p.0).map(|p| p.1).collect();
-    (!problems.is_empty()).then(|| problems.join(","))
+    joined(dns1035_label_problems(s))
 }
 
-/// `IsDNS1123Subdomain`'s problems with `s`, joined.
-fn subdomain_problems(s: &str) -> Option<String> {
-    let matches = s.split('.').all(is_label_part);
-    let problems: Vec<&str> =
-        [(s.len() > 253, "must be no more than 253 characters"), (!matches, SUBDOMAIN_MSG)].iter().filter(|p| p.0).map(|p| p.1).collect();
+fn joined(problems: Vec<String>) -> Option<String> {
     (!problems.is_empty()).then(|| problems.join(","))
 }
 
