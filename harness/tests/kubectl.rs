@@ -353,7 +353,18 @@ fn a_definition_is_established_after_its_create_and_goes_after_its_objects(on: O
     );
     let created = s.apply_file("create", "crd.yaml", &definition);
     assert!(created.contains("created"), "{created}");
-    s.ok(&["wait", "--for=condition=Established", &format!("crd/{crd}"), "--timeout=60s"]);
+    // A definition's status holds `conditions: null` until the server's controllers write it,
+    // on which `kubectl wait` fails at once instead of waiting: it is asked again until then.
+    let wait = ["wait", "--for=condition=Established", &format!("crd/{crd}"), "--timeout=60s"];
+    for attempt in 0.. {
+        let out = s.kubectl(&wait);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            break;
+        }
+        assert!(attempt < 100 && stderr.contains(".status.conditions accessor error"), "kubectl {wait:?} failed: {stderr}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     let established = s.json(&["get", "crd", &crd, "--show-managed-fields"]);
     assert_eq!(established["status"]["acceptedNames"]["listKind"], "ProbeList", "{established}");
     assert_eq!(established["spec"]["names"]["singular"], "probe", "the names are defaulted");
