@@ -124,6 +124,8 @@ on_both_servers!(
     a_strategic_merge_patch_s_type_meta_is_ignored,
     a_definition_is_validated_in_apiextensions_order_and_words,
     a_watch_from_now_that_allows_bookmarks_ends_its_initial_events_with_one,
+    a_delete_s_uid_and_resource_version_parameters_are_preconditions,
+    a_finalized_namespace_is_deleted_by_the_generic_store,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1127,6 +1129,17 @@ async fn a_pod_s_log_is_only_read(server: Server) {
     let r = get(&server, &format!("{log}?container=other")).await;
     assert_eq!((r.code, r.body["message"].as_str()), (400, Some("container other is not valid for pod logged")), "{}", r.body);
     assert_eq!(get(&server, log).await.code, 204);
+    // Seed 1 at 100,000 requests: the route produces text/plain too, first in its 406; a
+    // request for it alone reaches the handler, and with no log to stream gets the error
+    // writer's 406, as an absent pod does (its error has no plain-text form).
+    let r = accepting(&server, Method::GET, log, "text/html", None).await;
+    let refused = "406: Not Acceptable\n\nAvailable representations: text/plain, application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    assert_eq!((r.code, r.body["message"].as_str()), (406, Some(refused)), "{}", r.body);
+    let refused = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    for pod in ["logged", "unlogged"] {
+        let r = accepting(&server, Method::GET, &format!("/api/v1/namespaces/default/pods/{pod}/log"), "text/plain", None).await;
+        assert_eq!((r.code, r.body["message"].as_str()), (406, Some(refused)), "{}", r.body);
+    }
 }
 
 /// Seed 1: a JSON patch of `null` was refused; Go decodes it as no operations.
@@ -1223,6 +1236,17 @@ async fn kube_system_holds_the_server_s_own_config_maps(server: Server) {
     let tracking = get(&server, &format!("{path}/kube-apiserver-legacy-service-account-token-tracking")).await.body;
     let since = tracking["data"]["since"].as_str().unwrap_or_default();
     assert!(since.len() == 10 && since.split('-').count() == 3, "{tracking}");
+    // Seed 1 at 100,000 requests: the client CA stayed deleted. Its controller writes it again
+    // at once (pkg/controlplane/controller/clusterauthenticationtrust).
+    let authentication = format!("{path}/extension-apiserver-authentication");
+    assert_eq!(delete(&server, &authentication, Value::Null).await.code, 200);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut back = get(&server, &authentication).await;
+    while back.code == 404 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        back = get(&server, &authentication).await;
+    }
+    assert_eq!((back.code, &back.body["data"]["client-ca-file"]), (200, &json!(ca)), "{}", back.body);
 }
 
 /// Seed 1: a wrong type for a field of a named Go type was named as its underlying type;
@@ -2726,4 +2750,57 @@ async fn a_watch_from_now_that_allows_bookmarks_ends_its_initial_events_with_one
     }
     let r = accepting(&server, Method::GET, &format!("/api/v1/watch/namespaces/default/configmaps?{query}"), PROTOBUF, None).await;
     assert_eq!(seen(&r), [pair("ADDED", "marked")], "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests: a collection's DELETE with `resourceVersion=0` deleted what it
+/// listed. Without a body, a DELETE's `uid` and `resourceVersion` query parameters are
+/// preconditions (`Convert_url_Values_To_v1_DeleteOptions`, k8s.io/apimachinery
+/// pkg/apis/meta/v1/conversion.go), of a collection's every item too, where the first that
+/// fails them ends the delete (k8s.io/apiserver pkg/registry/generic/registry/store.go).
+async fn a_delete_s_uid_and_resource_version_parameters_are_preconditions(server: Server) {
+    let created = create_cm(&server, "preconditioned", &[]).await;
+    let rv = created["metadata"]["resourceVersion"].as_str().unwrap();
+    let r = delete(&server, &format!("{}?resourceVersion=1", cm_path("preconditioned")), Value::Null).await;
+    let modified = format!(
+        "Operation cannot be fulfilled on ConfigMap \"preconditioned\": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record ({rv}). The object might have been modified"
+    );
+    assert_eq!((r.code, r.body["message"].as_str()), (409, Some(modified.as_str())), "{}", r.body);
+    let r = delete(&server, &format!("{}?uid=other", cm_path("preconditioned")), Value::Null).await;
+    assert_eq!(r.code, 409, "{}", r.body);
+    assert!(r.body["message"].as_str().unwrap().contains("the UID in the precondition (other) does not match"), "{}", r.body);
+    assert_eq!(delete(&server, &format!("{}?resourceVersion={rv}", cm_path("preconditioned")), Value::Null).await.code, 200);
+
+    let mut first = configmap("preconditioned-a", &[]);
+    first["metadata"]["labels"] = json!({"app": "preconditioned"});
+    assert_eq!(post(&server, &cm_path(""), first).await.code, 201);
+    let mut second = configmap("preconditioned-b", &[]);
+    second["metadata"]["labels"] = json!({"app": "preconditioned"});
+    let second = post(&server, &cm_path(""), second).await.body;
+    let rv = second["metadata"]["resourceVersion"].as_str().unwrap();
+    let r = delete(&server, &format!("{}?labelSelector=app%3Dpreconditioned&resourceVersion={rv}", cm_path("")), Value::Null).await;
+    assert_eq!(r.code, 409, "{}", r.body);
+    assert!(
+        r.body["message"].as_str().unwrap().starts_with("Operation cannot be fulfilled on ConfigMap \"preconditioned-a\""),
+        "{}",
+        r.body
+    );
+    assert_eq!(get(&server, &cm_path("preconditioned-b")).await.code, 200);
+}
+
+/// Seed 1 at 100,000 requests: a namespace whose `spec.finalizers` are empty but which keeps
+/// a GC finalizer was left as it was by a second delete. The namespace registry hands such a
+/// delete to the generic store (pkg/registry/core/namespace/storage/storage.go), which marks
+/// it as deleting with a grace period of 0 (`markAsDeleting`, k8s.io/apiserver
+/// pkg/registry/generic/registry/store.go).
+async fn a_finalized_namespace_is_deleted_by_the_generic_store(server: Server) {
+    let namespace = "/api/v1/namespaces/store-deleted";
+    assert_eq!(post(&server, "/api/v1/namespaces", json!({"metadata": {"name": "store-deleted"}})).await.code, 201);
+    let r = delete(&server, namespace, json!({"propagationPolicy": "Orphan"})).await;
+    assert_eq!((r.code, &r.body["metadata"]["finalizers"]), (200, &json!(["orphan"])), "{}", r.body);
+    let finalized = json!({"metadata": {"name": "store-deleted", "finalizers": ["orphan"]}, "spec": {"finalizers": []}});
+    let r = put(&server, &format!("{namespace}/finalize"), finalized).await;
+    assert_eq!((r.code, &r.body["metadata"]["deletionGracePeriodSeconds"]), (200, &Value::Null), "{}", r.body);
+    let r = delete(&server, namespace, Value::Null).await;
+    assert_eq!((r.code, &r.body["metadata"]["deletionGracePeriodSeconds"]), (200, &json!(0)), "{}", r.body);
+    assert_eq!(get(&server, namespace).await.body["metadata"]["deletionGracePeriodSeconds"], 0);
 }

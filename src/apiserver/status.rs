@@ -390,6 +390,11 @@ impl ApiError {
                 produced.push("application/vnd.kubernetes.protobuf;stream=watch");
             }
         }
+        Self::not_acceptable_of(&produced)
+    }
+
+    /// 406 NotAcceptable of a route that produces the media types `produced`, in its words.
+    pub fn not_acceptable_of(produced: &[&str]) -> Self {
         Self::new(406, "NotAcceptable", format!("406: Not Acceptable\n\nAvailable representations: {}", produced.join(", ")))
             .with_details(json!({}))
     }

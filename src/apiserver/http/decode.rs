@@ -253,7 +253,9 @@ fn delete_options_kind(body: &Value) -> ApiResult<()> {
 
 /// The `DeleteOptions` of a DELETE as the request gives them, not yet validated: from the
 /// body if it has one, else from the query parameters, as the upstream DELETE handler reads
-/// them. Fails only on a body that cannot be decoded.
+/// them: there `uid` and `resourceVersion` are preconditions (`Convert_url_Values_To_v1_DeleteOptions`,
+/// k8s.io/apimachinery pkg/apis/meta/v1/conversion.go), also in a collection delete, where
+/// `resourceVersion` is a list option too. Fails only on a body that cannot be decoded.
 pub fn delete_request(headers: &HeaderMap, body: &Bytes, query: &Query) -> ApiResult<DeleteRequest> {
     let body = delete_body(headers, body)?;
     if body.iter().any(|b| !b.is_ascii_whitespace()) {
@@ -273,8 +275,8 @@ pub fn delete_request(headers: &HeaderMap, body: &Bytes, query: &Query) -> ApiRe
             propagation: parse_policy(query.get("propagationPolicy")),
             orphan_dependents: query.flag("orphanDependents"),
             grace_period_seconds: query.int("gracePeriodSeconds"),
-            precondition_uid: None,
-            precondition_resource_version: None,
+            precondition_uid: query.get("uid").map(String::from),
+            precondition_resource_version: query.get("resourceVersion").map(String::from),
             dry_run: parse_dry_run(&query.all("dryRun")),
         })
     }

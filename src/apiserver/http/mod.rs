@@ -325,6 +325,10 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
     // The apiextensions server's handlers refuse with their own 406 before they do anything
     // (`NegotiateOutputMediaType` first in each handler, k8s.io/apiserver pkg/endpoints/handlers).
     let accept = header_str(&parts.headers, header::ACCEPT);
+    // A pod's log is produced as text/plain too: a request for that alone reaches the handler,
+    // which has no log of the fake's to stream and whose errors have no plain-text form: the
+    // error writer's own 406.
+    let plain_log = is_pod_log(&path, &scope) && accept.is_some_and(|a| a.split(',').any(|m| m.split(';').next() == Some("text/plain")));
     let (repr, encoding) = match Representation::negotiate(accept, !scope.resource.custom, lists) {
         // The ephemeral containers' storage has no table convertor: their handler passes a
         // Table over for the next media type, or refuses with its own 406 before reading the
@@ -338,6 +342,10 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
         }
         Ok(negotiated) => negotiated,
         Err(_) if scope.resource.custom => return Err(ApiError::not_acceptable_media_types()),
+        Err(_) if plain_log => return Err(ApiError::not_acceptable_media_types()),
+        Err(_) if is_pod_log(&path, &scope) => {
+            return Err(ApiError::not_acceptable_of(&["text/plain", "application/json", "application/yaml", protobuf::MEDIA_TYPE]));
+        }
         Err(e) => return Err(e),
     };
     let name = path.name.as_deref();

@@ -12,6 +12,7 @@
 //! - [`definitions`]: CustomResourceDefinitions — status, validation, the cleanup finalizer
 //!   and its controller, serving the resources they define.
 //! - [`nodes`]: the not-ready taint of a new Node.
+//! - [`config_maps`]: the client CA ConfigMap kube-apiserver keeps in kube-system.
 //! - [`volumes`]: claims and volumes — the StorageObjectInUseProtection admission plugin;
 //!   [`volume_spec`]: a volume's spec validated.
 //! - [`records`]: Events (core and events.k8s.io) and ControllerRevisions, which only validate fields of their own.
@@ -27,6 +28,7 @@
 //!   and `approval` subresources may change, and the condition times the server fills.
 
 pub mod certificates;
+pub mod config_maps;
 pub mod daemon_sets;
 pub mod definitions;
 pub mod deployments;
@@ -48,6 +50,7 @@ use crate::apiserver::storage::hooks::{Generic, Kind};
 pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
     match (group, plural) {
         ("", "pods") => &pods::Pods,
+        ("", "configmaps") => &config_maps::ConfigMaps,
         ("", "namespaces") => &namespaces::Namespaces,
         ("", "nodes") => &nodes::Nodes,
         ("", "services") => &services::Services,

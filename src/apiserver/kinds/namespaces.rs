@@ -99,14 +99,9 @@ impl Kind for Namespaces {
         if !string_list(&existing["spec"], "finalizers").is_empty() {
             return DeletePlan::Unchanged;
         }
-        if finalizers.new.is_empty() {
-            return DeletePlan::Remove;
-        }
-        let mut obj = existing.clone();
-        if finalizers.changed() {
-            obj["metadata"]["finalizers"] = json!(finalizers.new);
-        }
-        DeletePlan::Keep(obj)
+        // Finalized: the generic store's delete, which marks a namespace that still has
+        // finalizers as deleting with no grace (`markAsDeleting`).
+        planner.generic(existing)
     }
 
     /// A namespace being deleted waits for the namespace controller.

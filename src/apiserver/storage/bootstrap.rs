@@ -32,6 +32,11 @@ pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
 /// the root CA publisher publishes too.
 const CLIENT_CA: &str = include_str!("../../workloads/root_ca.pem");
 
+/// A ConfigMap of kube-system named `name` holding `data`.
+fn configmap(name: &str, data: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
+}
+
 impl Storage {
     /// Creates the namespaces and RBAC objects of a fresh server.
     pub(super) fn bootstrap(&mut self) {
@@ -46,15 +51,23 @@ impl Storage {
             let scope = self.scope("rbac.authorization.k8s.io", "v1", &plural, namespace).expect("RBAC is served");
             self.create_as_server(&scope, body);
         }
-        let configmaps = self.scope("", "v1", "configmaps", Some("kube-system".into())).expect("ConfigMaps are served");
-        let configmap =
-            |name: &str, data: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data});
-        self.create_as_server(&configmaps, configmap("extension-apiserver-authentication", json!({"client-ca-file": CLIENT_CA})));
+        self.publish_client_ca();
         // The day legacy service account tokens began to be tracked: the server's first.
         let since = self.clock.now().format("%Y-%m-%d").to_string();
-        self.create_as_server(&configmaps, configmap("kube-apiserver-legacy-service-account-token-tracking", json!({"since": since})));
+        self.create_as_server(
+            &self.kube_system_configmaps(),
+            configmap("kube-apiserver-legacy-service-account-token-tracking", json!({"since": since})),
+        );
         self.bootstrap_kubernetes_service();
         self.renew_identity_lease();
+    }
+
+    /// Writes `kube-system/extension-apiserver-authentication`, the client CA aggregated API
+    /// servers read, as the cluster authentication trust controller does at start and
+    /// whenever it is deleted.
+    pub(crate) fn publish_client_ca(&mut self) {
+        let scope = self.kube_system_configmaps();
+        self.create_as_server(&scope, configmap("extension-apiserver-authentication", json!({"client-ca-file": CLIENT_CA})));
     }
 
     /// The `kubernetes` Service (the first address of the service range, port 443 to the secure
@@ -70,6 +83,11 @@ impl Storage {
             &services,
             json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kubernetes", "labels": labels}, "spec": spec}),
         );
+    }
+
+    /// The scope of kube-system's ConfigMaps.
+    fn kube_system_configmaps(&self) -> Scope {
+        self.scope("", "v1", "configmaps", Some("kube-system".into())).expect("ConfigMaps are served")
     }
 
     /// Creates `body` as kube-apiserver's own client does.
