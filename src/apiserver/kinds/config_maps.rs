@@ -15,7 +15,9 @@ impl Kind for ConfigMaps {
     fn removed(&self, storage: &mut Storage, object: &Value) {
         let meta = &object["metadata"];
         if meta["namespace"] == "kube-system" && meta["name"] == "extension-apiserver-authentication" {
-            storage.publish_client_ca();
+            if let Err(e) = storage.publish_client_ca() {
+                tracing::debug!(error = %e.message, "the client CA was not written again");
+            }
         }
     }
 }

@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::schema::WriteOptions;
+use crate::apiserver::status::ApiResult;
 use crate::apiserver::storage::{Scope, Storage};
 
 /// The namespaces every cluster has.
@@ -37,6 +38,11 @@ fn configmap(name: &str, data: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
 }
 
+/// `kube-system/extension-apiserver-authentication`: the client CA aggregated API servers read.
+fn client_ca() -> Value {
+    configmap("extension-apiserver-authentication", json!({"client-ca-file": CLIENT_CA}))
+}
+
 impl Storage {
     /// Creates the namespaces and RBAC objects of a fresh server.
     pub(super) fn bootstrap(&mut self) {
@@ -51,7 +57,7 @@ impl Storage {
             let scope = self.scope("rbac.authorization.k8s.io", "v1", &plural, namespace).expect("RBAC is served");
             self.create_as_server(&scope, body);
         }
-        self.publish_client_ca();
+        self.create_as_server(&self.kube_system_configmaps(), client_ca());
         // The day legacy service account tokens began to be tracked: the server's first.
         let since = self.clock.now().format("%Y-%m-%d").to_string();
         self.create_as_server(
@@ -62,12 +68,10 @@ impl Storage {
         self.renew_identity_lease();
     }
 
-    /// Writes `kube-system/extension-apiserver-authentication`, the client CA aggregated API
-    /// servers read, as the cluster authentication trust controller does at start and
-    /// whenever it is deleted.
-    pub(crate) fn publish_client_ca(&mut self) {
-        let scope = self.kube_system_configmaps();
-        self.create_as_server(&scope, configmap("extension-apiserver-authentication", json!({"client-ca-file": CLIENT_CA})));
+    /// Writes the client CA ConfigMap ([`client_ca`]) again, as the cluster authentication
+    /// trust controller does whenever it is deleted.
+    pub(crate) fn publish_client_ca(&mut self) -> ApiResult<()> {
+        self.try_create_as_server(&self.kube_system_configmaps(), client_ca())
     }
 
     /// The `kubernetes` Service (the first address of the service range, port 443 to the secure
@@ -91,9 +95,14 @@ impl Storage {
     }
 
     /// Creates `body` as kube-apiserver's own client does.
-    fn create_as_server(&mut self, scope: &Scope, body: Value) {
+    fn try_create_as_server(&mut self, scope: &Scope, body: Value) -> ApiResult<()> {
         let opts = WriteOptions { field_manager: "kube-apiserver".into(), ..WriteOptions::default() };
-        if let Err(e) = self.create(scope, body, opts) {
+        self.create(scope, body, opts).map(drop)
+    }
+
+    /// Creates a bootstrap object `body`, which a fresh server never refuses.
+    fn create_as_server(&mut self, scope: &Scope, body: Value) {
+        if let Err(e) = self.try_create_as_server(scope, body) {
             panic!("a bootstrap object is refused: {}", e.message);
         }
     }
