@@ -85,9 +85,8 @@ impl Kind for Namespaces {
     /// `Terminating`, deletionTimestamp, GC finalizers from the options); once the namespace
     /// controller has emptied `spec.finalizers`, a delete goes the generic way.
     fn plan_delete(&self, existing: &Value, planner: &DeletePlanner<'_>) -> DeletePlan {
-        let finalizers = planner.finalizer_change(existing, DefaultGcPolicy::DeleteDependents);
-        let meta = &existing["metadata"];
-        if meta["deletionTimestamp"].is_null() {
+        if existing["metadata"]["deletionTimestamp"].is_null() {
+            let finalizers = planner.finalizer_change(existing, DefaultGcPolicy::DeleteDependents);
             let mut obj = existing.clone();
             obj["metadata"]["deletionTimestamp"] = json!(format_time(planner.ctx.now));
             obj["status"]["phase"] = json!("Terminating");
