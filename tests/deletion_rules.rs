@@ -270,7 +270,7 @@ async fn b3_row08_background_strips_a_lone_gc_finalizer_and_deletes(s: Server) {
 #[tokio::test]
 async fn b3_row09_scheduled_pod_terminates_for_its_grace_period() {
     let clock = Clock::virtual_at(parse_time("2030-01-01T00:00:00Z").unwrap());
-    let s = ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() });
+    let s = with_default_account(ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() }));
     assert_eq!(post(&s, PODS, pod("p", Some("node-1"), &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/p"), Value::Null).await;
     assert_eq!(r.code, 200);
@@ -321,7 +321,7 @@ async fn b3_row10_redelete_during_pending_graceful_deletion_changes_nothing(s: S
 #[tokio::test]
 async fn b3_row11_redelete_with_shorter_grace_moves_the_timestamp_and_recomputes_finalizers() {
     let clock = Clock::virtual_at(parse_time("2030-01-01T00:00:00Z").unwrap());
-    let s = ApiServer::with_config(Config { clock, ..Config::default() });
+    let s = with_default_account(ApiServer::with_config(Config { clock, ..Config::default() }));
     assert_eq!(post(&s, PODS, pod("p", Some("n"), &["example.com/hold"])).await.code, 201);
     delete(&s, &format!("{PODS}/p"), Value::Null).await;
     let r = delete(&s, &format!("{PODS}/p"), json!({"gracePeriodSeconds": 10, "propagationPolicy": "Foreground"})).await;
@@ -333,7 +333,7 @@ async fn b3_row11_redelete_with_shorter_grace_moves_the_timestamp_and_recomputes
 #[tokio::test]
 async fn b3_row12_redelete_of_an_object_being_deleted_can_switch_policy() {
     let clock = Clock::virtual_at(parse_time("2030-01-01T00:00:00Z").unwrap());
-    let s = ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() });
+    let s = with_default_account(ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() }));
     create_cm(&s, "x", &["example.com/hold"]).await;
     let first = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Orphan"})).await.body;
     assert_eq!(strings(&first["metadata"]["finalizers"]), ["example.com/hold", "orphan"]);

@@ -126,6 +126,7 @@ on_both_servers!(
     a_watch_from_now_that_allows_bookmarks_ends_its_initial_events_with_one,
     a_delete_s_uid_and_resource_version_parameters_are_preconditions,
     a_finalized_namespace_is_deleted_by_the_generic_store,
+    a_deletion_timestamp_sent_in_an_update_is_its_writer_s,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -2803,4 +2804,51 @@ async fn a_finalized_namespace_is_deleted_by_the_generic_store(server: Server) {
     let r = delete(&server, namespace, Value::Null).await;
     assert_eq!((r.code, &r.body["metadata"]["deletionGracePeriodSeconds"]), (200, &json!(0)), "{}", r.body);
     assert_eq!(get(&server, namespace).await.body["metadata"]["deletionGracePeriodSeconds"], 0);
+}
+
+/// Seed 1 at 100,000 requests: a PUT that sent another deletion timestamp for an object being
+/// deleted was not recorded as its writer's. The handler's field manager compares the object
+/// as sent with the stored one before the store puts the stored timestamp back
+/// (`rest.BeforeUpdate`, k8s.io/apiserver pkg/registry/rest/update.go), and it ignores no
+/// deletion field (`stripMeta`, k8s.io/apimachinery pkg/util/managedfields/internal).
+async fn a_deletion_timestamp_sent_in_an_update_is_its_writer_s(server: Server) {
+    create_cm(&server, "redated", &["example.com/hold"]).await;
+    assert_eq!(delete(&server, &cm_path("redated"), Value::Null).await.code, 200);
+    let mut deleting = get(&server, &cm_path("redated")).await.body;
+    let stamped = deleting["metadata"]["deletionTimestamp"].clone();
+    deleting["metadata"]["deletionTimestamp"] = json!("2001-02-03T04:05:06Z");
+    let r = put(&server, &format!("{}?fieldManager=redater", cm_path("redated")), deleting).await;
+    assert_eq!((r.code, &r.body["metadata"]["deletionTimestamp"]), (200, &stamped), "{}", r.body);
+    let entries = r.body["metadata"]["managedFields"].as_array().unwrap();
+    let redater = entries.iter().find(|e| e["manager"] == "redater").unwrap_or_else(|| panic!("{}", r.body));
+    assert_eq!(redater["fieldsV1"], json!({"f:metadata": {"f:deletionTimestamp": {}}}), "{}", r.body);
+    let r = patch(&server, &cm_path("redated"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests: a pod naming no account was created in a namespace without a
+/// `default` ServiceAccount. The ServiceAccount plugin looks that account up ten times,
+/// 100–200 ms apart, as the service account controller makes it soon after its namespace,
+/// then refuses the pod (`getServiceAccount`, kubernetes
+/// plugin/pkg/admission/serviceaccount/admission.go). The fake alone runs no such controller;
+/// the upstream side's makes the account again too soon for a refusal to be seen there.
+#[tokio::test(start_paused = true)]
+async fn a_pod_waits_a_while_for_its_default_service_account() {
+    let server = Server::fake();
+    let pods = "/api/v1/namespaces/default/pods";
+    let pod = |name: &str| json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    let account = "/api/v1/namespaces/default/serviceaccounts/default";
+    assert!(matches!(delete(&server, account, Value::Null).await.code, 200 | 404));
+    let r = post(&server, pods, pod("refused")).await;
+    assert_eq!(r.code, 403, "{}", r.body);
+    let why = "pods \"refused\" is forbidden: error looking up service account default/default: serviceaccount \"default\" not found";
+    assert_eq!(r.body["message"], why);
+    let maker = server.clone();
+    let made = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        post(&maker, "/api/v1/namespaces/default/serviceaccounts", json!({"metadata": {"name": "default"}})).await.code
+    });
+    let r = post(&server, pods, pod("admitted")).await;
+    assert_eq!((r.code, made.await.unwrap()), (201, 201), "{}", r.body);
+    assert_eq!(r.body["spec"]["serviceAccountName"], "default");
 }

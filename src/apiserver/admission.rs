@@ -25,9 +25,9 @@ pub struct Admission {
     /// The storage-protection finalizer.
     pub protection_finalizer: Option<&'static str>,
     /// Whether the object is a pod whose `spec.serviceAccountName` must exist: a missing one is
-    /// refused with 403 (`error looking up service account`). The `default` account counts as
-    /// present in every namespace, even in the moment before the service account controller
-    /// makes it (upstream refuses a pod then, which is why clients wait for the account).
+    /// refused with 403 (`error looking up service account`). The `default` account is looked
+    /// up for a while before that ([`DEFAULT_ACCOUNT_LOOKUPS`]), as the service account
+    /// controller makes it soon after its namespace.
     pub service_account: bool,
     /// Whether the object is a pod whose `spec.runtimeClassName` must exist: a missing one is
     /// refused with 403 (`pod rejected: RuntimeClass "x" not found`, upstream
@@ -47,6 +47,15 @@ pub struct Admission {
     pub not_ready_taint: bool,
 }
 
+/// The account a pod naming none runs as.
+pub const DEFAULT_ACCOUNT: &str = "default";
+
+/// How often, and how far apart, the ServiceAccount plugin looks the `default` account up
+/// before it refuses a pod: the service account controller makes it soon after its namespace
+/// (`getServiceAccount`, kubernetes plugin/pkg/admission/serviceaccount/admission.go, waits
+/// 100–200 ms between ten lookups).
+pub const DEFAULT_ACCOUNT_LOOKUPS: (u32, std::time::Duration) = (10, std::time::Duration::from_millis(150));
+
 /// Where the ServiceAccount plugin mounts the token volume.
 const TOKEN_MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -54,11 +63,11 @@ const TOKEN_MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 const DEFAULT_TOLERATED: [&str; 2] = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"];
 
 impl Admission {
-    /// The service account a new pod in `namespace` names, if admission must find it: the
-    /// `default` account only in the empty namespace, where no account exists.
-    pub fn service_account_of<'a>(self, object: &'a Value, namespace: &str) -> Option<&'a str> {
-        let name = object["spec"]["serviceAccountName"].as_str().filter(|n| !n.is_empty() && (*n != "default" || namespace.is_empty()));
-        if self.service_account { name } else { None }
+    /// The service account a new pod names, if admission must find it: `default` when it
+    /// names none.
+    pub fn service_account_of(self, object: &Value) -> Option<&str> {
+        let name = object["spec"]["serviceAccountName"].as_str().filter(|n| !n.is_empty()).unwrap_or(DEFAULT_ACCOUNT);
+        self.service_account.then_some(name)
     }
 
     /// The RuntimeClass a new pod names, if admission must find it.
@@ -114,8 +123,8 @@ fn taint_not_ready(node: &mut Value) {
 /// volume mounted in each container that has nothing mounted at the token's path.
 fn mount_service_account_token(spec: &mut Value, ids: &Ids) {
     if spec["serviceAccountName"].as_str().unwrap_or("").is_empty() {
-        spec["serviceAccountName"] = json!("default");
-        spec["serviceAccount"] = json!("default");
+        spec["serviceAccountName"] = json!(DEFAULT_ACCOUNT);
+        spec["serviceAccount"] = json!(DEFAULT_ACCOUNT);
     }
     if spec["automountServiceAccountToken"] == json!(false) {
         return;

@@ -89,6 +89,8 @@ pub const CONFIGMAPS: Kind = Kind { api_version: "v1", kind: "ConfigMap", plural
 pub const SECRETS: Kind = Kind { api_version: "v1", kind: "Secret", plural: "secrets", namespaced: true };
 /// Core Events.
 pub const EVENTS: Kind = Kind { api_version: "v1", kind: "Event", plural: "events", namespaced: true };
+/// Core ServiceAccounts.
+pub const SERVICE_ACCOUNTS: Kind = Kind { api_version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true };
 /// Core Namespaces.
 pub const NAMESPACES: Kind = Kind { api_version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false };
 /// Core PersistentVolumes (cluster-scoped).
@@ -227,9 +229,12 @@ impl Env {
         self.gc().collector().lock_builder().graph.get(&uid.into()).is_some_and(|n| n.is_observed())
     }
 
-    /// Creates a namespace.
+    /// Creates a namespace and its `default` ServiceAccount, which its pods name, as upstream's
+    /// integration tests do for a server with no service account controller
+    /// (`createNamespaceOrDie`, kubernetes test/integration/garbagecollector).
     pub async fn create_namespace(&self, name: &str) {
         self.create(NAMESPACES, "", NAMESPACES.object(name)).await;
+        self.create(SERVICE_ACCOUNTS, name, SERVICE_ACCOUNTS.object("default")).await;
     }
 
     /// Creates `object` of `kind` in `ns`, asserting success; returns the stored object.

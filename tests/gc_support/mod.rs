@@ -58,6 +58,9 @@ impl Harness {
         let harness = Self { server, gc, calls, faults, seen_events: Mutex::new(HashSet::new()) };
         for ns in ["ns1", "ns2"] {
             harness.create_raw("/api/v1/namespaces", json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})).await;
+            // The account its pods name, which no service account controller makes here.
+            let account = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
+            harness.create_raw(&format!("/api/v1/namespaces/{ns}/serviceaccounts"), account).await;
         }
         harness.gc.refresh_rest_mapper().await.expect("discovery");
         harness.take_calls();

@@ -49,7 +49,7 @@ pub enum Server {
 impl Server {
     /// A fresh in-process fake API server.
     pub fn fake() -> Self {
-        Self::Fake(ApiServer::new())
+        Self::Fake(with_default_account(ApiServer::new()))
     }
 
     /// A fresh namespace on this process's upstream control plane (started, and built, on first
@@ -150,6 +150,18 @@ impl Raw {
             .collect();
         Self { code, body, warnings }
     }
+}
+
+/// `server` with the `default` ServiceAccount of namespace `default`, which the service account
+/// controller of the upstream side makes (the fake alone runs none) and every pod names unless
+/// it names another.
+pub fn with_default_account(server: ApiServer) -> ApiServer {
+    {
+        let mut storage = server.lock();
+        let accounts = storage.scope("", "v1", "serviceaccounts", Some("default".into())).unwrap();
+        storage.create(&accounts, json!({"metadata": {"name": "default"}}), Default::default()).unwrap();
+    }
+    server
 }
 
 /// Sends one request (to the fake: through its router, without a socket).

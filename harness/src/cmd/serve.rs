@@ -33,7 +33,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = GcChoice::Reference)]
     pub gc: GcChoice,
     /// Run no workload controllers: Deployments, ReplicaSets, ReplicationControllers and Jobs
-    /// then make no ReplicaSets or Pods, as on an API server with no controller manager.
+    /// then make no ReplicaSets or Pods, and no namespace gets its `default` ServiceAccount,
+    /// without which a pod is refused (403), as on an API server with no controller manager.
     #[arg(long)]
     pub no_workloads: bool,
     /// The cleanup controllers to run, as kube-controller-manager's `--controllers` lists them:

@@ -24,7 +24,6 @@ use http::{HeaderMap, HeaderValue, Method, header};
 use serde_json::Value;
 
 use crate::apiserver::Server;
-use crate::apiserver::discovery;
 use crate::apiserver::http::decode::{
     Write, apply_configuration, check_list_options, check_patch_json, delete_request, header_str, is_apply, list_page, object,
     patch_options, resource_object, resource_version, selection, write_options,
@@ -42,6 +41,7 @@ use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::write::Target;
 use crate::apiserver::strict::Document;
 use crate::apiserver::warning;
+use crate::apiserver::{admission, discovery};
 
 /// The largest request body accepted, as kube-apiserver's 3 MiB limit.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -425,6 +425,7 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
             (Method::POST, _) => {
                 let opts = WriteOptions { url_name: name.map(String::from), ..write_options(&query, &parts.headers, Write::Create)? };
                 let (value, opts) = with_body_keys(resource_object(&parts.headers, &body, &scope)?, opts);
+                await_default_account(server, &scope, None, &value).await;
                 let created = server.lock().create(&scope, value, opts)?;
                 object_response(201, repr, &scope, &created, now)
             }
@@ -446,6 +447,7 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                         server.lock().get(&scope, name)?;
                     }
                     let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
+                    await_default_account(server, &scope, Some(name), &config).await;
                     let (applied, created) = server.lock().apply(&scope, name, config, target, force, opts)?;
                     return object_response(if created { 201 } else { 200 }, repr, &scope, &applied, now);
                 };
@@ -486,6 +488,19 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
 /// k8s.io/apiserver pkg/endpoints/request/requestinfo.go): the `/watch/` prefix watches whatever
 /// the method, a GET without a name lists, a DELETE without one deletes the collection, and a
 /// method that is no verb has none.
+/// The ServiceAccount admission plugin's patience: a new pod in a namespace whose `default`
+/// account does not exist yet waits while the plugin looks the account up again (the store's
+/// admission then refuses it if it is still missing).
+async fn await_default_account(server: &Server, scope: &Scope, name: Option<&str>, body: &Value) {
+    let (lookups, interval) = admission::DEFAULT_ACCOUNT_LOOKUPS;
+    for _ in 1..lookups {
+        if !server.lock().lacks_default_account(scope, name, body) {
+            return;
+        }
+        tokio::time::sleep(interval).await;
+    }
+}
+
 fn request_verb(method: &Method, path: &ResourcePath) -> &'static str {
     let collection = path.name.is_none();
     match *method {

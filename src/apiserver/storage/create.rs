@@ -13,7 +13,7 @@ use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
+use crate::apiserver::{admission, defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
@@ -251,7 +251,7 @@ impl Storage {
             defaults::apply(&scope.resource.group, &scope.resource.kind, &mut body);
         }
         if let Some(ns) = &scope.namespace
-            && let Some(account) = admission.service_account_of(&body, ns)
+            && let Some(account) = admission.service_account_of(&body)
         {
             self.check_service_account(scope, ns, &named, account)?;
         }
@@ -310,6 +310,22 @@ impl Storage {
         scope.serve(&stored)
     }
 
+    /// Whether admission would look for the `default` ServiceAccount of `scope`'s namespace,
+    /// which does not exist (yet), to create `body`, the object `name` of `scope` if it is
+    /// absent (a create's name is its body's).
+    pub fn lacks_default_account(&self, scope: &Scope, name: Option<&str>, body: &Value) -> bool {
+        let admission = self.kind(scope).admission().mutated_by(self.mutant);
+        let (Some(namespace), Some(admission::DEFAULT_ACCOUNT)) = (&scope.namespace, admission.service_account_of(body)) else {
+            return false;
+        };
+        let exists = |scope: &Scope, name: &str| self.store.get(&scope.key(name)).is_some();
+        if name.is_some_and(|name| exists(scope, name)) {
+            return false;
+        }
+        self.scope("", "v1", "serviceaccounts", Some(namespace.clone()))
+            .is_ok_and(|accounts| !exists(&accounts, admission::DEFAULT_ACCOUNT))
+    }
+
     /// The ServiceAccount admission plugin's lookup: 403 if `account` does not exist in
     /// `namespace`.
     fn check_service_account(&self, scope: &Scope, namespace: &str, named: &str, account: &str) -> ApiResult<()> {
@@ -346,6 +362,9 @@ mod tests {
     fn storage() -> Storage {
         let mut s = Storage::new(Clock::virtual_at(chrono::DateTime::UNIX_EPOCH), Ids::seeded(1), 100, kinds::of);
         s.create(&Scope::namespaces(&s.catalogue), json!({"metadata": {"name": "ns"}}), WriteOptions::default()).unwrap();
+        // The account the service account controller makes, which every pod names by default.
+        let accounts = s.scope("", "v1", "serviceaccounts", Some("ns".into())).unwrap();
+        s.create(&accounts, json!({"metadata": {"name": "default"}}), WriteOptions::default()).unwrap();
         s
     }
 

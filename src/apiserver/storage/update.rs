@@ -162,6 +162,7 @@ impl Storage {
         dedup_owner_references(&mut new, opts.patch);
         let fields = self.field_context(scope, target);
         fields.record(&existing, requested, &mut new, management);
+        carry_over_deletion(&mut new, &existing);
         // An update that ends a deletion answers with the object as the request decoded, empty
         // lists and all: the store deletes it and hands back the request's object
         // (`deleteWithoutFinalizers`, k8s.io/apiserver pkg/registry/generic/registry/store.go).
@@ -261,8 +262,8 @@ fn uid_precondition(scope: &Scope, name: &str, body: &Value, stored: &Value) -> 
     Err(scope.precondition_failed(name, &format!("UID in precondition: {uid}, UID in object meta: {stored_uid}")))
 }
 
-/// `rest.BeforeUpdate`: system fields keep their stored values; an update can never remove or
-/// change a deletion timestamp, nor clear a deletion grace period.
+/// `rest.BeforeUpdate`: system fields keep their stored values. The field manager ignores
+/// these ones (`stripMeta`, k8s.io/apimachinery pkg/util/managedfields/internal/stripmeta.go).
 fn carry_over_metadata(new: &mut Value, old: &Value) {
     let (nm, om) = (&mut new["metadata"], &old["metadata"]);
     nm["generation"] = om["generation"].clone();
@@ -270,14 +271,20 @@ fn carry_over_metadata(new: &mut Value, old: &Value) {
         nm["uid"] = om["uid"].clone();
     }
     nm["creationTimestamp"] = om["creationTimestamp"].clone();
+    nm["resourceVersion"] = om["resourceVersion"].clone();
+    normalize_metadata(nm);
+}
+
+/// `rest.BeforeUpdate` again: an update can never remove or change a deletion timestamp, nor
+/// clear a deletion grace period. The field manager, which runs before it, saw the request's.
+fn carry_over_deletion(new: &mut Value, old: &Value) {
+    let (nm, om) = (&mut new["metadata"], &old["metadata"]);
     if !om["deletionTimestamp"].is_null() {
         nm["deletionTimestamp"] = om["deletionTimestamp"].clone();
     }
     if !om["deletionGracePeriodSeconds"].is_null() && nm["deletionGracePeriodSeconds"].is_null() {
         nm["deletionGracePeriodSeconds"] = om["deletionGracePeriodSeconds"].clone();
     }
-    nm["resourceVersion"] = om["resourceVersion"].clone();
-    normalize_metadata(nm);
 }
 
 /// The name of an updated object (a PUT's, a patch's result) against its URL's, as the update
