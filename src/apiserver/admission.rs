@@ -25,9 +25,8 @@ pub struct Admission {
     /// The storage-protection finalizer.
     pub protection_finalizer: Option<&'static str>,
     /// Whether the object is a pod whose `spec.serviceAccountName` must exist: a missing one is
-    /// refused with 403 (`error looking up service account`). The `default` account is looked
-    /// up for a while before that ([`DEFAULT_ACCOUNT_LOOKUPS`]), as the service account
-    /// controller makes it soon after its namespace.
+    /// refused with 403 (`error looking up service account`). The `default` account is waited
+    /// for a while before that ([`crate::apiserver::Config::default_account_wait`]).
     pub service_account: bool,
     /// Whether the object is a pod whose `spec.runtimeClassName` must exist: a missing one is
     /// refused with 403 (`pod rejected: RuntimeClass "x" not found`, upstream
@@ -50,11 +49,13 @@ pub struct Admission {
 /// The account a pod naming none runs as.
 pub const DEFAULT_ACCOUNT: &str = "default";
 
-/// How often, and how far apart, the ServiceAccount plugin looks the `default` account up
-/// before it refuses a pod: the service account controller makes it soon after its namespace
-/// (`getServiceAccount`, kubernetes plugin/pkg/admission/serviceaccount/admission.go, waits
-/// 100–200 ms between ten lookups).
-pub const DEFAULT_ACCOUNT_LOOKUPS: (u32, std::time::Duration) = (10, std::time::Duration::from_millis(150));
+/// How long the ServiceAccount plugin looks for a missing `default` account before it refuses
+/// a pod: nine waits of 100–200 ms between ten lookups (`getServiceAccount`, kubernetes
+/// plugin/pkg/admission/serviceaccount/admission.go).
+pub const DEFAULT_ACCOUNT_WAIT: std::time::Duration = std::time::Duration::from_millis(9 * 150);
+
+/// How far apart the `default` account is looked up while a pod waits for it.
+pub const DEFAULT_ACCOUNT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(150);
 
 /// Where the ServiceAccount plugin mounts the token volume.
 const TOKEN_MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -127,6 +127,12 @@ pub struct Config {
     /// default; upstream Event storage's `NewREST`): every create and update restarts it, on
     /// [`Config::clock`].
     pub event_ttl: Duration,
+    /// How long a new pod waits for its namespace's missing `default` ServiceAccount before
+    /// admission refuses it: upstream's ServiceAccount plugin looks it up ten times, 100–200 ms
+    /// apart (`getServiceAccount`, kubernetes plugin/pkg/admission/serviceaccount/admission.go),
+    /// as the service account controller makes it soon after its namespace. Zero refuses at
+    /// once, for a caller that never makes the account while a request waits.
+    pub default_account_wait: Duration,
     /// Optional fault-injection hook.
     pub interceptor: Option<Interceptor>,
     /// A deliberately broken rule, for judging a specification; `None` in normal use.
@@ -145,6 +151,7 @@ impl Default for Config {
             garbage_collection: true,
             namespace_controller: true,
             event_ttl: Duration::from_secs(3600),
+            default_account_wait: admission::DEFAULT_ACCOUNT_WAIT,
             interceptor: None,
             mutant: None,
         }
@@ -162,6 +169,7 @@ impl std::fmt::Debug for Config {
             .field("garbage_collection", &self.garbage_collection)
             .field("namespace_controller", &self.namespace_controller)
             .field("event_ttl", &self.event_ttl)
+            .field("default_account_wait", &self.default_account_wait)
             .field("mutant", &self.mutant)
             .field("interceptor", &self.interceptor.is_some())
             .finish()

@@ -26,8 +26,9 @@ use kubegc_control_plane::build::Upstream;
 use serde_json::{Value, json};
 
 use crate::corpus::manifests::{Corpus, Manifest, SOURCES};
-use crate::fuzz::differential::{Pair, Report, classify, service_account};
+use crate::fuzz::differential::{Pair, Report, classify};
 use crate::fuzz::generate::FuzzRequest;
+use crate::fuzz::generate::service_account;
 use crate::fuzz::invariants::Answer;
 use crate::fuzz::send;
 

@@ -127,7 +127,7 @@ const KINDS: &[Kind] = &[
 const NAMESPACES: &[&str] = &["fz-a", "fz-b", "default", "kube-system", "missing"];
 
 /// The namespaces of [`NAMESPACES`] that exist on every server, never salted.
-const SHARED_NAMESPACES: &[&str] = &["default", "kube-system"];
+pub const SHARED_NAMESPACES: &[&str] = &["default", "kube-system"];
 
 /// Object names: a small pool so that requests meet the same objects.
 const NAMES: &[&str] = &["a", "b", "c", "fz-a", "fz-b"];
@@ -234,6 +234,7 @@ impl Generator {
                 )
             })
             .collect();
+        out.extend(self.fuzz_namespaces().iter().map(|ns| service_account(ns)));
         out.push(json_request(
             "POST",
             "/apis/apiextensions.k8s.io/v1/customresourcedefinitions".into(),
@@ -552,6 +553,13 @@ impl FuzzRequest {
         self.content_type = Some(content_type.into());
         self
     }
+}
+
+/// The request that makes namespace `ns`'s `default` ServiceAccount, which the service account
+/// controller makes on a cluster and which a pod names unless it names another.
+pub fn service_account(ns: &str) -> FuzzRequest {
+    let account = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
+    json_request("POST", format!("/api/v1/namespaces/{ns}/serviceaccounts"), account)
 }
 
 fn json_request(method: &str, uri: String, body: Value) -> FuzzRequest {

@@ -26,7 +26,7 @@ use kubegc::apiserver::{ApiServer, Config};
 use kubegc::clock::Clock;
 use tower::ServiceExt;
 
-use crate::fuzz::generate::{FuzzRequest, Generator};
+use crate::fuzz::generate::{FuzzRequest, Generator, SHARED_NAMESPACES, service_account};
 use crate::fuzz::invariants::{Answer, Snapshot, check_answer, check_changes};
 
 /// What to run.
@@ -124,10 +124,17 @@ async fn episode(seed: u64, count: u64, report: &mut Report) -> Option<Violation
     let clock = Clock::virtual_at(Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).single().expect("a valid date"));
     // The fuzzer runs the simulated controllers itself, between requests, so that what they
     // write is never taken for a request's doing.
-    let config = Config { clock: clock.clone(), controller_interval: Duration::from_secs(24 * 3600), ..Config::default() };
+    // Nothing makes a deleted `default` ServiceAccount again while a pod waits for it.
+    let config = Config {
+        clock: clock.clone(),
+        controller_interval: Duration::from_secs(24 * 3600),
+        default_account_wait: Duration::ZERO,
+        ..Config::default()
+    };
     let server = ApiServer::with_config(config);
     let mut generator = Generator::new(seed);
-    for request in generator.setup() {
+    let shared_accounts = SHARED_NAMESPACES.iter().map(|ns| service_account(ns));
+    for request in generator.setup().into_iter().chain(shared_accounts) {
         send(&server, &request).await.ok()?;
     }
     let mut snapshot = Snapshot::capture(&server);

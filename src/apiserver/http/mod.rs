@@ -492,12 +492,10 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
 /// account does not exist yet waits while the plugin looks the account up again (the store's
 /// admission then refuses it if it is still missing).
 async fn await_default_account(server: &Server, scope: &Scope, name: Option<&str>, body: &Value) {
-    let (lookups, interval) = admission::DEFAULT_ACCOUNT_LOOKUPS;
-    for _ in 1..lookups {
-        if !server.lock().lacks_default_account(scope, name, body) {
-            return;
-        }
-        tokio::time::sleep(interval).await;
+    let mut waited = std::time::Duration::ZERO;
+    while waited < server.config.default_account_wait && server.lock().lacks_default_account(scope, name, body) {
+        tokio::time::sleep(admission::DEFAULT_ACCOUNT_INTERVAL).await;
+        waited += admission::DEFAULT_ACCOUNT_INTERVAL;
     }
 }
 

@@ -31,13 +31,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use kubegc::apiserver::mutant::Mutant;
 use kubegc::apiserver::{ApiServer, Config};
-use serde_json::json;
 
 use crate::fuzz::differential::compare::{Difference, Seen, differences, request_shape, see_in};
 use crate::fuzz::differential::deviations::Rule;
 use crate::fuzz::differential::shrink::shrink;
 use crate::fuzz::differential::upstream::UpstreamServer;
-use crate::fuzz::generate::{FuzzRequest, Generator};
+use crate::fuzz::generate::{FuzzRequest, Generator, SHARED_NAMESPACES, service_account};
 use crate::fuzz::invariants::Answer;
 use crate::fuzz::{asks_for_watch, send};
 
@@ -66,10 +65,6 @@ const FINALIZER_PASSES: usize = 5;
 
 /// How many requests of a long run pass between two lines of progress.
 const PROGRESS_EVERY: u64 = 1_000;
-
-/// The namespaces requests use that exist on every server: each gets its `default`
-/// ServiceAccount once per run.
-const SHARED_NAMESPACES: &[&str] = &["default", "kube-system"];
 
 /// One request whose answers differ.
 #[derive(Clone, Debug)]
@@ -218,6 +213,7 @@ impl Pair {
             ..Config::default()
         };
         let pair = Self { fake: ApiServer::with_config(config), upstream, rules, attempts: 0 };
+        // The namespaces every server has get their `default` account once per run.
         for ns in SHARED_NAMESPACES {
             pair.setup(&service_account(ns), true).await?;
         }
@@ -251,9 +247,6 @@ impl Pair {
         let mut generator = Generator::salted(seed, &salt);
         for request in generator.setup() {
             self.setup(&request, false).await?;
-        }
-        for ns in generator.fuzz_namespaces() {
-            self.setup(&service_account(&ns), false).await?;
         }
         self.settle(&generator).await;
         for index in 0..count {
@@ -355,17 +348,6 @@ impl Pair {
             }
         }
         Ok(())
-    }
-}
-
-/// The request that makes namespace `ns`'s `default` ServiceAccount.
-pub fn service_account(ns: &str) -> FuzzRequest {
-    FuzzRequest {
-        method: "POST".into(),
-        uri: format!("/api/v1/namespaces/{ns}/serviceaccounts"),
-        content_type: Some("application/json".into()),
-        accept: None,
-        body: json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}).to_string().into_bytes(),
     }
 }
 
