@@ -27,8 +27,7 @@ use serde_json::{Value, json};
 
 use crate::corpus::manifests::{Corpus, Manifest, SOURCES};
 use crate::fuzz::differential::{Pair, Report, classify};
-use crate::fuzz::generate::FuzzRequest;
-use crate::fuzz::generate::service_account;
+use crate::fuzz::generate::{FuzzRequest, service_account};
 use crate::fuzz::invariants::Answer;
 use crate::fuzz::send;
 

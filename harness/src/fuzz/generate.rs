@@ -220,8 +220,9 @@ impl Generator {
         Self { rng: Rng::with_seed(seed), salt: salt.to_string() }
     }
 
-    /// Requests that set the scene: the fuzzer's namespaces and the custom resource's
-    /// definition, so that valid requests into them can succeed from the start.
+    /// Requests that set the scene: the fuzzer's namespaces, their `default` ServiceAccounts and
+    /// the custom resource's definition, so that valid requests into them can succeed from the
+    /// start.
     pub fn setup(&self) -> Vec<FuzzRequest> {
         let mut out: Vec<FuzzRequest> = self
             .fuzz_namespaces()

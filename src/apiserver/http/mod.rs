@@ -484,10 +484,6 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
     }
 }
 
-/// The verb upstream's request resolver names a request by (`RequestInfoFactory.NewRequestInfo`,
-/// k8s.io/apiserver pkg/endpoints/request/requestinfo.go): the `/watch/` prefix watches whatever
-/// the method, a GET without a name lists, a DELETE without one deletes the collection, and a
-/// method that is no verb has none.
 /// The ServiceAccount admission plugin's patience: a new pod in a namespace whose `default`
 /// account does not exist yet waits while the plugin looks the account up again (the store's
 /// admission then refuses it if it is still missing).
@@ -499,6 +495,10 @@ async fn await_default_account(server: &Server, scope: &Scope, name: Option<&str
     }
 }
 
+/// The verb upstream's request resolver names a request by (`RequestInfoFactory.NewRequestInfo`,
+/// k8s.io/apiserver pkg/endpoints/request/requestinfo.go): the `/watch/` prefix watches whatever
+/// the method, a GET without a name lists, a DELETE without one deletes the collection, and a
+/// method that is no verb has none.
 fn request_verb(method: &Method, path: &ResourcePath) -> &'static str {
     let collection = path.name.is_none();
     match *method {

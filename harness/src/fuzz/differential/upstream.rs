@@ -38,6 +38,12 @@ const BOOTSTRAPPED: &[&str] = &[
     "/api/v1/namespaces/default/services/kubernetes",
 ];
 
+/// The ServiceCIDR kube-apiserver makes from its flags.
+const SERVICE_CIDR: &str = "/apis/networking.k8s.io/v1/servicecidrs/kubernetes";
+
+/// Where kube-apiserver's own controllers record Events about cluster-scoped objects.
+const STARTUP_EVENTS: &str = "/api/v1/namespaces/default/events";
+
 /// The running upstream API server and an admin client of it.
 pub struct UpstreamServer {
     client: kube::Client,
@@ -57,6 +63,18 @@ impl UpstreamServer {
         let server = Self { client: kube::Client::try_from(config)?, _plane: plane };
         for path in BOOTSTRAPPED {
             server.wait_for(path, SETTLE_TIMEOUT, |code, _| code == 200).await?;
+        }
+        // The default ServiceCIDR controller may find the `kubernetes` ServiceCIDR unlike its
+        // flags at a first sync and say so in an Event in `default`; it marks the ServiceCIDR
+        // Ready at a later sync, once they agree (`syncStatus`, kubernetes
+        // pkg/controlplane/controller/defaultservicecidr). The fake runs no such controller:
+        // what it said before the first request is removed.
+        server.wait_for(SERVICE_CIDR, SETTLE_TIMEOUT, |code, cidr| code == 200 && condition_is_true(cidr, "Ready")).await?;
+        let events = FuzzRequest { method: "DELETE".into(), uri: STARTUP_EVENTS.into(), content_type: None, accept: None, body: vec![] };
+        match server.send(&events, false).await {
+            Ok(answer) if answer.code == 200 => {}
+            Ok(answer) => bail!("upstream refused to remove its startup events ({})", answer.code),
+            Err(e) => bail!("{e}"),
         }
         Ok(server)
     }
@@ -154,9 +172,14 @@ fn held(object: &Value) -> bool {
 
 /// Whether a definition's `Established` condition is true.
 fn established(definition: &Value) -> bool {
-    definition["status"]["conditions"]
+    condition_is_true(definition, "Established")
+}
+
+/// Whether `object`'s status condition `kind` is true.
+fn condition_is_true(object: &Value, kind: &str) -> bool {
+    object["status"]["conditions"]
         .as_array()
-        .is_some_and(|conditions| conditions.iter().any(|c| c["type"] == "Established" && c["status"] == "True"))
+        .is_some_and(|conditions| conditions.iter().any(|c| c["type"] == kind && c["status"] == "True"))
 }
 
 /// What a watch sends within the window described at [`UpstreamServer::send`].
