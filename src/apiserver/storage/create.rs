@@ -318,19 +318,22 @@ impl Storage {
         let (Some(namespace), Some(admission::DEFAULT_ACCOUNT)) = (&scope.namespace, admission.service_account_of(body)) else {
             return false;
         };
-        let exists = |scope: &Scope, name: &str| self.store.get(&scope.key(name)).is_some();
-        if name.is_some_and(|name| exists(scope, name)) {
+        if name.is_some_and(|name| self.store.get(&scope.key(name)).is_some()) {
             return false;
         }
-        self.scope("", "v1", "serviceaccounts", Some(namespace.clone()))
-            .is_ok_and(|accounts| !exists(&accounts, admission::DEFAULT_ACCOUNT))
+        !self.has_service_account(namespace, admission::DEFAULT_ACCOUNT)
+    }
+
+    /// Whether ServiceAccount `account` exists in `namespace`.
+    fn has_service_account(&self, namespace: &str, account: &str) -> bool {
+        self.scope("", "v1", "serviceaccounts", Some(namespace.to_string()))
+            .is_ok_and(|accounts| self.store.get(&accounts.key(account)).is_some())
     }
 
     /// The ServiceAccount admission plugin's lookup: 403 if `account` does not exist in
     /// `namespace`.
     fn check_service_account(&self, scope: &Scope, namespace: &str, named: &str, account: &str) -> ApiResult<()> {
-        let accounts = self.scope("", "v1", "serviceaccounts", Some(namespace.to_string()))?;
-        if self.store.get(&accounts.key(account)).is_some() {
+        if self.has_service_account(namespace, account) {
             return Ok(());
         }
         let why = format!("error looking up service account {namespace}/{account}: serviceaccount \"{account}\" not found");
