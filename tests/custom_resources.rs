@@ -97,7 +97,7 @@ async fn cluster_scoped_custom_resources() {
     assert_eq!(r.code, 201, "{}", r.body);
     assert!(r.body["metadata"]["namespace"].is_null());
     let r = delete(&server, "/apis/example.com/v1/clusterthings/t", Value::Null).await;
-    assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("ClusterThing")), "custom resources return the deleted object");
+    assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("Status")), "a removed custom resource is answered with a Status");
 }
 
 #[tokio::test]

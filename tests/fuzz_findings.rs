@@ -5,6 +5,8 @@ mod support;
 
 use axum::body::Body;
 use http::Method;
+use kubegc::Clock;
+use kubegc::apiserver::{ApiServer, Config};
 use serde_json::{Value, json};
 use support::*;
 
@@ -127,6 +129,12 @@ on_both_servers!(
     a_delete_s_uid_and_resource_version_parameters_are_preconditions,
     a_finalized_namespace_is_deleted_by_the_generic_store,
     a_deletion_timestamp_sent_in_an_update_is_its_writer_s,
+    a_removed_custom_resource_is_answered_with_a_status,
+    a_definition_deleted_again_keeps_its_mark_while_the_finalizer_waits,
+    a_custom_resource_s_patched_metadata_is_decoded_by_the_patch_handler,
+    a_custom_resource_has_no_list_to_give_as_metadata,
+    an_apply_through_the_scale_finds_its_object_first,
+    an_applied_time_that_does_not_convert_fails_the_field_manager,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -244,7 +252,12 @@ async fn a_spec_of_the_wrong_type_does_not_panic_the_server() {
 
 /// Sends `body` (if any) with an `Accept` header.
 async fn accepting(server: &Server, method: Method, uri: &str, accept: &str, body: Option<Value>) -> Raw {
-    let request = http::Request::builder().method(method).uri(uri).header("accept", accept).header("content-type", "application/json");
+    accepting_as(server, method, uri, accept, "application/json", body).await
+}
+
+/// [`accepting`] with a body of `content_type`.
+async fn accepting_as(server: &Server, method: Method, uri: &str, accept: &str, content_type: &str, body: Option<Value>) -> Raw {
+    let request = http::Request::builder().method(method).uri(uri).header("accept", accept).header("content-type", content_type);
     let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
     server.send(request.body(body).unwrap()).await
 }
@@ -428,6 +441,18 @@ async fn a_patch_whose_result_does_not_decode_is_invalid_in_the_patch_handler_s_
         let r = patch(&server, &cm_path("typed"), strategic, json!({"metadata": {"labels": labels}})).await;
         let message = r.body["message"].as_str().unwrap_or_default();
         assert!(message.ends_with(&format!("\"map[metadata:map[labels:{printed}]]\": {why}")), "{message}");
+    }
+    // Seed 1 at 100,000 requests: a named string type (`types.UID`) is a string to the
+    // converter, and a patch nested deeper than serde_json reads is printed all the same.
+    let deep = (0..200).fold(json!(1), |inner, _| json!({"a": inner}));
+    for (meta, why) in [
+        (json!({"uid": [null, true]}), "unrecognized type: string"),
+        (json!({"uid": 7}), "cannot convert int64 to types.UID"),
+        (json!({"labels": deep}), "unrecognized type: string"),
+    ] {
+        let r = patch(&server, &cm_path("typed"), strategic, json!({"metadata": meta})).await;
+        let message = r.body["message"].as_str().unwrap_or_default();
+        assert!(r.code == 422 && message.ends_with(&format!("]]\": {why}")), "{}", r.body);
     }
     // Seed 11: a time is decoded by its own UnmarshalJSON, a string first.
     for (time, why) in [
@@ -2851,4 +2876,151 @@ async fn a_pod_waits_a_while_for_its_default_service_account() {
     let r = post(&server, pods, pod("admitted")).await;
     assert_eq!((r.code, made.await.unwrap()), (201, 201), "{}", r.body);
     assert_eq!(r.body["spec"]["serviceAccountName"], "default");
+}
+
+/// Seed 1 at 43,500 requests: a custom resource a DELETE removed was answered with the object.
+/// The custom resource store leaves `ReturnDeletedObject` unset, so the answer is a `Status`
+/// naming it (apiextensions-apiserver pkg/registry/customresource/etcd.go; k8s.io/apiserver
+/// pkg/registry/generic/registry/store.go, `finalizeDelete`).
+async fn a_removed_custom_resource_is_answered_with_a_status(server: Server) {
+    let group = define_widgets(&server, "answered").await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"}});
+    let uid = post(&server, &widgets, widget).await.body["metadata"]["uid"].clone();
+    let r = delete(&server, &format!("{widgets}/w"), json!({"propagationPolicy": "Background"})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!((&r.body["kind"], &r.body["status"]), (&json!("Status"), &json!("Success")), "{}", r.body);
+    assert_eq!(r.body["details"], json!({"name": "w", "group": group, "kind": "widgets", "uid": uid}));
+}
+
+/// Seed 1 at 43,500 requests: a definition deleted, removed by hand while its objects were left
+/// and made again, was marked `InstanceDeletionInProgress` as soon as it was deleted again.
+/// Upstream's CRD finalizer polls for a minute for the objects it deleted to be gone, and its
+/// queue syncs one definition name at a time, so the new definition keeps the mark of its
+/// delete (`InstanceDeletionPending`) until that minute is over
+/// (apiextensions-apiserver pkg/controller/finalizer/crd_finalizer.go, `deleteInstances`).
+async fn a_definition_deleted_again_keeps_its_mark_while_the_finalizer_waits(server: Server) {
+    let (widgets, definition) = delete_again_while_held(&server, "again").await;
+    settle(&server).await;
+    assert_eq!(terminating(&get(&server, &definition).await), "InstanceDeletionPending");
+    let unheld = json!({"metadata": {"finalizers": null}});
+    assert_eq!(patch(&server, &format!("{widgets}/held"), "application/merge-patch+json", unheld).await.code, 200);
+    eventually(&server, &definition, |r| r.code == 404).await;
+}
+
+/// The wait of [`a_definition_deleted_again_keeps_its_mark_while_the_finalizer_waits`] ends a
+/// minute after it began, when the finalizer syncs the definition of that name again.
+#[tokio::test]
+async fn the_finalizer_s_wait_for_a_definition_s_objects_ends_after_a_minute() {
+    let clock = Clock::virtual_at(kubegc::clock::parse_time("2030-01-01T00:00:00Z").unwrap());
+    let server = Server::Fake(with_default_account(ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() })));
+    let (_, definition) = delete_again_while_held(&server, "again").await;
+    clock.advance(chrono::Duration::seconds(59));
+    server.fake_server().run_controllers();
+    assert_eq!(terminating(&get(&server, &definition).await), "InstanceDeletionPending");
+    clock.advance(chrono::Duration::seconds(1));
+    server.fake_server().run_controllers();
+    assert_eq!(terminating(&get(&server, &definition).await), "InstanceDeletionInProgress");
+}
+
+/// Defines widgets of group `tag`, makes a widget held by a finalizer, deletes the definition,
+/// removes it by hand once its finalizer has begun, makes it again and deletes it again; the
+/// widgets' collection path and the definition's path.
+async fn delete_again_while_held(server: &Server, tag: &str) -> (String, String) {
+    let (group, definition) = define_established_widgets(server, tag).await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget",
+        "metadata": {"name": "held", "finalizers": ["example.com/hold"]}});
+    assert_eq!(post(server, &widgets, widget).await.code, 201);
+    assert_eq!(delete(server, &definition, Value::Null).await.code, 200);
+    eventually(server, &definition, |r| terminating(r) == "InstanceDeletionInProgress").await;
+    let unheld = json!({"metadata": {"finalizers": null}});
+    assert_eq!(patch(server, &definition, "application/merge-patch+json", unheld).await.code, 200);
+    assert_eq!(get(server, &definition).await.code, 404);
+    define_established_widgets(server, tag).await;
+    assert_eq!(delete(server, &definition, Value::Null).await.code, 200);
+    (widgets, definition)
+}
+
+/// The reason of the `Terminating` condition of the definition `r` holds, if any.
+fn terminating(r: &Raw) -> Value {
+    let conditions = r.body["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    conditions.into_iter().find(|c| c["type"] == "Terminating").map_or(Value::Null, |c| c["reason"].clone())
+}
+
+/// Waits until the fake's simulated controllers have nothing to do, or gives upstream's
+/// controllers, which answer within milliseconds, a second.
+async fn settle(server: &Server) {
+    let Server::Fake(fake) = server else {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        return;
+    };
+    loop {
+        let next = fake.activity().armed();
+        if fake.controllers_idle() {
+            return;
+        }
+        next.await;
+    }
+}
+
+/// Seed 1 at 100,000 requests: a merge patch of a custom resource whose result held metadata of
+/// the wrong type was the decoder's 400. The patch handler decodes the result itself, its
+/// metadata as `ObjectMeta`, and answers 422 at `patch` with the result's JSON
+/// (k8s.io/apiserver pkg/endpoints/handlers/patch.go, `jsonPatcher`).
+async fn a_custom_resource_s_patched_metadata_is_decoded_by_the_patch_handler(server: Server) {
+    let group = define_widgets(&server, "patched").await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"}});
+    assert_eq!(post(&server, &widgets, widget).await.code, 201);
+    let owner = json!({"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u", "blockOwnerDeletion": "yes"}]}});
+    let r = patch(&server, &format!("{widgets}/w"), "application/merge-patch+json", owner).await;
+    let message = r.body["message"].as_str().unwrap_or_default();
+    assert_eq!((r.code, r.body["details"]["causes"][0]["field"].as_str()), (422, Some("patch")), "{}", r.body);
+    let start = format!(" \"\" is invalid: patch: Invalid value: \"{{\\\"apiVersion\\\":\\\"{group}/v1\\\",\\\"kind\\\":\\\"Widget\\\",");
+    assert!(message.starts_with(&start), "{message}");
+    let why = "\": json: cannot unmarshal string into Go struct field OwnerReference.ownerReferences.blockOwnerDeletion of type bool";
+    assert!(message.ends_with(why), "{message}");
+}
+
+/// Seed 1 at 100,000 requests: a custom resource asked for as a `PartialObjectMetadataList`
+/// was refused 406, as a built-in object is. An unstructured object has a list's methods, so
+/// the conversion goes on to walk its items and fails with a 500
+/// (`asPartialObjectMetadataList`, k8s.io/apiserver pkg/endpoints/handlers/response.go;
+/// `Unstructured.EachListItem`); a patch is written first.
+async fn a_custom_resource_has_no_list_to_give_as_metadata(server: Server) {
+    let group = define_widgets(&server, "listless").await;
+    let widgets = format!("/apis/{group}/v1/namespaces/default/widgets");
+    let widget = json!({"apiVersion": format!("{group}/v1"), "kind": "Widget", "metadata": {"name": "w"}});
+    assert_eq!(post(&server, &widgets, widget).await.code, 201);
+    let as_list = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+    let r = accepting(&server, Method::GET, &format!("{widgets}/w"), as_list, None).await;
+    assert_eq!((r.code, &r.body["message"], &r.body["reason"]), (500, &json!("content is not a list"), &Value::Null), "{}", r.body);
+    let labelled = json!({"metadata": {"labels": {"app": "y"}}});
+    let merge = "application/merge-patch+json";
+    let r = accepting_as(&server, Method::PATCH, &format!("{widgets}/w"), as_list, merge, Some(labelled)).await;
+    assert_eq!((r.code, &r.body["message"]), (500, &json!("content is not a list")), "{}", r.body);
+    assert_eq!(get(&server, &format!("{widgets}/w")).await.body["metadata"]["labels"], json!({"app": "y"}));
+    let r = accepting(&server, Method::GET, &cm_path("absent"), as_list, None).await;
+    assert_eq!(r.code, 404, "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests: an apply to the scale of an absent Deployment was refused for
+/// its configuration. As for any subresource, the store finds the object before the apply
+/// patcher reads the configuration (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+async fn an_apply_through_the_scale_finds_its_object_first(server: Server) {
+    let path = "/apis/apps/v1/namespaces/default/deployments/unscaled/scale?fieldManager=f";
+    let r = raw(&server, Method::PATCH, path, Some("application/apply-patch+yaml"), "[1]").await;
+    assert_eq!((r.code, &r.body["message"]), (404, &json!("deployments.apps \"unscaled\" not found")), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests: an apply of a number as a time was the decoder's 400 after the
+/// name check. A time is an untyped scalar to the structured merge, so the field manager
+/// merges it and fails converting the result to the Go type, before the handler checks the
+/// name (`structuredMergeManager.Apply`, apimachinery managedfields/internal/structuredmerge.go).
+async fn an_applied_time_that_does_not_convert_fails_the_field_manager(server: Server) {
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other", "creationTimestamp": 12}});
+    let r = patch(&server, &format!("{}?fieldManager=f", cm_path("timed")), "application/apply-patch+yaml", config).await;
+    let why = "failed to convert new object (/other; /v1, Kind=ConfigMap) to proper version: unable to convert unstructured object to /v1, Kind=ConfigMap: json: cannot unmarshal number into Go value of type string";
+    assert_eq!((r.code, &r.body["message"]), (500, &json!(why)), "{}", r.body);
 }

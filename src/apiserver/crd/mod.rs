@@ -81,7 +81,9 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         orphan_by_default_in: vec![],
         gc_unsupported: false,
         graceful: false,
-        returns_deleted_object: true,
+        // apiextensions-apiserver registry/customresource/etcd.go leaves `ReturnDeletedObject`
+        // unset: a removed custom resource is answered with a `Status`.
+        returns_deleted_object: false,
         name_rule: NameRule::PathSegment,
         custom: true,
         tracks_generation: true,

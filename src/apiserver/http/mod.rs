@@ -393,6 +393,8 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
             (Method::PATCH, Some(name)) if path.subresource.as_deref() == Some("scale") => {
                 let (opts, force) = patch_options(&query, &parts.headers, patch_type.is_none())?;
                 let Some(patch_type) = patch_type else {
+                    // As for any subresource, the configuration is read once the object is found.
+                    server.lock().get_scale(&scope, name)?;
                     let config = apply_configuration(&body)?.value;
                     return Ok(json_response(200, &server.lock().apply_scale(&scope, name, config, force, opts)?));
                 };

@@ -65,12 +65,17 @@ pub async fn encoded(response: Response, encoding: Encoding) -> Response {
 }
 
 /// One object in representation `repr`, with status `code`; `now` dates a Table's ages. 406
-/// for the metadata of a list: the handler has done its work when it finds it cannot answer
-/// so (`asPartialObjectMetadataList`, k8s.io/apiserver pkg/endpoints/handlers/response.go).
+/// for the metadata of a list (500 for a custom resource): the handler has done its work when
+/// it finds it cannot answer so (`asPartialObjectMetadataList`, k8s.io/apiserver
+/// pkg/endpoints/handlers/response.go).
 pub fn object_response(code: u16, repr: Representation, scope: &Scope, object: &Value, now: DateTime<Utc>) -> ApiResult<Response> {
     Ok(match repr {
         Representation::Full => json_response(code, object),
         Representation::Metadata(version) => json_response(code, &table::partial_metadata(object, version)),
+        // An unstructured object has a list's methods, so the conversion gets as far as
+        // walking its items (`Unstructured.EachListItem`, k8s.io/apimachinery
+        // pkg/apis/meta/v1/unstructured/unstructured.go), which it has none of.
+        Representation::MetadataList(_) if scope.resource.custom => return Err(ApiError::unknown("content is not a list")),
         Representation::MetadataList(_) => {
             let message =
                 format!("you requested PartialObjectMetadataList, but the requested object is not a list ({})", go_type(scope, ""));

@@ -15,7 +15,7 @@ use crate::apiserver::storage::delete::DeletePlanner;
 use crate::apiserver::storage::hooks::Kind;
 use crate::apiserver::storage::store::ObjectKey;
 use crate::apiserver::storage::write::Target;
-use crate::apiserver::storage::{Scope, Storage};
+use crate::apiserver::storage::{CleanupWait, Scope, Storage};
 use crate::apiserver::validation::string_list;
 use crate::clock::format_time;
 
@@ -76,31 +76,50 @@ impl Kind for Definitions {
     /// (apiextensions-apiserver `controller/finalizer/crd_finalizer.go`): the `Terminating`
     /// condition set in progress, the definition's objects deleted, and once none is left the
     /// condition completed and the cleanup finalizer removed, each through the status
-    /// subresource.
+    /// subresource. While objects are left (held by finalizers of their own) the finalizer
+    /// waits for them, a minute at most, before it starts again; see [`CleanupWait`].
     fn reconcile(&self, storage: &mut Storage, key: &ObjectKey, definition: &Value, _node_agent: bool) {
         if definition["metadata"]["deletionTimestamp"].is_null() {
             establish(storage, key, definition);
             return;
         }
-        let now = format_time(storage.clock.now());
-        let mut definition = definition.clone();
-        let outcome = if crd::is_established(&definition["status"]) {
-            if Terminating::InProgress.set(&mut definition["status"], &now) {
-                let Some(written) = write_status(storage, key, definition) else { return };
-                definition = written;
-            }
-            if !delete_instances(storage, &definition) {
+        let now = storage.clock.now();
+        let uid = definition["metadata"]["uid"].as_str().unwrap_or_default();
+        if let Some(wait) = storage.definition_cleanups.get(&key.name) {
+            let left = instances_left(storage, definition);
+            if left && now < wait.until {
                 return;
             }
-            Terminating::Completed
-        } else {
-            Terminating::NeverEstablished
-        };
-        outcome.set(&mut definition["status"], &now);
-        let finalizers: Vec<String> =
-            string_list(&definition["metadata"], "finalizers").into_iter().filter(|f| f != CLEANUP_FINALIZER).collect();
-        definition["metadata"]["finalizers"] = json!(finalizers);
-        write_status(storage, key, definition);
+            let ours = wait.uid == uid;
+            storage.definition_cleanups.remove(&key.name);
+            if !left && ours {
+                finish(storage, key, definition.clone(), Terminating::Completed);
+                return;
+            }
+            // The wait ran out (upstream writes `InstanceDeletionCheck`, which its next sync,
+            // at once, turns back into `InstanceDeletionInProgress`), or it was the wait of a
+            // definition of the same name deleted before: a fresh sync.
+        }
+        let mut definition = definition.clone();
+        if !crd::is_established(&definition["status"]) {
+            finish(storage, key, definition, Terminating::NeverEstablished);
+            return;
+        }
+        if Terminating::InProgress.set(&mut definition["status"], &format_time(now)) {
+            let Some(written) = write_status(storage, key, definition) else { return };
+            definition = written;
+        }
+        // A delete that fails is retried at the next sync, without the wait
+        // (`InstanceDeletionFailed`).
+        if !delete_instances(storage, &definition) {
+            return;
+        }
+        if instances_left(storage, &definition) {
+            let until = now + chrono::Duration::from_std(CLEANUP_WAIT).expect("a minute");
+            storage.definition_cleanups.insert(key.name.clone(), CleanupWait { uid: uid.to_string(), until });
+            return;
+        }
+        finish(storage, key, definition, Terminating::Completed);
     }
 
     /// A written definition serves the resource it defines.
@@ -150,21 +169,43 @@ fn write_status(storage: &mut Storage, key: &ObjectKey, definition: Value) -> Op
     }
 }
 
-/// Deletes the live objects of the resource `definition` defines; whether none is left.
+/// How long the CRD finalizer waits for the objects it deleted to be gone before it gives up and
+/// starts again (apiextensions-apiserver `controller/finalizer/crd_finalizer.go`,
+/// `deleteInstances`: a poll every 5 s for a minute).
+const CLEANUP_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Sets the `Terminating` condition of `definition` to `outcome` and removes the cleanup
+/// finalizer, through the status subresource.
+fn finish(storage: &mut Storage, key: &ObjectKey, mut definition: Value, outcome: Terminating) {
+    outcome.set(&mut definition["status"], &format_time(storage.clock.now()));
+    let finalizers: Vec<String> =
+        string_list(&definition["metadata"], "finalizers").into_iter().filter(|f| f != CLEANUP_FINALIZER).collect();
+    definition["metadata"]["finalizers"] = json!(finalizers);
+    write_status(storage, key, definition);
+}
+
+/// Whether any object of the resource `definition` defines is still stored.
+fn instances_left(storage: &Storage, definition: &Value) -> bool {
+    crd::resource_info(definition).is_some_and(|info| storage.store.list(&info.group, &info.plural, None, None).next().is_some())
+}
+
+/// Deletes the live objects of the resource `definition` defines; whether every delete was made.
 fn delete_instances(storage: &mut Storage, definition: &Value) -> bool {
     let Some(info) = crd::resource_info(definition) else { return true };
     let Some(resource) = storage.catalogue.lookup(&info.group, &info.versions[0], &info.plural) else { return true };
-    let items: Vec<(String, String, bool)> = storage
+    let live: Vec<(String, String)> = storage
         .store
         .list(&info.group, &info.plural, None, None)
-        .map(|((ns, name), o)| (ns.to_string(), name.to_string(), o["metadata"]["deletionTimestamp"].is_null()))
+        .filter(|(_, o)| o["metadata"]["deletionTimestamp"].is_null())
+        .map(|((ns, name), _)| (ns.to_string(), name.to_string()))
         .collect();
-    for (ns, name, live) in &items {
+    for (ns, name) in &live {
         let scope =
             Scope { resource: resource.clone(), version: info.versions[0].clone(), namespace: (!ns.is_empty()).then(|| ns.clone()) };
-        if *live && let Err(e) = storage.delete(&scope, name, &DeleteOptions::default()) {
+        if let Err(e) = storage.delete(&scope, name, &DeleteOptions::default()) {
             tracing::debug!(name, error = %e, "custom resource cleanup failed");
+            return false;
         }
     }
-    items.is_empty()
+    true
 }

@@ -13,7 +13,9 @@
 use serde_json::Value;
 
 use crate::apiserver::go_fmt::{self, Numbers};
+use crate::apiserver::go_json;
 use crate::apiserver::patch::PatchType;
+use crate::apiserver::schema::go_shapes;
 use crate::apiserver::status::{ApiError, FieldError};
 
 /// The 422 for `patched`, the result of `patch` of `patch_type`, which Go's JSON decoder
@@ -22,7 +24,7 @@ pub fn refusal(patch_type: PatchType, patch: &[u8], patched: &Value, json_error:
     let (value, why) = match patch_type {
         PatchType::Json | PatchType::Merge => (patched.to_string(), json_error.to_string()),
         PatchType::Strategic => {
-            let patch: Value = serde_json::from_slice(patch).ok()?;
+            let patch = go_json::parse(patch).ok()?;
             (go_fmt::plain(&patch, Numbers::IntegerWhenIntegral), converter_error(json_error, patched)?)
         }
     };
@@ -32,7 +34,7 @@ pub fn refusal(patch_type: PatchType, patch: &[u8], patched: &Value, json_error:
 /// What the unstructured converter says where Go's JSON decoder said `json_error`
 /// (`json: cannot unmarshal string into Go struct field X.a.b of type bool`), reading the
 /// patched object for whether a number there is an integer.
-fn converter_error(json_error: &str, patched: &Value) -> Option<String> {
+pub fn converter_error(json_error: &str, patched: &Value) -> Option<String> {
     // A time's own UnmarshalJSON refuses a string it cannot parse in `time.Parse`'s words.
     if json_error.starts_with("parsing time ") {
         return Some(json_error.to_string());
@@ -65,17 +67,20 @@ fn converter_error(json_error: &str, patched: &Value) -> Option<String> {
         let kind = found.split_once(' ').map_or(found, |(kind, _)| kind);
         return (go_type == "string").then(|| format!("json: cannot unmarshal {kind} into Go value of type string"));
     }
-    if go_type.starts_with("v1.") && !["v1.Time", "v1.MicroTime", "v1.Duration", "v1.FieldsV1"].contains(&go_type) {
+    // The named scalar types of the built-in kinds are strings to the converter, which
+    // names their kind, or the type itself where it tried a conversion.
+    let kind = if go_shapes::is_named_scalar(go_type) { "string" } else { go_type };
+    if kind.starts_with("v1.") && !["v1.Time", "v1.MicroTime", "v1.Duration", "v1.FieldsV1"].contains(&kind) {
         return Some(format!("cannot restore struct from: {source}"));
     }
-    let integer = go_type.starts_with("int") || go_type.starts_with("uint");
-    match (source, go_type) {
-        ("int64", "string") => Some("cannot convert int64 to string".into()),
+    let integer = kind.starts_with("int") || kind.starts_with("uint");
+    match (source, kind) {
+        ("int64", "string") => Some(format!("cannot convert int64 to {go_type}")),
         ("float64", _) if integer => Some(format!("cannot convert float64 to {go_type}")),
         // An integer that overflows its field is converted without a word.
-        ("int64" | "float64", _) if integer || go_type.starts_with("float") => None,
-        (_, "bool" | "string") => Some(format!("unrecognized type: {go_type}")),
-        _ if integer || go_type.starts_with("float") => Some(format!("unrecognized type: {go_type}")),
+        ("int64" | "float64", _) if integer || kind.starts_with("float") => None,
+        (_, "bool" | "string") => Some(format!("unrecognized type: {kind}")),
+        _ if integer || kind.starts_with("float") => Some(format!("unrecognized type: {kind}")),
         _ => None,
     }
 }

@@ -119,6 +119,12 @@ static SHAPES: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes { kinds, types, atomic, named, micro }
 });
 
+/// Whether `go_type` (`types.UID`, `v1.PullPolicy`) is a named scalar type some field of a
+/// built-in kind holds.
+pub fn is_named_scalar(go_type: &str) -> bool {
+    SHAPES.named.values().any(|fields| fields.values().any(|name| name == go_type))
+}
+
 /// Reads how a field merges as `upstream/cmd/go-shapes` writes it.
 fn parse_merge(text: &str) -> Merge {
     match text {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::apiserver::apply;
-use crate::apiserver::schema::{WriteOptions, report_strict_errors};
+use crate::apiserver::schema::{WriteOptions, report_strict_errors, typed};
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::create::check_namespace;
 use crate::apiserver::storage::update::check_name;
@@ -37,6 +37,12 @@ impl Storage {
             None => return Err(ApiError::not_found(scope.resource.qualified(), name)),
         };
         let merged = apply::apply(live.as_ref().unwrap_or(&json!({})), &config, &manager, force, &context.write())?;
+        if !scope.resource.custom
+            && let Err(json_error) = typed::unknown_fields_of(&scope.resource.group, &scope.resource.kind, &merged)
+            && let Some(unconvertible) = apply::unconvertible(&config, &merged, &json_error)
+        {
+            return Err(unconvertible);
+        }
         // Repeated keys of the configuration, once it applied (upstream's applyPatcher); the
         // merged object has none to report again.
         report_strict_errors(&opts.body_keys.duplicates(), opts.field_validation, |list| {

@@ -159,6 +159,9 @@ pub struct Storage {
     pub event_ttl: chrono::Duration,
     /// When each stored Event expires ([`expiry`]).
     pub event_expiry: BTreeMap<ObjectKey, DateTime<Utc>>,
+    /// The CRD finalizer's waits for the objects of deleted definitions, by definition name
+    /// ([`CleanupWait`]).
+    pub definition_cleanups: BTreeMap<String, CleanupWait>,
     /// The server's identity, whose Lease it keeps ([`identity`]).
     pub identity: Option<Identity>,
     /// Finds each resource's hooks.
@@ -182,6 +185,7 @@ impl Storage {
             controllers_quiescent_at: 0,
             event_ttl: chrono::Duration::hours(1),
             event_expiry: BTreeMap::new(),
+            definition_cleanups: BTreeMap::new(),
             identity,
             kind_of,
         };
@@ -274,4 +278,15 @@ impl Storage {
         }
         Ok(())
     }
+}
+
+/// The CRD finalizer waiting, after deleting a definition's objects, for those left to go. Its
+/// work queue syncs one definition name at a time, so while it waits a definition of the same
+/// name deleted again keeps the mark of its delete (`InstanceDeletionPending`).
+#[derive(Clone, Debug)]
+pub struct CleanupWait {
+    /// The uid of the definition whose objects it waits for.
+    pub uid: String,
+    /// When it gives up.
+    pub until: DateTime<Utc>,
 }

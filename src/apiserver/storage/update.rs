@@ -238,8 +238,15 @@ impl Storage {
                 return Err(refusal);
             }
         }
-        if !scope.resource.custom
-            && let Err(json_error) = typed::unknown_fields_of(&scope.resource.group, &scope.resource.kind, &patched)
+        // A custom resource's patched JSON is decoded as unstructured, its metadata as
+        // `ObjectMeta` by the schema coercer (apiextensions-apiserver
+        // pkg/apiserver/customresource_handler.go, `schemaCoercingDecoder`).
+        let json_error = if scope.resource.custom {
+            patched.get("metadata").and_then(typed::metadata_type_error).filter(|_| patch_type != PatchType::Strategic)
+        } else {
+            typed::unknown_fields_of(&scope.resource.group, &scope.resource.kind, &patched).err()
+        };
+        if let Some(json_error) = json_error
             && let Some(refusal) = undecodable::refusal(patch_type, body, &patched, &json_error)
         {
             return Err(refusal);
