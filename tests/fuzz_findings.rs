@@ -135,6 +135,10 @@ on_both_servers!(
     a_custom_resource_has_no_list_to_give_as_metadata,
     an_apply_through_the_scale_finds_its_object_first,
     an_applied_time_that_does_not_convert_fails_the_field_manager,
+    a_collection_delete_lists_in_pages_whose_limit_makes_a_version_exact,
+    a_replication_controller_needs_a_selector_and_a_template_it_matches,
+    a_bookmark_carries_an_empty_object_as_go_encodes_it,
+    a_job_s_pods_restart_on_failure_or_never_and_a_cron_job_needs_a_schedule,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -1809,6 +1813,24 @@ async fn version_consumes_json_alone_and_watches_stream_no_yaml(server: Server) 
         .await;
     // (The refusal is itself YAML, as errors are negotiated.)
     assert_eq!(r.code, 406);
+    // Seed 1 at 100,000 requests: a custom resource's serializer has no YAML stream either
+    // (`unstructuredNegotiatedSerializer`, apiextensions-apiserver
+    // pkg/apiserver/customresource_handler.go), through either watch path.
+    let group = define_widgets(&server, "yamlless").await;
+    for path in
+        [format!("/apis/{group}/v1/namespaces/default/widgets?watch=true&timeoutSeconds=1"), format!("/apis/{group}/v1/watch/widgets/w")]
+    {
+        // Upstream's watch cache of a new definition answers 429 until it has started.
+        let mut r = accepting(&server, Method::GET, &path, "application/yaml", None).await;
+        for _ in 0..50 {
+            if r.code != 429 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            r = accepting(&server, Method::GET, &path, "application/yaml", None).await;
+        }
+        assert_eq!(r.code, 406, "{path}");
+    }
 }
 
 /// Seed 2: a custom resource was created while its definition was being deleted (and then
@@ -2358,11 +2380,26 @@ async fn an_apply_to_a_subresource_finds_its_object_before_it_reads_the_configur
 async fn a_service_s_status_put_creates_it_through_the_status_store(server: Server) {
     let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "unallocated", "labels": {"app": "x"}},
         "spec": {"ports": [{"port": 80}]}, "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}});
-    let r = put(&server, "/api/v1/namespaces/default/services/unallocated/status", service).await;
+    let r = put(&server, "/api/v1/namespaces/default/services/unallocated/status", service.clone()).await;
     assert_eq!((r.code, &r.body["status"], &r.body["spec"]["clusterIP"]), (201, &json!({"loadBalancer": {}}), &Value::Null), "{}", r.body);
     let entry = &r.body["metadata"]["managedFields"][0];
     assert_eq!(entry["subresource"], "status", "{}", r.body);
     assert!(entry["fieldsV1"].get("f:spec").is_none() && entry["fieldsV1"]["f:status"].is_object(), "{}", r.body);
+    // Seed 1 at 100,000 requests: an apply through the status store creates too, where a
+    // merge patch finds nothing to patch (`patcher.applyPatch`, k8s.io/apiserver
+    // pkg/endpoints/handlers/patch.go) and a pod's status store creates nothing.
+    let status = "/api/v1/namespaces/default/services/applied/status?fieldManager=f";
+    let mut config = service.clone();
+    config["metadata"]["name"] = json!("applied");
+    let r = patch(&server, status, "application/apply-patch+yaml", config).await;
+    assert_eq!((r.code, &r.body["status"]), (201, &json!({"loadBalancer": {}})), "{}", r.body);
+    assert_eq!(r.body["metadata"]["managedFields"][0]["operation"], "Apply", "{}", r.body);
+    let r = patch(&server, "/api/v1/namespaces/default/services/merged/status", "application/merge-patch+json", json!({})).await;
+    assert_eq!(r.code, 404, "{}", r.body);
+    let pod =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "unmade"}, "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    let r = patch(&server, "/api/v1/namespaces/default/pods/unmade/status?fieldManager=f", "application/apply-patch+yaml", pod).await;
+    assert_eq!(r.code, 404, "{}", r.body);
 }
 
 /// Seed 11: an applied finalizer that was an object was typed as a string, and a volume's
@@ -3023,4 +3060,119 @@ async fn an_applied_time_that_does_not_convert_fails_the_field_manager(server: S
     let r = patch(&server, &format!("{}?fieldManager=f", cm_path("timed")), "application/apply-patch+yaml", config).await;
     let why = "failed to convert new object (/other; /v1, Kind=ConfigMap) to proper version: unable to convert unstructured object to /v1, Kind=ConfigMap: json: cannot unmarshal number into Go value of type string";
     assert_eq!((r.code, &r.body["message"]), (500, &json!(why)), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests: a collection delete through an empty namespace segment at
+/// `resourceVersion=1` was refused for having no namespace. The store lists a collection
+/// delete in pages of 10,000 when the request gives no limit, and a limit makes the version
+/// exact: the list at revision 1 holds nothing, so nothing is deleted and nothing refused
+/// (`Store.DeleteCollection`, k8s.io/apiserver pkg/registry/generic/registry/store.go). At the
+/// latest revision the server's own Lease is listed and its delete has no namespace. A
+/// request's own limit deletes one page and answers its continue token.
+async fn a_collection_delete_lists_in_pages_whose_limit_makes_a_version_exact(server: Server) {
+    let everywhere = "/apis/coordination.k8s.io/v1/namespaces//leases";
+    let r = delete(&server, &format!("{everywhere}?resourceVersion=1"), Value::Null).await;
+    assert_eq!((r.code, &r.body["kind"], &r.body["items"]), (200, &json!("LeaseList"), &json!([])), "{}", r.body);
+    let r = delete(&server, everywhere, Value::Null).await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("Namespace parameter required.")), "{}", r.body);
+    let leases = get(&server, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases").await;
+    assert_eq!(leases.body["items"].as_array().map(Vec::len), Some(1), "{}", leases.body);
+    for name in ["p1", "p2", "p3"] {
+        let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"app": "paged"}}});
+        assert_eq!(post(&server, &cm_path(""), map).await.code, 201);
+    }
+    let r = delete(&server, &format!("{}?labelSelector=app%3Dpaged&limit=2", cm_path("")), Value::Null).await;
+    let names: Vec<&Value> =
+        r.body["items"].as_array().map(|items| items.iter().map(|i| &i["metadata"]["name"]).collect()).unwrap_or_default();
+    assert_eq!((r.code, names), (200, vec![&json!("p1"), &json!("p2")]), "{}", r.body);
+    assert!(r.body["metadata"]["continue"].as_str().is_some_and(|t| !t.is_empty()), "{}", r.body);
+    assert_eq!(get(&server, &cm_path("p3")).await.code, 200);
+}
+
+/// Seed 1 at 100,000 requests (a window before #28059): a ReplicationController without a
+/// spec was refused for its template's containers. Its template is a pointer, absent here, so
+/// upstream asks for the selector and the template and checks no pod spec
+/// (`ValidateReplicationControllerSpec`, kubernetes pkg/apis/core/validation/validation.go).
+async fn a_replication_controller_needs_a_selector_and_a_template_it_matches(server: Server) {
+    let path = "/api/v1/namespaces/default/replicationcontrollers";
+    let rc = |spec: Value| json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"}, "spec": spec});
+    let r = post(&server, path, rc(json!({}))).await;
+    let message = "ReplicationController \"rc\" is invalid: [spec.selector: Required value, spec.template: Required value]";
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(message)), "{}", r.body);
+    let template = json!({"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let r = post(&server, path, rc(json!({"selector": {"app": "b"}, "template": template}))).await;
+    let message = "ReplicationController \"rc\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"a\"}: `selector` does not match template `labels`";
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(message)), "{}", r.body);
+    let r = post(&server, path, rc(json!({"template": template}))).await;
+    assert_eq!((r.code, &r.body["spec"]["selector"]), (201, &json!({"app": "a"})), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests: the bookmark ending a watch's initial events held only a kind,
+/// a version and metadata. The watch cache's bookmark holds an empty object of the kind
+/// (`newFunc()`, k8s.io/apiserver pkg/storage/cacher), converted and encoded as any object:
+/// the fields Go writes even when zero, and what converting an internal type writes (a
+/// Deployment's replica count, a DaemonSet's template generation annotation).
+async fn a_bookmark_carries_an_empty_object_as_go_encodes_it(server: Server) {
+    let end = json!({"k8s.io/initial-events-end": "true"});
+    let empty_template = json!({"metadata": {}, "spec": {"containers": null}});
+    let cases = [
+        ("/api/v1/namespaces/default/pods", json!({"kind": "Pod", "apiVersion": "v1", "spec": {"containers": null}, "status": {}})),
+        (
+            "/apis/events.k8s.io/v1/namespaces/default/events",
+            json!({"kind": "Event", "apiVersion": "events.k8s.io/v1", "eventTime": null, "regarding": {}, "deprecatedSource": {},
+                "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/deployments",
+            json!({"kind": "Deployment", "apiVersion": "apps/v1",
+                "spec": {"replicas": 0, "selector": null, "template": empty_template, "strategy": {}}, "status": {}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/daemonsets",
+            json!({"kind": "DaemonSet", "apiVersion": "apps/v1", "spec": {"selector": null, "template": empty_template, "updateStrategy": {}},
+                "status": {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0}}),
+        ),
+    ];
+    let query = "watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1&labelSelector=none%3Dnone";
+    for (path, mut expected) in cases {
+        let r = get(&server, &format!("{path}?{query}")).await;
+        let events = match &r.body {
+            Value::Array(events) => events.clone(),
+            one @ Value::Object(_) => vec![one.clone()],
+            _ => panic!("{path}: no events: {} {}", r.code, r.body),
+        };
+        let mut bookmark = events.iter().find(|e| e["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true").cloned();
+        let bookmark = bookmark.as_mut().map(|b| &mut b["object"]).unwrap_or_else(|| panic!("{path}: no bookmark: {}", r.body));
+        bookmark["metadata"].as_object_mut().map(|m| m.remove("resourceVersion"));
+        let annotations = if path.ends_with("daemonsets") {
+            json!({"k8s.io/initial-events-end": "true", "deprecated.daemonset.template.generation": "0"})
+        } else {
+            end.clone()
+        };
+        expected["metadata"] = json!({"annotations": annotations});
+        assert_eq!(*bookmark, expected, "{path}");
+    }
+}
+
+/// Seed 1 at 100,000 requests (a window before #61472): a CronJob of nothing was refused for
+/// its containers alone, and a Job whose pods restart `Always` (the default) was accepted.
+/// A Job's pods restart on failure or never (`validateJobSpec`, kubernetes
+/// pkg/apis/batch/validation/validation.go); a CronJob's schedule is required by declarative
+/// validation, whose errors follow the handwritten ones.
+async fn a_job_s_pods_restart_on_failure_or_never_and_a_cron_job_needs_a_schedule(server: Server) {
+    let containers = json!([{"name": "c", "image": "busybox"}]);
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "restarting"},
+        "spec": {"template": {"spec": {"containers": containers}}}});
+    let r = post(&server, "/apis/batch/v1/namespaces/default/jobs", job).await;
+    let why =
+        "Job.batch \"restarting\" is invalid: spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"";
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "restarting"},
+        "spec": {"template": {"spec": {"restartPolicy": "Sometimes", "containers": containers}}}});
+    let r = post(&server, "/apis/batch/v1/namespaces/default/jobs", job).await;
+    let why = "Job.batch \"restarting\" is invalid: [spec.template.spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"OnFailure\", \"Never\", spec.template.spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"OnFailure\", \"Never\"]";
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let r = raw(&server, Method::POST, "/apis/batch/v1/namespaces/default/cronjobs", Some("application/json"), "null").await;
+    let why = "CronJob.batch \"\" is invalid: [metadata.name: Required value: name or generateName is required, spec.jobTemplate.spec.template.spec.containers: Required value, spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\", spec.schedule: Required value]";
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
 }

@@ -14,6 +14,8 @@ use crate::apiserver::status::FieldError;
 const PULL_POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
 /// Pod restart policies (`validateRestartPolicy`).
 const RESTART_POLICIES: &[&str] = &["Always", "OnFailure", "Never"];
+/// The restart policies of a Job's pods.
+const JOB_RESTART_POLICIES: &[&str] = &["OnFailure", "Never"];
 /// Pod DNS policies (`validateDNSPolicy`).
 const DNS_POLICIES: &[&str] = &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
 /// Port protocols (`supportedPortProtocols`, listed sorted).
@@ -48,10 +50,14 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
                 errors.push(FieldError::not_supported("spec.strategy", value, DEPLOYMENT_STRATEGIES));
             }
         }
-        ("batch", "Job") => one_of(spec, "completionMode", "spec", COMPLETION_MODES, &mut errors),
+        ("batch", "Job") => {
+            one_of(spec, "completionMode", "spec", COMPLETION_MODES, &mut errors);
+            job_restart_policy(spec, "spec", &mut errors);
+        }
         ("batch", "CronJob") => {
             one_of(spec, "concurrencyPolicy", "spec", CONCURRENCY_POLICIES, &mut errors);
             one_of(&spec["jobTemplate"]["spec"], "completionMode", "spec.jobTemplate.spec", COMPLETION_MODES, &mut errors);
+            job_restart_policy(&spec["jobTemplate"]["spec"], "spec.jobTemplate.spec", &mut errors);
         }
         ("", "Service") => {
             one_of(spec, "sessionAffinity", "spec", SESSION_AFFINITIES, &mut errors);
@@ -63,6 +69,24 @@ pub fn validate(resource: &ResourceInfo, object: &Value) -> Vec<FieldError> {
         _ => {}
     }
     errors
+}
+
+/// A Job's pods restart on failure or never: the default `Always` (or none) is refused as
+/// missing, and a pod failure policy asks for `Never` (`validateJobSpec`,
+/// pkg/apis/batch/validation/validation.go).
+fn job_restart_policy(job_spec: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let at = format!("{path}.template.spec.restartPolicy");
+    match job_spec["template"]["spec"]["restartPolicy"].as_str().unwrap_or("") {
+        "" | "Always" => {
+            errors.push(FieldError::required(at, format!("valid values: {:?}, {:?}", JOB_RESTART_POLICIES[0], JOB_RESTART_POLICIES[1])))
+        }
+        "OnFailure" | "Never" if job_spec["podFailurePolicy"].is_null() => {}
+        "OnFailure" => {
+            errors.push(FieldError::invalid(at, json!("OnFailure"), "only \"Never\" is supported when podFailurePolicy is specified"))
+        }
+        "Never" => {}
+        other => errors.push(FieldError::not_supported(at, json!(other), JOB_RESTART_POLICIES)),
+    }
 }
 
 /// Refuses the string at `field` of `object` (at `path`) unless it is one of `supported`.

@@ -21,6 +21,8 @@ pub fn embedded<'a>(resource: &ResourceInfo, object: &'a Value) -> Vec<(&'a Valu
     match (resource.group.as_str(), resource.kind.as_str()) {
         ("", "Pod") => vec![(spec, "spec")],
         ("", "PodTemplate") => vec![(&object["template"]["spec"], "template.spec")],
+        // A ReplicationController's template is a pointer: one that is absent holds no spec.
+        ("", "ReplicationController") if spec["template"].is_null() => Vec::new(),
         ("", "ReplicationController") | ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Deployment") | ("batch", "Job") => {
             vec![(&spec["template"]["spec"], "spec.template.spec")]
         }

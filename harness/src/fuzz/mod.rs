@@ -224,10 +224,11 @@ async fn stream_head(mut body: Body) -> (Vec<u8>, bool) {
     (head, false)
 }
 
-/// Whether a server serves `request` as a watch: a GET whose path has the `watch/` prefix or
-/// whose query says `watch`, as the server's own parsers read them.
+/// Whether a server serves `request` as a watch: a GET of a resource path with the `watch/`
+/// prefix or whose query says `watch`, as the server's own parsers read them. A path that names
+/// no resource (discovery, `/version`) ignores the query.
 pub fn asks_for_watch(request: &FuzzRequest) -> bool {
     let Ok(uri) = request.uri.parse::<http::Uri>() else { return false };
-    let prefixed = ResourcePath::parse(uri.path()).is_some_and(|p| p.watch_prefix);
-    request.method == "GET" && (prefixed || Query::parse(uri.query()).flag("watch") == Some(true))
+    let Some(path) = ResourcePath::parse(uri.path()) else { return false };
+    request.method == "GET" && (path.watch_prefix || Query::parse(uri.query()).flag("watch") == Some(true))
 }

@@ -387,7 +387,26 @@ pub fn resource_version(query: &Query, list: bool) -> ApiResult<Option<u64>> {
 /// (`resourceVersion=0`) is served whole from the watch cache, whatever its limit
 /// (`computeListLimit`, k8s.io/apiserver pkg/storage/cacher/cacher.go).
 pub fn list_page(query: &Query) -> ApiResult<Page> {
-    let limit = query.int("limit")?.filter(|l| *l > 0 && query.get("resourceVersion") != Some("0"));
+    page_of(query, query.int("limit")?)
+}
+
+/// The items a collection delete reads at once when its request gives no `limit`
+/// (`deleteCollectionPageSize`, k8s.io/apiserver pkg/registry/generic/registry/store.go).
+const DELETE_COLLECTION_PAGE_SIZE: i64 = 10_000;
+
+/// The first page a collection delete lists, and whether it is the only one: a request's own
+/// `limit` lists one page; without one the store reads every page of
+/// [`DELETE_COLLECTION_PAGE_SIZE`] items, a limit that makes a `resourceVersion` exact as any
+/// limit does (`Store.DeleteCollection`).
+pub fn delete_collection_page(query: &Query) -> ApiResult<(Page, bool)> {
+    let limit = query.int("limit")?;
+    let one_page = limit.is_some_and(|l| l > 0);
+    Ok((page_of(query, Some(limit.filter(|l| *l != 0).unwrap_or(DELETE_COLLECTION_PAGE_SIZE)))?, one_page))
+}
+
+/// The page `list_page` reads, with `limit` as the list options hold it.
+fn page_of(query: &Query, limit: Option<i64>) -> ApiResult<Page> {
+    let limit = limit.filter(|l| *l > 0 && query.get("resourceVersion") != Some("0"));
     // A list with a limit reads exactly its resourceVersion unless it says otherwise
     // (`delegator.ShouldDelegateList`, k8s.io/apiserver pkg/storage/cacher/delegator).
     let (revision, unparsed) = match resource_version(query, true) {

@@ -25,8 +25,8 @@ use serde_json::Value;
 
 use crate::apiserver::Server;
 use crate::apiserver::http::decode::{
-    Write, apply_configuration, check_list_options, check_patch_json, delete_request, header_str, is_apply, list_page, object,
-    patch_options, resource_object, resource_version, selection, write_options,
+    Write, apply_configuration, check_list_options, check_patch_json, delete_collection_page, delete_request, header_str, is_apply,
+    list_page, object, patch_options, resource_object, resource_version, selection, write_options,
 };
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
@@ -370,7 +370,7 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                 // YAML, which the route produces, has no stream serializer: the watch, once
                 // started, refuses it (`serveWatchHandler`, k8s.io/apiserver
                 // pkg/endpoints/handlers/watch.go).
-                if encoding == Encoding::Yaml && !scope.resource.custom {
+                if encoding == Encoding::Yaml {
                     return Err(ApiError::not_acceptable_streams());
                 }
                 let lines = watch::start(&server.lock(), scope, request, server.config.bookmark_interval);
@@ -443,9 +443,11 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                 let (opts, force) = patch_options(&query, &parts.headers, patch_type.is_none())?;
                 let Some(patch_type) = patch_type else {
                     // The apply patcher reads the configuration once the store found the
-                    // object; only the main resource is created when absent (`patchResource`,
-                    // k8s.io/apiserver pkg/endpoints/handlers/patch.go).
-                    if target != Target::Main {
+                    // object; the main resource is created when absent, and the status of a
+                    // registry that creates on update (`patchResource`, k8s.io/apiserver
+                    // pkg/endpoints/handlers/patch.go).
+                    let creates = target == Target::Main || (target == Target::Status && scope.resource.create_on_update);
+                    if !creates {
                         server.lock().get(&scope, name)?;
                     }
                     let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);
@@ -472,8 +474,8 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                 check_list_options(&query)?;
                 let selection = selection(&query, &scope, None)?;
                 let opts = delete_request(&parts.headers, &body, &query)?.mutated_by(server.config.mutant).validate()?;
-                let page = list_page(&query)?;
-                let listed = server.lock().delete_collection(&scope, &selection, &page, &opts)?;
+                let (page, one_page) = delete_collection_page(&query)?;
+                let listed = server.lock().delete_collection(&scope, &selection, page, one_page, &opts)?;
                 list_as(repr, &scope, listed, now)
             }
             _ => Err(ApiError::method_not_allowed()),

@@ -54,6 +54,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("", "namespaces") => &namespaces::Namespaces,
         ("", "nodes") => &nodes::Nodes,
         ("", "services") => &services::Services,
+        ("", "replicationcontrollers") => &workloads::ReplicationControllers,
         ("", "persistentvolumeclaims") => &volumes::CLAIMS,
         ("", "persistentvolumes") => &volumes::VOLUMES,
         ("", "events") => &records::CORE_EVENTS,

@@ -2,7 +2,9 @@
 //! selects every pod of a Job), and matches the pod template's labels
 //! (pkg/apis/apps/validation/validation.go, `ValidateDeploymentSpec`, `ValidateReplicaSetSpec`,
 //! `ValidateStatefulSetSpec`, `ValidateDaemonSetSpec`; pkg/apis/batch/validation/validation.go,
-//! `ValidateJobSpec`).
+//! `ValidateJobSpec`), and ReplicationControllers, whose selector is a map of labels and whose
+//! template may be absent (pkg/apis/core/validation/validation.go,
+//! `ValidateReplicationControllerSpec`).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::core::{Selector, SelectorExt};
@@ -89,6 +91,29 @@ pub struct Selecting(pub SelectorRule);
 impl Kind for Selecting {
     fn validate(&self, workload: &Value) -> Vec<FieldError> {
         self.0.errors(workload)
+    }
+}
+
+/// ReplicationControllers: a selector of at least one label, and a template (a pointer in Go,
+/// so it may be absent) whose labels the selector matches (`ValidateNonEmptySelector`,
+/// `ValidatePodTemplateSpecForRC`).
+pub struct ReplicationControllers;
+
+impl Kind for ReplicationControllers {
+    fn validate(&self, rc: &Value) -> Vec<FieldError> {
+        let spec = &rc["spec"];
+        let selector = spec["selector"].as_object().filter(|s| !s.is_empty());
+        let mut errs = Vec::new();
+        if selector.is_none() {
+            errs.push(FieldError::required("spec.selector", ""));
+        }
+        let labels = &spec["template"]["metadata"]["labels"];
+        if spec["template"].is_null() {
+            errs.push(FieldError::required("spec.template", ""));
+        } else if selector.is_some_and(|s| s.iter().any(|(key, value)| labels[key] != *value)) {
+            errs.push(FieldError::invalid("spec.template.metadata.labels", labels.clone(), "`selector` does not match template `labels`"));
+        }
+        errs
     }
 }
 

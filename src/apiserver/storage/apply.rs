@@ -33,7 +33,10 @@ impl Storage {
         let manager = opts.field_manager.clone();
         let live = match self.store.get(&scope.request_key(name)?) {
             Some(stored) => Some(scope.present(stored)?),
-            None if target == Target::Main => None,
+            // An apply creates what is absent; through the status store only where its
+            // registry creates on update (`Store.Update`, k8s.io/apiserver
+            // pkg/registry/generic/registry/store.go: the status stores pass no forced create).
+            None if target == Target::Main || (target == Target::Status && scope.resource.create_on_update) => None,
             None => return Err(ApiError::not_found(scope.resource.qualified(), name)),
         };
         let merged = apply::apply(live.as_ref().unwrap_or(&json!({})), &config, &manager, force, &context.write())?;
@@ -63,7 +66,7 @@ impl Storage {
             return Err(ApiError::conflict(scope.resource.qualified(), name, &why));
         }
         match live {
-            None => Ok((Arc::unwrap_or_clone(self.create_managed(scope, merged, opts, &Management::Applied)?), true)),
+            None => Ok((Arc::unwrap_or_clone(self.create_managed(scope, merged, target, opts, &Management::Applied)?), true)),
             Some(_) => Ok((self.update_managed(scope, name, merged, target, opts, &Management::Applied)?, false)),
         }
     }

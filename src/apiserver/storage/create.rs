@@ -13,7 +13,7 @@ use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{admission, defaults, enums, pod_specs, warning, write_warnings};
+use crate::apiserver::{admission, declarative, defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Checks the body's `apiVersion` and `kind` against the endpoint, filling them when absent
@@ -158,7 +158,7 @@ impl Storage {
     /// Creates an object from a request body; returns the stored object as served.
     pub fn create(&mut self, scope: &Scope, body: Value, opts: WriteOptions) -> ApiResult<Arc<Value>> {
         let management = Management::Update(opts.field_manager.clone());
-        self.create_managed(scope, body, opts, &management)
+        self.create_managed(scope, body, Target::Main, opts, &management)
     }
 
     /// A request's body as the create and update handlers decode it: its kind and version,
@@ -175,12 +175,19 @@ impl Storage {
     }
 
     /// Creates an object whose fields `management` manages.
-    pub fn create_managed(&mut self, scope: &Scope, body: Value, opts: WriteOptions, management: &Management) -> ApiResult<Arc<Value>> {
+    pub fn create_managed(
+        &mut self,
+        scope: &Scope,
+        body: Value,
+        target: Target,
+        opts: WriteOptions,
+        management: &Management,
+    ) -> ApiResult<Arc<Value>> {
         if scope.resource.namespaced && scope.namespace.is_none() {
             return Err(ApiError::not_found_path());
         }
         let body = self.decoded(scope, body, &opts)?;
-        self.create_decoded(scope, body, Target::Main, opts, management)
+        self.create_decoded(scope, body, target, opts, management)
     }
 
     /// Creates an object from a decoded body ([`Self::decoded`]) written to `target`: a PUT of
@@ -262,6 +269,7 @@ impl Storage {
         let mut errs = kind.validate_create(&body, meta);
         errs.extend(pod_specs::validate(&scope.resource, &body));
         errs.extend(enums::validate(&scope.resource, &body));
+        errs.extend(declarative::validate(&scope.resource, &body));
         if !errs.is_empty() {
             return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, &name, errs));
         }

@@ -16,7 +16,7 @@ use crate::apiserver::deletion::{
 use crate::apiserver::mutant::{Mutable, Mutant};
 use crate::apiserver::selectors::Selection;
 use crate::apiserver::status::{ApiError, ApiResult};
-use crate::apiserver::storage::read::{Listed, Page};
+use crate::apiserver::storage::read::{ListAt, Listed, Page};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::string_list;
 
@@ -156,24 +156,44 @@ impl DeletePlanner<'_> {
 }
 
 impl Storage {
-    /// DELETE on a collection: deletes each selected item with a copy of `opts` through the
-    /// generic store ([`Entry::Store`]), ignoring items that are already gone; the first other
-    /// error aborts. Returns the items as listed.
-    pub fn delete_collection(&mut self, scope: &Scope, selection: &Selection, page: &Page, opts: &DeleteOptions) -> ApiResult<Listed> {
+    /// DELETE on a collection: lists `page` (and, unless it is the `one_page` the request
+    /// asked for, every page after it at the latest revision), deleting each selected item with a
+    /// copy of `opts` through the generic store ([`Entry::Store`]) and ignoring items that are
+    /// already gone; the first other error aborts (`Store.DeleteCollection`, k8s.io/apiserver
+    /// pkg/registry/generic/registry/store.go). Returns the first page's list with every item.
+    pub fn delete_collection(
+        &mut self,
+        scope: &Scope,
+        selection: &Selection,
+        mut page: Page,
+        one_page: bool,
+        opts: &DeleteOptions,
+    ) -> ApiResult<Listed> {
         self.warn_delete(scope, opts);
         let selection = selection.clone().mutated_by(self.mutant);
-        let listed = self.list(scope, &selection, page)?;
-        for item in &listed.items {
-            let name = item["metadata"]["name"].as_str().unwrap_or("");
-            // Each item is deleted in the request's namespace: across every namespace (an empty
-            // one in the path) the first delete has no key.
-            match self.delete_one(scope, name, opts, Entry::Store) {
-                Ok(_) => {}
-                Err(e) if e.code == 404 => {}
-                Err(e) => return Err(e),
+        let mut whole: Option<Listed> = None;
+        loop {
+            let listed = self.list(scope, &selection, &page)?;
+            for item in &listed.items {
+                let name = item["metadata"]["name"].as_str().unwrap_or("");
+                // Each item is deleted in the request's namespace: across every namespace (an
+                // empty one in the path) the first delete has no key.
+                match self.delete_one(scope, name, opts, Entry::Store) {
+                    Ok(_) => {}
+                    Err(e) if e.code == 404 => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            let next = listed.continue_token.clone();
+            match whole.as_mut() {
+                None => whole = Some(listed),
+                Some(first) => first.items.extend(listed.items),
+            }
+            match next {
+                Some(token) if !one_page => page = Page { continue_token: Some(token), at: ListAt::Latest, ..page },
+                _ => return Ok(whole.expect("one page was listed")),
             }
         }
-        Ok(listed)
     }
 
     /// Adds the warning the kind gives a DELETE with `opts`, if any (before anything is read:

@@ -14,7 +14,7 @@ use crate::apiserver::storage::create;
 use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
 use crate::apiserver::validation::{MetaValidation, normalize_metadata};
-use crate::apiserver::{defaults, enums, pod_specs, warning, write_warnings};
+use crate::apiserver::{declarative, defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
 /// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
@@ -174,6 +174,7 @@ impl Storage {
         errs.extend(self.kind(scope).validate_update(&new, &existing));
         errs.extend(pod_specs::validate(&scope.resource, &new));
         errs.extend(enums::validate(&scope.resource, &new));
+        errs.extend(declarative::validate(&scope.resource, &new));
         if !errs.is_empty() {
             return Err(ApiError::invalid(scope.resource.internal_group(), &scope.resource.kind, name, errs));
         }

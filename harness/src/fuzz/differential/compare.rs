@@ -306,7 +306,7 @@ fn mask(value: &mut Value, key: &str, context: &str) {
     match value {
         Value::Object(map) => {
             mask_generated_name(map);
-            mask_ages(map);
+            mask_table_cells(map);
             mask_secure_port(map);
             // A page that held the IP repair controller's Events (dropped below) ends elsewhere
             // than the fake's: its continue token and count of the rest say nothing of the fake.
@@ -439,19 +439,28 @@ fn mask_secure_port(map: &mut Map<String, Value>) {
     }
 }
 
-/// A Table's cells of ages masked: each server created the objects at its own moment.
-fn mask_ages(map: &mut Map<String, Value>) {
+/// A Table's cells the servers chose masked: ages (each server created the objects at its own
+/// moment) and a Service's allocated cluster IP.
+fn mask_table_cells(map: &mut Map<String, Value>) {
     if map.get("kind").is_none_or(|k| k != "Table") {
         return;
     }
-    let ages: Vec<usize> = map["columnDefinitions"]
+    let masks: Vec<(usize, &str)> = map["columnDefinitions"]
         .as_array()
-        .map(|columns| columns.iter().enumerate().filter(|(_, c)| AGE_COLUMNS.iter().any(|a| c["name"] == *a)).map(|(i, _)| i).collect())
+        .map(|columns| {
+            let mask_of = |c: &Value| match c["name"].as_str() {
+                Some(name) if AGE_COLUMNS.contains(&name) => Some("<age>"),
+                Some("Cluster-IP") => Some("<ip>"),
+                _ => None,
+            };
+            columns.iter().enumerate().filter_map(|(i, c)| mask_of(c).map(|m| (i, m))).collect()
+        })
         .unwrap_or_default();
     for row in map.get_mut("rows").and_then(Value::as_array_mut).into_iter().flatten() {
-        for &i in &ages {
-            if let Some(cell) = row["cells"].get_mut(i).filter(|c| c.is_string()) {
-                *cell = json!("<age>");
+        for &(i, masked) in &masks {
+            // A headless Service's cluster IP is `None`, which neither server chose.
+            if let Some(cell) = row["cells"].get_mut(i).filter(|c| c.is_string() && *c != "None") {
+                *cell = json!(masked);
             }
         }
     }
@@ -635,6 +644,19 @@ mod tests {
     }
 
     #[test]
+    fn a_table_s_ages_and_cluster_ips_are_masked_and_its_other_cells_compared() {
+        let request = get("/api/v1/namespaces/fz-a/services");
+        let columns = json!([{"name": "Name"}, {"name": "Cluster-IP"}, {"name": "Age"}]);
+        let table =
+            |ip: &str, age: &str, name: &str| json!({"kind": "Table", "columnDefinitions": columns, "rows": [{"cells": [name, ip, age]}]});
+        let fake = see(&request, &answer(200, table("10.108.121.167", "3s", "a")), false);
+        assert_eq!(differences(&fake, &see(&request, &answer(200, table("10.103.181.75", "9m", "a")), false)), vec![]);
+        assert_eq!(differences(&fake, &see(&request, &answer(200, table("10.103.181.75", "9m", "b")), false)).len(), 1);
+        let headless = see(&request, &answer(200, table("None", "3s", "a")), false);
+        assert_eq!(differences(&fake, &headless).len(), 1);
+    }
+
+    #[test]
     fn the_address_each_server_listens_on_is_masked() {
         let request = get("/api/");
         let versions = |address: &str, version: &str| json!({"kind": "APIVersions", "versions": [version], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": address}]});
@@ -643,6 +665,16 @@ mod tests {
         assert_eq!(differences(&fake, &upstream), vec![]);
         let other = see(&request, &answer(200, versions("127.0.0.1:44047", "v2")), false);
         assert_eq!(differences(&fake, &other).len(), 1);
+    }
+
+    #[test]
+    fn only_a_resource_path_is_watched_whatever_the_query_says() {
+        use crate::fuzz::asks_for_watch;
+        assert!(asks_for_watch(&get("/api/v1/namespaces/default/configmaps?watch=true")));
+        assert!(asks_for_watch(&get("/api/v1/watch/namespaces/default/configmaps")));
+        // Discovery ignores the query and answers its document.
+        assert!(!asks_for_watch(&get("/api/v1/?watch=true")));
+        assert!(!asks_for_watch(&get("/apis/apps/v1?watch=1")));
     }
 
     #[test]
