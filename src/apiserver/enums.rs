@@ -80,11 +80,11 @@ fn job_restart_policy(job_spec: &Value, path: &str, errors: &mut Vec<FieldError>
         "" | "Always" => {
             errors.push(FieldError::required(at, format!("valid values: {:?}, {:?}", JOB_RESTART_POLICIES[0], JOB_RESTART_POLICIES[1])))
         }
-        "OnFailure" | "Never" if job_spec["podFailurePolicy"].is_null() => {}
-        "OnFailure" => {
+        "Never" => {}
+        "OnFailure" if !job_spec["podFailurePolicy"].is_null() => {
             errors.push(FieldError::invalid(at, json!("OnFailure"), "only \"Never\" is supported when podFailurePolicy is specified"))
         }
-        "Never" => {}
+        "OnFailure" => {}
         other => errors.push(FieldError::not_supported(at, json!(other), JOB_RESTART_POLICIES)),
     }
 }

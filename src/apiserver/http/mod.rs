@@ -443,11 +443,9 @@ async fn dispatch(server: &Arc<Server>, mut parts: http::request::Parts, body: O
                 let (opts, force) = patch_options(&query, &parts.headers, patch_type.is_none())?;
                 let Some(patch_type) = patch_type else {
                     // The apply patcher reads the configuration once the store found the
-                    // object; the main resource is created when absent, and the status of a
-                    // registry that creates on update (`patchResource`, k8s.io/apiserver
+                    // object, or made an empty one to create (`patchResource`, k8s.io/apiserver
                     // pkg/endpoints/handlers/patch.go).
-                    let creates = target == Target::Main || (target == Target::Status && scope.resource.create_on_update);
-                    if !creates {
+                    if !target.apply_creates(&scope) {
                         server.lock().get(&scope, name)?;
                     }
                     let (config, opts) = with_body_keys(apply_configuration(&body)?, opts);

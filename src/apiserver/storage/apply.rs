@@ -33,10 +33,7 @@ impl Storage {
         let manager = opts.field_manager.clone();
         let live = match self.store.get(&scope.request_key(name)?) {
             Some(stored) => Some(scope.present(stored)?),
-            // An apply creates what is absent; through the status store only where its
-            // registry creates on update (`Store.Update`, k8s.io/apiserver
-            // pkg/registry/generic/registry/store.go: the status stores pass no forced create).
-            None if target == Target::Main || (target == Target::Status && scope.resource.create_on_update) => None,
+            None if target.apply_creates(scope) => None,
             None => return Err(ApiError::not_found(scope.resource.qualified(), name)),
         };
         let merged = apply::apply(live.as_ref().unwrap_or(&json!({})), &config, &manager, force, &context.write())?;

@@ -71,6 +71,14 @@ impl Target {
             Some(_) => Err(ApiError::not_found_path()),
         }
     }
+
+    /// Whether an apply to this target of an absent object creates it: the main resource's
+    /// always (the patch handler forces the create), the status store's where its registry
+    /// creates on update (`Store.Update`, k8s.io/apiserver pkg/registry/generic/registry/store.go:
+    /// the status stores force none).
+    pub fn apply_creates(self, scope: &Scope) -> bool {
+        self == Self::Main || (self == Self::Status && scope.resource.create_on_update)
+    }
 }
 
 /// Who manages the fields of a write, and how.
