@@ -137,7 +137,6 @@ on_both_servers!(
     an_applied_time_that_does_not_convert_fails_the_field_manager,
     a_collection_delete_lists_in_pages_whose_limit_makes_a_version_exact,
     a_replication_controller_needs_a_selector_and_a_template_it_matches,
-    a_bookmark_carries_an_empty_object_as_go_encodes_it,
     a_job_s_pods_restart_on_failure_or_never_and_a_cron_job_needs_a_schedule,
 );
 
@@ -3105,53 +3104,6 @@ async fn a_replication_controller_needs_a_selector_and_a_template_it_matches(ser
     assert_eq!((r.code, &r.body["message"]), (422, &json!(message)), "{}", r.body);
     let r = post(&server, path, rc(json!({"template": template}))).await;
     assert_eq!((r.code, &r.body["spec"]["selector"]), (201, &json!({"app": "a"})), "{}", r.body);
-}
-
-/// Seed 1 at 100,000 requests: the bookmark ending a watch's initial events held only a kind,
-/// a version and metadata. The watch cache's bookmark holds an empty object of the kind
-/// (`newFunc()`, k8s.io/apiserver pkg/storage/cacher), converted and encoded as any object:
-/// the fields Go writes even when zero, and what converting an internal type writes (a
-/// Deployment's replica count, a DaemonSet's template generation annotation).
-async fn a_bookmark_carries_an_empty_object_as_go_encodes_it(server: Server) {
-    let end = json!({"k8s.io/initial-events-end": "true"});
-    let empty_template = json!({"metadata": {}, "spec": {"containers": null}});
-    let cases = [
-        ("/api/v1/namespaces/default/pods", json!({"kind": "Pod", "apiVersion": "v1", "spec": {"containers": null}, "status": {}})),
-        (
-            "/apis/events.k8s.io/v1/namespaces/default/events",
-            json!({"kind": "Event", "apiVersion": "events.k8s.io/v1", "eventTime": null, "regarding": {}, "deprecatedSource": {},
-                "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null}),
-        ),
-        (
-            "/apis/apps/v1/namespaces/default/deployments",
-            json!({"kind": "Deployment", "apiVersion": "apps/v1",
-                "spec": {"replicas": 0, "selector": null, "template": empty_template, "strategy": {}}, "status": {}}),
-        ),
-        (
-            "/apis/apps/v1/namespaces/default/daemonsets",
-            json!({"kind": "DaemonSet", "apiVersion": "apps/v1", "spec": {"selector": null, "template": empty_template, "updateStrategy": {}},
-                "status": {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0}}),
-        ),
-    ];
-    let query = "watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1&labelSelector=none%3Dnone";
-    for (path, mut expected) in cases {
-        let r = get(&server, &format!("{path}?{query}")).await;
-        let events = match &r.body {
-            Value::Array(events) => events.clone(),
-            one @ Value::Object(_) => vec![one.clone()],
-            _ => panic!("{path}: no events: {} {}", r.code, r.body),
-        };
-        let mut bookmark = events.iter().find(|e| e["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true").cloned();
-        let bookmark = bookmark.as_mut().map(|b| &mut b["object"]).unwrap_or_else(|| panic!("{path}: no bookmark: {}", r.body));
-        bookmark["metadata"].as_object_mut().map(|m| m.remove("resourceVersion"));
-        let annotations = if path.ends_with("daemonsets") {
-            json!({"k8s.io/initial-events-end": "true", "deprecated.daemonset.template.generation": "0"})
-        } else {
-            end.clone()
-        };
-        expected["metadata"] = json!({"annotations": annotations});
-        assert_eq!(*bookmark, expected, "{path}");
-    }
 }
 
 /// Seed 1 at 100,000 requests (a window before #61472): a CronJob of nothing was refused for
