@@ -37,6 +37,7 @@
 //! - [`activity`]: the signal a part of a cluster raises when it finishes a step, which
 //!   settling waits for.
 //! - [`clock`]: the real and the virtual clock time-dependent behaviour is measured on.
+//! - [`go_duration`]: Go's `time.ParseDuration`, for the kubelet model and CronJob schedules.
 //! - [`metadata`]: the Kubernetes metadata names (the garbage-collection finalizers) the API
 //!   server and the collector share.
 //! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
@@ -51,6 +52,7 @@ pub mod cleanup;
 pub mod clock;
 pub mod cluster;
 pub mod gc;
+pub mod go_duration;
 pub mod kubelet;
 pub mod metadata;
 mod mutants;

@@ -137,7 +137,9 @@ on_both_servers!(
     an_applied_time_that_does_not_convert_fails_the_field_manager,
     a_collection_delete_lists_in_pages_whose_limit_makes_a_version_exact,
     a_replication_controller_needs_a_selector_and_a_template_it_matches,
+    a_bookmark_carries_an_empty_object_as_go_encodes_it,
     a_job_s_pods_restart_on_failure_or_never_and_a_cron_job_needs_a_schedule,
+    a_cron_job_s_schedule_is_read_as_the_cron_parser_reads_it,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -3106,6 +3108,53 @@ async fn a_replication_controller_needs_a_selector_and_a_template_it_matches(ser
     assert_eq!((r.code, &r.body["spec"]["selector"]), (201, &json!({"app": "a"})), "{}", r.body);
 }
 
+/// Seed 1 at 100,000 requests: the bookmark ending a watch's initial events held only a kind,
+/// a version and metadata. The watch cache's bookmark holds an empty object of the kind
+/// (`newFunc()`, k8s.io/apiserver pkg/storage/cacher), converted and encoded as any object:
+/// the fields Go writes even when zero, and what converting an internal type writes (a
+/// Deployment's replica count, a DaemonSet's template generation annotation).
+async fn a_bookmark_carries_an_empty_object_as_go_encodes_it(server: Server) {
+    let end = json!({"k8s.io/initial-events-end": "true"});
+    let empty_template = json!({"metadata": {}, "spec": {"containers": null}});
+    let cases = [
+        ("/api/v1/namespaces/default/pods", json!({"kind": "Pod", "apiVersion": "v1", "spec": {"containers": null}, "status": {}})),
+        (
+            "/apis/events.k8s.io/v1/namespaces/default/events",
+            json!({"kind": "Event", "apiVersion": "events.k8s.io/v1", "eventTime": null, "regarding": {}, "deprecatedSource": {},
+                "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/deployments",
+            json!({"kind": "Deployment", "apiVersion": "apps/v1",
+                "spec": {"replicas": 0, "selector": null, "template": empty_template, "strategy": {}}, "status": {}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/daemonsets",
+            json!({"kind": "DaemonSet", "apiVersion": "apps/v1", "spec": {"selector": null, "template": empty_template, "updateStrategy": {}},
+                "status": {"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0}}),
+        ),
+    ];
+    let query = "watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1&labelSelector=none%3Dnone";
+    for (path, mut expected) in cases {
+        let r = get(&server, &format!("{path}?{query}")).await;
+        let events = match &r.body {
+            Value::Array(events) => events.clone(),
+            one @ Value::Object(_) => vec![one.clone()],
+            _ => panic!("{path}: no events: {} {}", r.code, r.body),
+        };
+        let mut bookmark = events.iter().find(|e| e["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true").cloned();
+        let bookmark = bookmark.as_mut().map(|b| &mut b["object"]).unwrap_or_else(|| panic!("{path}: no bookmark: {}", r.body));
+        bookmark["metadata"].as_object_mut().map(|m| m.remove("resourceVersion"));
+        let annotations = if path.ends_with("daemonsets") {
+            json!({"k8s.io/initial-events-end": "true", "deprecated.daemonset.template.generation": "0"})
+        } else {
+            end.clone()
+        };
+        expected["metadata"] = json!({"annotations": annotations});
+        assert_eq!(*bookmark, expected, "{path}");
+    }
+}
+
 /// Seed 1 at 100,000 requests (a window before #61472): a CronJob of nothing was refused for
 /// its containers alone, and a Job whose pods restart `Always` (the default) was accepted.
 /// A Job's pods restart on failure or never (`validateJobSpec`, kubernetes
@@ -3127,4 +3176,41 @@ async fn a_job_s_pods_restart_on_failure_or_never_and_a_cron_job_needs_a_schedul
     let r = raw(&server, Method::POST, "/apis/batch/v1/namespaces/default/cronjobs", Some("application/json"), "null").await;
     let why = "CronJob.batch \"\" is invalid: [metadata.name: Required value: name or generateName is required, spec.jobTemplate.spec.template.spec.containers: Required value, spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\", spec.schedule: Required value]";
     assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+}
+
+/// A newcomer's `kubectl create cronjob --schedule` with a typo was accepted: the API server
+/// reads a schedule with robfig/cron's standard parser and quotes its error
+/// (`validateScheduleFormat`, kubernetes pkg/apis/batch/validation/validation.go), refuses a
+/// time zone written into a new schedule, and loads `spec.timeZone` (`validateTimeZone`).
+async fn a_cron_job_s_schedule_is_read_as_the_cron_parser_reads_it(server: Server) {
+    let cron_job = |name: &str, schedule: &str, zone: Value| {
+        json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name},
+            "spec": {"schedule": schedule, "timeZone": zone, "jobTemplate": {"spec": {"template": {"spec": {
+                "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}}})
+    };
+    let path = "/apis/batch/v1/namespaces/default/cronjobs";
+    for (schedule, why) in [
+        ("*/5 * * *", "expected exactly 5 fields, found 4: [*/5 * * *]"),
+        ("0 25 * * *", "end of range (25) above maximum (23): 25"),
+        ("0 0 * * mon-x", "failed to parse int from x: strconv.Atoi: parsing \"x\": invalid syntax"),
+        ("*/0 * * * *", "step of range should be a positive number: */0"),
+        ("@every 5", "failed to parse duration @every 5: time: missing unit in duration \"5\""),
+        ("@sometimes", "unrecognized descriptor: @sometimes"),
+        ("TZ=Nowhere/City 0 * * * *", "provided bad location Nowhere/City: unknown time zone Nowhere/City"),
+        ("TZ=UTC", "invalid schedule format: runtime error: slice bounds out of range [:-1]"),
+    ] {
+        let r = post(&server, path, cron_job("typo", schedule, Value::Null)).await;
+        let mut message = format!("CronJob.batch \"typo\" is invalid: spec.schedule: Invalid value: {schedule:?}: {why}");
+        if schedule.contains("TZ") {
+            let tz =
+                format!("spec.schedule: Invalid value: {schedule:?}: cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
+            message = format!("CronJob.batch \"typo\" is invalid: [spec.schedule: Invalid value: {schedule:?}: {why}, {tz}]");
+        }
+        assert_eq!((r.code, &r.body["message"]), (422, &json!(message)), "{schedule}: {}", r.body);
+    }
+    let r = post(&server, path, cron_job("zoned", "@hourly", json!("Nowhere/City"))).await;
+    let why = "CronJob.batch \"zoned\" is invalid: spec.timeZone: Invalid value: \"Nowhere/City\": unknown time zone Nowhere/City";
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let r = post(&server, path, cron_job("fine", "30 6 * JAN-mar MON-fri/2", json!("Europe/Paris"))).await;
+    assert_eq!(r.code, 201, "{}", r.body);
 }

@@ -33,7 +33,7 @@
 //! - Rules, as pure functions: [`deletion`] (what a DELETE does, upstream `store.go`'s `Delete`),
 //!   [`validation`] and [`schema`] (metadata, unknown fields and values of the wrong type,
 //!   custom resources pruned by their schema), [`enums`] (the enumerated fields controllers
-//!   write), [`declarative`] (what only declarative validation checks), [`pod_specs`] (the pod specs objects hold, their volume references), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
+//!   write), [`declarative`] (what only declarative validation checks), [`cron_schedule`] (CronJob schedules as the cron parser reads them), [`pod_specs`] (the pod specs objects hold, their volume references), [`strict`] (bodies decoded with their repeated keys), [`patch`], [`apply`]
 //!   (server-side apply and managedFields), [`selectors`], [`convert`] (served and stored
 //!   versions), [`scale`] (the `Scale` of a scalable object).
 //! - [`controllers`]: the simulated namespace controller, CRD finalizer and node agent, and the
@@ -52,6 +52,7 @@ pub mod catalogue;
 pub mod controllers;
 pub mod convert;
 pub mod crd;
+pub mod cron_schedule;
 pub mod declarative;
 pub mod defaults;
 pub mod deletion;

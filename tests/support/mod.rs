@@ -124,7 +124,7 @@ impl Target for Server {
 
 /// A raw response: status code, JSON body (or `Value::Null` when the body is not JSON; a
 /// protobuf body is read with the protobuf decoder of request bodies, k8s-pb's types, and a
-/// protobuf watch stream as the array of its events) and the
+/// protobuf watch stream, or a JSON one of more than one line, as the array of its events) and the
 /// text of each Warning header.
 pub struct Raw {
     pub code: u16,
@@ -140,7 +140,18 @@ impl Raw {
         } else if protobuf::is_protobuf(content_type) {
             protobuf::decode(bytes).unwrap_or(Value::Null)
         } else {
-            serde_json::from_slice(bytes).unwrap_or(Value::Null)
+            // A JSON watch stream of more than one event is the array of its lines.
+            let lines = || {
+                String::from_utf8_lossy(bytes)
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(serde_json::from_str)
+                    .collect::<serde_json::Result<Vec<Value>>>()
+                    .ok()
+                    .filter(|events| events.len() > 1)
+                    .map(Value::Array)
+            };
+            serde_json::from_slice(bytes).ok().or_else(lines).unwrap_or(Value::Null)
         };
         let warnings = headers
             .get_all("warning")

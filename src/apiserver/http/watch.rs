@@ -20,6 +20,7 @@ use crate::apiserver::crd;
 use crate::apiserver::http::decode;
 use crate::apiserver::http::request::{Query, Representation};
 use crate::apiserver::http::table;
+use crate::apiserver::schema::go_shapes;
 use crate::apiserver::selectors::Selection;
 use crate::apiserver::status::{ApiError, ApiResult};
 use crate::apiserver::storage::store::{EventType, StoreEvent};
@@ -117,13 +118,13 @@ impl Watch {
         if initial_events_end {
             meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        let (kind, api_version) = match self.request.representation {
+        let object = match self.request.representation {
             Representation::Metadata(version) | Representation::MetadataList(version) => {
-                ("PartialObjectMetadata".to_string(), version.to_string())
+                json!({"kind": "PartialObjectMetadata", "apiVersion": version, "metadata": meta})
             }
-            _ => (self.scope.resource.kind.clone(), self.scope.resource.api_version(&self.scope.version)),
+            _ => empty_object(&self.scope.resource.kind, &self.scope.resource.api_version(&self.scope.version), meta),
         };
-        self.line("BOOKMARK", &json!({"kind": kind, "apiVersion": api_version, "metadata": meta}))
+        self.line("BOOKMARK", &object)
     }
 
     fn in_scope(&self, event: &StoreEvent) -> bool {
@@ -201,6 +202,23 @@ pub fn start(storage: &Storage, scope: Scope, request: WatchRequest, bookmark_in
         run(watch, subscription, tx, start_revision).await;
     });
     rx
+}
+
+/// The object a bookmark carries: an empty one of the kind with `meta`, converted from its
+/// internal type and encoded as any object (the watch cache's bookmark holds its `newFunc()`,
+/// k8s.io/apiserver pkg/storage/cacher): a built-in kind's fields that Go writes even when zero,
+/// what converting the apps workloads' internal types writes (a replica count, which is no
+/// pointer there, and a DaemonSet's template generation as its annotation,
+/// kubernetes pkg/apis/apps/v1/conversion.go).
+fn empty_object(kind: &str, api_version: &str, mut meta: Value) -> Value {
+    if api_version == "apps/v1" && kind == "DaemonSet" {
+        meta["annotations"]["deprecated.daemonset.template.generation"] = json!("0");
+    }
+    let mut object = go_shapes::round_trip(api_version, kind, &json!({"kind": kind, "apiVersion": api_version, "metadata": meta}));
+    if api_version == "apps/v1" && matches!(kind, "Deployment" | "ReplicaSet" | "StatefulSet") {
+        object["spec"]["replicas"] = json!(0);
+    }
+    object
 }
 
 async fn run(watch: Watch, mut sub: broadcast::Receiver<Arc<StoreEvent>>, tx: mpsc::Sender<Bytes>, mut last: u64) {

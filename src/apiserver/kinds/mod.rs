@@ -17,6 +17,7 @@
 //!   [`volume_spec`]: a volume's spec validated.
 //! - [`records`]: Events (core and events.k8s.io) and ControllerRevisions, which only validate fields of their own.
 //! - [`jobs`]: the selector and pod-template labels a Job gets at create.
+//! - [`cron_jobs`]: a CronJob's schedule, time zone, deadline, history limits and name length.
 //! - [`services`]: a Service's cluster IP, IP families and node ports, allocated at create and
 //!   kept by updates.
 //! - [`deployments`]: the labels a Deployment's status subresource may not change.
@@ -29,6 +30,7 @@
 
 pub mod certificates;
 pub mod config_maps;
+pub mod cron_jobs;
 pub mod daemon_sets;
 pub mod definitions;
 pub mod deployments;
@@ -65,6 +67,7 @@ pub fn of(group: &str, plural: &str) -> &'static dyn Kind {
         ("apps", "replicasets") => &workloads::Selecting(workloads::DEPLOYMENT_SELECTOR),
         ("apps", "statefulsets") => &workloads::Selecting(workloads::STATEFUL_SET_SELECTOR),
         ("batch", "jobs") => &jobs::Jobs,
+        ("batch", "cronjobs") => &cron_jobs::CronJobs,
         ("discovery.k8s.io", "endpointslices") => &endpoint_slices::EndpointSlices,
         ("certificates.k8s.io", "certificatesigningrequests") => &certificates::CertificateSigningRequests,
         ("apiextensions.k8s.io", "customresourcedefinitions") => &definitions::Definitions,
