@@ -3267,10 +3267,12 @@ async fn an_ignored_merge_patch_that_is_a_list_becomes_the_document(server: Serv
 /// Seed 1 at 100,000 requests (#97250): a PersistentVolume patched to a `generateName` no DNS
 /// name begins with was accepted, and so was any new object's. A create reads `generateName`
 /// by the kind's name rule as a prefix (a trailing dash allowed); an update's generic rules
-/// read it as a path segment's prefix, and a volume's update validates the whole volume again
+/// read it as a path segment's prefix, and the kinds whose update validates the whole object
+/// again, ConfigMaps and volumes among them but not leases, read it by their rule once more
 /// (`ValidateObjectMetaAccessor`, k8s.io/apimachinery pkg/api/validation/objectmeta.go;
 /// `validateCommonFields`, k8s.io/apiserver pkg/registry/rest/update.go;
-/// `ValidatePersistentVolumeUpdate`, kubernetes pkg/apis/core/validation/validation.go).
+/// `ValidateConfigMapUpdate`, `ValidatePersistentVolumeUpdate`, kubernetes
+/// pkg/apis/core/validation/validation.go).
 async fn a_generate_name_is_read_as_a_prefix_of_the_names_of_its_kind(server: Server) {
     let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
     let r = post(&server, &cm_path(""), json!({"metadata": {"name": "prefixed", "generateName": "Bad_"}})).await;
@@ -3279,9 +3281,20 @@ async fn a_generate_name_is_read_as_a_prefix_of_the_names_of_its_kind(server: Se
     let r = post(&server, &cm_path(""), json!({"metadata": {"name": "prefixed", "generateName": "good-"}})).await;
     assert_eq!(r.code, 201, "{}", r.body);
     let r = patch(&server, &cm_path("prefixed"), "application/merge-patch+json", json!({"metadata": {"generateName": "Bad_"}})).await;
-    assert_eq!(r.code, 200, "{}", r.body);
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
     let r = patch(&server, &cm_path("prefixed"), "application/merge-patch+json", json!({"metadata": {"generateName": "a/b%"}})).await;
-    let why = "ConfigMap \"prefixed\" is invalid: [metadata.generateName: Invalid value: \"a/b%\": may not contain '/', metadata.generateName: Invalid value: \"a/b%\": may not contain '%']";
+    let why = format!(
+        "ConfigMap \"prefixed\" is invalid: [metadata.generateName: Invalid value: \"a/b%\": may not contain '/', metadata.generateName: Invalid value: \"a/b%\": may not contain '%', metadata.generateName: Invalid value: \"a/b%\": {subdomain}]"
+    );
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let leases = format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases", server.namespace());
+    let r = post(&server, &leases, json!({"metadata": {"name": "prefixed", "generateName": "good-"}})).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let lease = format!("{leases}/prefixed");
+    let r = patch(&server, &lease, "application/merge-patch+json", json!({"metadata": {"generateName": "Bad_"}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let r = patch(&server, &lease, "application/merge-patch+json", json!({"metadata": {"generateName": "a/b%"}})).await;
+    let why = "Lease.coordination.k8s.io \"prefixed\" is invalid: [metadata.generateName: Invalid value: \"a/b%\": may not contain '/', metadata.generateName: Invalid value: \"a/b%\": may not contain '%']";
     assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
     let name = format!("{}-prefixed", server.namespace());
     let volume = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},

@@ -128,6 +128,29 @@ pub fn validate_generate_name(prefix: &str, rule: NameRule) -> Vec<FieldError> {
     name_problems(prefix, rule, true).into_iter().map(|m| FieldError::invalid("metadata.generateName", json!(prefix), m)).collect()
 }
 
+/// The errors of `metadata.generateName` that a kind's own update validation finds when it
+/// validates the whole new object again, reading the prefix as its names' (the generic update
+/// rules read it as a path segment's only, `validateCommonFields`, k8s.io/apiserver
+/// pkg/registry/rest/update.go). The kinds whose `Validate*Update` calls their create
+/// validation (kubernetes pkg/apis/*/validation/validation.go): `status_only` is an update of a
+/// subresource whose strategy validates less, which only nodes' and certificate signing
+/// requests' do not.
+pub fn generate_name_revalidated(resource: &ResourceInfo, new: &Value, status_only: bool) -> Vec<FieldError> {
+    let whole = match (resource.group.as_str(), resource.plural.as_str()) {
+        ("", "nodes") | ("certificates.k8s.io", _) => true,
+        _ if status_only => false,
+        ("", "pods" | "configmaps" | "secrets" | "serviceaccounts" | "endpoints" | "persistentvolumes" | "persistentvolumeclaims")
+        | ("apps", "statefulsets" | "controllerrevisions")
+        | ("discovery.k8s.io", "endpointslices")
+        | ("rbac.authorization.k8s.io", _) => true,
+        _ => false,
+    };
+    match new["metadata"]["generateName"].as_str() {
+        Some(prefix) if whole && !prefix.is_empty() => validate_generate_name(prefix, resource.name_rule),
+        _ => Vec::new(),
+    }
+}
+
 /// What `rule` says of `name`, or of a name's prefix: a DNS name's prefix may end in a dash,
 /// masked as apimachinery's `maskTrailingDash` masks it (its last two bytes become `a`), and a
 /// path segment's may be `.` or `..` (k8s.io/apimachinery pkg/api/validate/content/path.go).

@@ -9,12 +9,10 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::admission::{Admission, PV_PROTECTION, PVC_PROTECTION};
-use crate::apiserver::catalogue::NameRule;
 use crate::apiserver::kinds::volume_spec;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::{Kind, keep_stored, objects_along};
 use crate::apiserver::storage::write::Target;
-use crate::apiserver::validation::validate_generate_name;
 
 /// A kind whose new objects the StorageObjectInUseProtection plugin gives `finalizer`.
 pub struct Protected {
@@ -26,11 +24,6 @@ pub struct Protected {
     pub spec_errors: fn(&Value) -> Vec<FieldError>,
     /// What an update of a stored object (the second) to the first may not change.
     pub change_refused: fn(&Value, &Value) -> Vec<FieldError>,
-    /// Whether an update validates the whole object again, its `generateName` read as a DNS
-    /// subdomain's prefix (`ValidatePersistentVolumeUpdate` calls `ValidatePersistentVolume`,
-    /// kubernetes pkg/apis/core/validation/validation.go); the generic update rules read it
-    /// as a path segment's only.
-    pub whole_on_update: bool,
 }
 
 /// core/v1 PersistentVolumeClaims.
@@ -39,7 +32,6 @@ pub const CLAIMS: Protected = Protected {
     phase_changed_at_create: false,
     spec_errors: volume_spec::claim_errors,
     change_refused: volume_spec::claim_change_refused,
-    whole_on_update: false,
 };
 
 /// core/v1 PersistentVolumes.
@@ -48,7 +40,6 @@ pub const VOLUMES: Protected = Protected {
     phase_changed_at_create: true,
     spec_errors: volume_spec::errors,
     change_refused: volume_spec::volume_change_refused,
-    whole_on_update: true,
 };
 
 impl Kind for Protected {
@@ -67,9 +58,7 @@ impl Kind for Protected {
     }
 
     fn validate_update(&self, new: &Value, existing: &Value) -> Vec<FieldError> {
-        let prefix = new["metadata"]["generateName"].as_str().filter(|p| self.whole_on_update && !p.is_empty());
-        let meta = prefix.map(|p| validate_generate_name(p, NameRule::Subdomain)).unwrap_or_default();
-        [meta, self.validate(new), (self.change_refused)(new, existing)].concat()
+        [self.validate(new), (self.change_refused)(new, existing)].concat()
     }
 
     /// A volume's status write keeps the time of its last phase change while the phase stays,

@@ -14,7 +14,7 @@ use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::create;
 use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
-use crate::apiserver::validation::{MetaValidation, normalize_metadata};
+use crate::apiserver::validation::{MetaValidation, generate_name_revalidated, normalize_metadata};
 use crate::apiserver::{declarative, defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
 
@@ -174,6 +174,7 @@ impl Storage {
         fields.store(&mut new);
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
+        errs.extend(generate_name_revalidated(&scope.resource, &new, target == Target::Status));
         errs.append(&mut refused);
         errs.extend(self.kind(scope).validate_update(&new, &existing));
         errs.extend(pod_specs::validate(&scope.resource, &new));
