@@ -140,6 +140,11 @@ on_both_servers!(
     a_bookmark_carries_an_empty_object_as_go_encodes_it,
     a_job_s_pods_restart_on_failure_or_never_and_a_cron_job_needs_a_schedule,
     a_cron_job_s_schedule_is_read_as_the_cron_parser_reads_it,
+    a_full_page_continues_while_any_object_follows_selected_or_not,
+    an_ignored_merge_patch_that_is_a_list_becomes_the_document,
+    a_generate_name_is_read_as_a_prefix_of_the_names_of_its_kind,
+    a_strategic_merge_of_lists_of_two_types_is_refused_before_it_is_applied,
+    a_discovery_route_refuses_what_it_cannot_produce_before_its_handler,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -3213,4 +3218,137 @@ async fn a_cron_job_s_schedule_is_read_as_the_cron_parser_reads_it(server: Serve
     assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
     let r = post(&server, path, cron_job("fine", "30 6 * JAN-mar MON-fri/2", json!("Europe/Paris"))).await;
     assert_eq!(r.code, 201, "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests (#66129, #67658): a selected list whose page was full gave no
+/// continue token when nothing after it was selected. The watch cache pages over every stored
+/// object: more remain when any follows the page's last, selected or not
+/// (`hasMoreListItems`, k8s.io/apiserver pkg/storage/cacher/cacher.go), and the next page may
+/// then be empty.
+async fn a_full_page_continues_while_any_object_follows_selected_or_not(server: Server) {
+    let namespace = format!("{}-paged", server.namespace());
+    assert_eq!(post(&server, "/api/v1/namespaces", json!({"metadata": {"name": namespace}})).await.code, 201);
+    let path = &format!("/api/v1/namespaces/{namespace}/configmaps");
+    for (name, labels) in [("a", json!({"app": "x"})), ("b", json!({"app": "x"})), ("c", json!({"app": "y"}))] {
+        assert_eq!(post(&server, path, json!({"metadata": {"name": name, "labels": labels}})).await.code, 201);
+    }
+    let names = |r: &Raw| r.body["items"].as_array().map(|i| i.iter().map(|o| o["metadata"]["name"].clone()).collect::<Vec<_>>());
+    let r = get(&server, &format!("{path}?limit=2&labelSelector=app%3Dx")).await;
+    assert_eq!((r.code, names(&r)), (200, Some(vec![json!("a"), json!("b")])), "{}", r.body);
+    assert_eq!(r.body["metadata"].get("remainingItemCount"), None, "{}", r.body);
+    let token = r.body["metadata"]["continue"].as_str().unwrap_or_else(|| panic!("no continue token: {}", r.body)).to_string();
+    let r = get(&server, &format!("{path}?limit=2&labelSelector=app%3Dx&continue={token}")).await;
+    assert_eq!((r.code, names(&r), &r.body["metadata"].get("continue")), (200, Some(vec![]), &None), "{}", r.body);
+    let r = get(&server, &format!("{path}?limit=2&labelSelector=app%3Dy")).await;
+    assert_eq!((r.code, names(&r), &r.body["metadata"].get("continue")), (200, Some(vec![json!("c")]), &None), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests (#84934): a merge patch that is a list, sent with
+/// `fieldValidation=Ignore`, was refused as a patch no map decodes from. Ignoring unknown
+/// fields, the handler applies the patch undecoded: json-patch's merge makes a list the
+/// document, which the decoder refuses for its type meta (`jsonPatcher.applyJSPatch`,
+/// k8s.io/apiserver pkg/endpoints/handlers/patch.go); a scalar is no merge patch at all.
+async fn an_ignored_merge_patch_that_is_a_list_becomes_the_document(server: Server) {
+    create_cm(&server, "listed", &[]).await;
+    let uri = format!("{}?fieldValidation=Ignore", cm_path("listed"));
+    let r = raw(&server, Method::PATCH, &uri, Some("application/merge-patch+json"), "[1, {\"a\": null}, null]").await;
+    let go_type = r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
+    let why = format!(
+        " \"\" is invalid: patch: Invalid value: \"[1,{{}},null]\": couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type {go_type}"
+    );
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let r = raw(&server, Method::PATCH, &uri, Some("application/merge-patch+json"), "7").await;
+    assert_eq!((r.code, &r.body["message"]), (400, &json!("Invalid JSON Patch")), "{}", r.body);
+    let r = raw(&server, Method::PATCH, &cm_path("listed"), Some("application/merge-patch+json"), "[1]").await;
+    let why = "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}";
+    assert_eq!((r.code, &r.body["message"]), (400, &json!(why)), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests (#97250): a PersistentVolume patched to a `generateName` no DNS
+/// name begins with was accepted, and so was any new object's. A create reads `generateName`
+/// by the kind's name rule as a prefix (a trailing dash allowed); an update's generic rules
+/// read it as a path segment's prefix, and the kinds whose update validates the whole object
+/// again, ConfigMaps and volumes among them but not leases, read it by their rule once more
+/// (`ValidateObjectMetaAccessor`, k8s.io/apimachinery pkg/api/validation/objectmeta.go;
+/// `validateCommonFields`, k8s.io/apiserver pkg/registry/rest/update.go;
+/// `ValidateConfigMapUpdate`, `ValidatePersistentVolumeUpdate`, kubernetes
+/// pkg/apis/core/validation/validation.go).
+async fn a_generate_name_is_read_as_a_prefix_of_the_names_of_its_kind(server: Server) {
+    let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    let r = post(&server, &cm_path(""), json!({"metadata": {"name": "prefixed", "generateName": "Bad_"}})).await;
+    let why = format!("ConfigMap \"prefixed\" is invalid: metadata.generateName: Invalid value: \"Bad_\": {subdomain}");
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let r = post(&server, &cm_path(""), json!({"metadata": {"name": "prefixed", "generateName": "good-"}})).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let r = patch(&server, &cm_path("prefixed"), "application/merge-patch+json", json!({"metadata": {"generateName": "Bad_"}})).await;
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let r = patch(&server, &cm_path("prefixed"), "application/merge-patch+json", json!({"metadata": {"generateName": "a/b%"}})).await;
+    let why = format!(
+        "ConfigMap \"prefixed\" is invalid: [metadata.generateName: Invalid value: \"a/b%\": may not contain '/', metadata.generateName: Invalid value: \"a/b%\": may not contain '%', metadata.generateName: Invalid value: \"a/b%\": {subdomain}]"
+    );
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let leases = format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases", server.namespace());
+    let r = post(&server, &leases, json!({"metadata": {"name": "prefixed", "generateName": "good-"}})).await;
+    assert_eq!(r.code, 201, "{}", r.body);
+    let lease = format!("{leases}/prefixed");
+    let r = patch(&server, &lease, "application/merge-patch+json", json!({"metadata": {"generateName": "Bad_"}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+    let r = patch(&server, &lease, "application/merge-patch+json", json!({"metadata": {"generateName": "a/b%"}})).await;
+    let why = "Lease.coordination.k8s.io \"prefixed\" is invalid: [metadata.generateName: Invalid value: \"a/b%\": may not contain '/', metadata.generateName: Invalid value: \"a/b%\": may not contain '%']";
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+    let name = format!("{}-prefixed", server.namespace());
+    let volume = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"}}});
+    assert_eq!(post(&server, "/api/v1/persistentvolumes", volume).await.code, 201);
+    let uri = format!("/api/v1/persistentvolumes/{name}");
+    let r = patch(&server, &uri, "application/strategic-merge-patch+json", json!({"metadata": {"generateName": "Bad_"}})).await;
+    let why = format!("PersistentVolume {name:?} is invalid: metadata.generateName: Invalid value: \"Bad_\": {subdomain}");
+    assert_eq!((r.code, &r.body["message"]), (422, &json!(why)), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests (#45421): a watch with a negative `timeoutSeconds` streamed the
+/// initial events. Upstream's watch handler starts a timer of that duration, already fired, and
+/// ends the stream when it sees it (k8s.io/apiserver pkg/endpoints/handlers/watch.go); which of
+/// it and a first event its `select` takes is Go's random choice, so only the fake is held to
+/// the likelier answer, an empty stream. A zero timeout is the server's own, which is long.
+#[tokio::test]
+async fn a_watch_whose_timeout_is_negative_ends_before_its_first_event() {
+    let server = Server::fake();
+    create_cm(&server, "watched-briefly", &[]).await;
+    let selected = format!("{}?watch=1&fieldSelector=metadata.name%3Dwatched-briefly", cm_path(""));
+    let r = get(&server, &format!("{selected}&timeoutSeconds=-1")).await;
+    assert_eq!((r.code, &r.body), (200, &Value::Null), "{}", r.body);
+    let r = get(&server, &format!("{selected}&timeoutSeconds=1")).await;
+    assert_eq!((r.code, &r.body["object"]["metadata"]["name"]), (200, &json!("watched-briefly")), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests (#45423): a strategic merge patch giving finalizers objects was
+/// applied and the result refused as undecodable (422). Strategic merge first checks that a
+/// merged list's elements, live and patched, are of one type, and its refusal is no `Status`:
+/// a 500 with its text (`sliceElementType`, k8s.io/apimachinery pkg/util/strategicpatch).
+async fn a_strategic_merge_of_lists_of_two_types_is_refused_before_it_is_applied(server: Server) {
+    create_cm(&server, "two-typed", &["example.com/a"]).await;
+    let r =
+        patch(&server, &cm_path("two-typed"), "application/strategic-merge-patch+json", json!({"metadata": {"finalizers": [{"a": 1}]}}))
+            .await;
+    let why = "list element types are not identical: [[example.com/a] [map[a:1]]]";
+    assert_eq!((r.code, &r.body["reason"], &r.body["message"]), (500, &json!(null), &json!(why)), "{}", r.body);
+    let r = patch(&server, &cm_path("two-typed"), "application/merge-patch+json", json!({"metadata": {"finalizers": null}})).await;
+    assert_eq!(r.code, 200, "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests (#28950): discovery of `/api/v1/` asked for `text/html` was
+/// refused in the handler's words. The REST router refuses first a request that accepts no
+/// type the route produces, in go-restful's words (`RouterJSR311.detectRoute`); a type it
+/// produces asked as something else (a Table) reaches the handler.
+async fn a_discovery_route_refuses_what_it_cannot_produce_before_its_handler(server: Server) {
+    let available =
+        "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    for path in ["/api/v1/", "/api/v1", "/api"] {
+        let r = accepting(&server, Method::GET, path, "text/html", None).await;
+        assert_eq!((r.code, &r.body["message"]), (406, &json!(available)), "{path}: {}", r.body);
+    }
+    let r = accepting(&server, Method::GET, "/api/v1", "application/json;as=Table;v=v1;g=meta.k8s.io", None).await;
+    let handler = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf";
+    assert_eq!((r.code, &r.body["message"]), (406, &json!(handler)), "{}", r.body);
 }

@@ -242,11 +242,12 @@ impl ApiServer {
                     let expiring = storage.events_due();
                     storage.expire_events();
                     storage.renew_identity_lease();
+                    let tracked = storage.track_legacy_tokens();
                     let awaiting = !storage.awaiting_controllers.is_empty();
                     if awaiting {
                         storage.run_controllers(server.config.node_agent);
                     }
-                    expiring || awaiting
+                    expiring || tracked || awaiting
                 };
                 if worked {
                     server.activity.raise();

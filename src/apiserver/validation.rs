@@ -119,14 +119,53 @@ pub fn qualified_name_problems(s: &str) -> Vec<String> {
 
 /// Validates an object name against its resource's rule.
 pub fn validate_name(name: &str, rule: NameRule, field: &str) -> Vec<FieldError> {
-    let ok_msg = match rule {
-        NameRule::Subdomain if !is_dns_subdomain(name) => Some(SUBDOMAIN_MSG),
-        NameRule::Label if !is_dns_label(name) => Some(LABEL_MSG),
-        NameRule::PathSegment if name == "." || name == ".." => Some("may not be '.' or '..'"),
-        NameRule::PathSegment if name.contains('/') || name.contains('%') => Some("may not contain '/' or '%'"),
-        _ => None,
+    name_problems(name, rule, false).into_iter().map(|m| FieldError::invalid(field, json!(name), m)).collect()
+}
+
+/// Validates `metadata.generateName` as a prefix of names of `rule` (apimachinery's name
+/// functions called with `prefix`, k8s.io/apimachinery pkg/api/validation/objectmeta.go).
+pub fn validate_generate_name(prefix: &str, rule: NameRule) -> Vec<FieldError> {
+    name_problems(prefix, rule, true).into_iter().map(|m| FieldError::invalid("metadata.generateName", json!(prefix), m)).collect()
+}
+
+/// The errors of `metadata.generateName` that a kind's own update validation finds when it
+/// validates the whole new object again, reading the prefix as its names' (the generic update
+/// rules read it as a path segment's only, `validateCommonFields`, k8s.io/apiserver
+/// pkg/registry/rest/update.go). The kinds whose `Validate*Update` calls their create
+/// validation (kubernetes pkg/apis/*/validation/validation.go): `status_only` is an update of a
+/// subresource whose strategy validates less, which only nodes' and certificate signing
+/// requests' do not.
+pub fn generate_name_revalidated(resource: &ResourceInfo, new: &Value, status_only: bool) -> Vec<FieldError> {
+    let whole = match (resource.group.as_str(), resource.plural.as_str()) {
+        ("", "nodes") | ("certificates.k8s.io", _) => true,
+        _ if status_only => false,
+        ("", "pods" | "configmaps" | "secrets" | "serviceaccounts" | "endpoints" | "persistentvolumes" | "persistentvolumeclaims")
+        | ("apps", "statefulsets" | "controllerrevisions")
+        | ("discovery.k8s.io", "endpointslices")
+        | ("rbac.authorization.k8s.io", _) => true,
+        _ => false,
     };
-    ok_msg.map(|m| vec![FieldError::invalid(field, json!(name), m)]).unwrap_or_default()
+    match new["metadata"]["generateName"].as_str() {
+        Some(prefix) if whole && !prefix.is_empty() => validate_generate_name(prefix, resource.name_rule),
+        _ => Vec::new(),
+    }
+}
+
+/// What `rule` says of `name`, or of a name's prefix: a DNS name's prefix may end in a dash,
+/// masked as apimachinery's `maskTrailingDash` masks it (its last two bytes become `a`), and a
+/// path segment's may be `.` or `..` (k8s.io/apimachinery pkg/api/validate/content/path.go).
+fn name_problems(name: &str, rule: NameRule, prefix: bool) -> Vec<String> {
+    let masked = match name.as_bytes() {
+        [kept @ .., _, b'-'] if prefix => format!("{}a", String::from_utf8_lossy(kept)),
+        _ => name.to_string(),
+    };
+    match rule {
+        NameRule::Subdomain if !is_dns_subdomain(&masked) => vec![SUBDOMAIN_MSG.to_string()],
+        NameRule::Label if !is_dns_label(&masked) => vec![LABEL_MSG.to_string()],
+        NameRule::PathSegment if !prefix && (name == "." || name == "..") => vec![format!("may not be '{name}'")],
+        NameRule::PathSegment => ["/", "%"].iter().filter(|c| name.contains(**c)).map(|c| format!("may not contain '{c}'")).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Validates labels and annotations.
@@ -325,7 +364,10 @@ impl<'a> MetaValidation<'a> {
     /// stored `old` (after `rest.BeforeUpdate` has carried over its deletion timestamp and grace
     /// period) the rules of apimachinery's `ValidateObjectMetaUpdate`.
     pub fn of(new: &'a Value, old: Option<&'a Value>, resource: &ResourceInfo) -> Self {
-        let mut errors = validate_object_meta(new, resource);
+        // An update's generic rules read names as path segments (`validateCommonFields`,
+        // k8s.io/apiserver pkg/registry/rest/update.go); a kind may read them again as its own.
+        let generate_name_rule = if old.is_some() { NameRule::PathSegment } else { resource.name_rule };
+        let mut errors = validate_object_meta(new, resource, generate_name_rule);
         if let Some(old) = old {
             // `rest.BeforeUpdate` checks the generic rules first, the new metadata's and then the
             // update's (`validateCommonFields`, k8s.io/apiserver pkg/registry/rest/update.go); the
@@ -361,11 +403,17 @@ fn tagged<const N: usize>(found: [(MetaRule, Vec<FieldError>); N]) -> Vec<(MetaR
     found.into_iter().flat_map(|(rule, errs)| errs.into_iter().map(move |e| (rule, e))).collect()
 }
 
-fn validate_object_meta(meta: &Value, resource: &ResourceInfo) -> Vec<(MetaRule, FieldError)> {
-    let name = match meta["name"].as_str() {
+/// apimachinery `ValidateObjectMetaAccessor` with core's rules where they apply; the
+/// `generateName` prefix is read by `generate_name_rule`.
+fn validate_object_meta(meta: &Value, resource: &ResourceInfo, generate_name_rule: NameRule) -> Vec<(MetaRule, FieldError)> {
+    let mut name = match meta["generateName"].as_str().filter(|g| !g.is_empty()) {
+        Some(prefix) => validate_generate_name(prefix, generate_name_rule),
+        None => Vec::new(),
+    };
+    name.extend(match meta["name"].as_str() {
         Some(name) if !name.is_empty() => validate_name(name, resource.name_rule, "metadata.name"),
         _ => vec![FieldError::required("metadata.name", "name or generateName is required")],
-    };
+    });
     let unnamed = resource.namespaced && meta["namespace"].as_str().unwrap_or("").is_empty();
     let namespace = if unnamed { vec![FieldError::required("metadata.namespace", "")] } else { vec![] };
     // Only kube-apiserver's own kinds validate with core's ObjectMeta rules, and not all of

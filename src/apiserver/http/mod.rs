@@ -133,12 +133,30 @@ fn route_consumes(headers: &HeaderMap, types: &[&str]) -> bool {
     content_type.is_empty() || content_type.split(',').any(listed)
 }
 
-/// A discovery document a REST route answers (an error when no route is found), refused (415)
-/// when the request names a body type the route does not consume.
+/// Whether a REST route that produces `types` can answer the request's `Accept`: any type
+/// listed, its parameters aside, or `*/*`; no header accepts anything (go-restful
+/// `Route.matchesAccept`, which knows no other wildcard).
+fn route_produces(headers: &HeaderMap, types: &[&str]) -> bool {
+    let accept = header_str(headers, header::ACCEPT).unwrap_or("");
+    let listed = |t: &str| {
+        let t = t.split(';').next().unwrap_or("").trim_matches(' ');
+        t == "*/*" || types.contains(&t)
+    };
+    accept.is_empty() || accept.split(',').any(listed)
+}
+
+/// A discovery document a REST route answers (an error when no route is found), refused by
+/// the router when the request names a body type the route does not consume (415), then
+/// when it accepts no type the route produces (406, in go-restful's words).
 async fn discovery_route_answer(headers: &HeaderMap, answer: ApiResult<Value>) -> Response {
-    let consumed = route_consumes(headers, DISCOVERY_TYPES);
-    let answer = answer.and_then(|document| if consumed { Ok(document) } else { Err(ApiError::unsupported_by_route()) });
-    discovery_answer(headers, answer).await
+    let routed = if !route_consumes(headers, DISCOVERY_TYPES) {
+        Err(ApiError::unsupported_by_route())
+    } else if !route_produces(headers, DISCOVERY_TYPES) {
+        Err(ApiError::not_acceptable_of(DISCOVERY_TYPES))
+    } else {
+        Ok(())
+    };
+    discovery_answer(headers, answer.and_then(|document| routed.map(|()| document))).await
 }
 
 async fn core_versions(headers: HeaderMap) -> Response {

@@ -38,7 +38,9 @@ pub struct WatchRequest {
     pub send_initial_events: bool,
     /// `allowWatchBookmarks=true`.
     pub bookmarks: bool,
-    /// `timeoutSeconds`.
+    /// `timeoutSeconds`: none when 0 or not given (the server's own, which is long); zero
+    /// when negative, which ends the watch before its first event (its timer has fired, k8s.io/apiserver
+    /// pkg/endpoints/handlers/watch.go).
     pub timeout: Option<Duration>,
     /// How objects are rendered.
     pub representation: Representation,
@@ -54,7 +56,7 @@ impl WatchRequest {
             from: decode::resource_version(query, false)?,
             send_initial_events: decode::initial_events(query).unwrap_or(false),
             bookmarks: query.flag("allowWatchBookmarks").unwrap_or(false),
-            timeout: query.int("timeoutSeconds")?.filter(|t| *t > 0).map(|t| Duration::from_secs(t as u64)),
+            timeout: query.int("timeoutSeconds")?.filter(|t| *t != 0).map(|t| Duration::from_secs(t.max(0) as u64)),
             representation,
         })
     }
@@ -185,6 +187,9 @@ pub fn start(storage: &Storage, scope: Scope, request: WatchRequest, bookmark_in
     let initial_end = (watch.request.send_initial_events && watch.request.bookmarks).then(|| watch.bookmark(revision, true));
     let subscription = storage.store.subscribe();
     let (tx, rx) = mpsc::channel(256);
+    if watch.request.timeout == Some(Duration::ZERO) {
+        return rx;
+    }
     tokio::spawn(async move {
         if let Some(err) = last_words {
             for line in initial.into_iter().chain([err]) {

@@ -51,11 +51,20 @@ impl PatchType {
         match self {
             Self::Merge => {
                 let patch = parse()?;
-                if patch.is_null() {
-                    // evanphx/json-patch's MergePatch refuses a null document.
-                    return Err(ApiError::bad_request("Invalid JSON Patch"));
+                // evanphx/json-patch's MergePatch refuses a null patch, and one that is neither
+                // an object nor a list; a list becomes the document, its objects' nulls pruned.
+                // Unless told to ignore unknown fields, the handler decodes the patch into a map
+                // first (`jsonPatcher.applyJSPatch`, k8s.io/apiserver pkg/endpoints/handlers).
+                match (patch, validation) {
+                    (Value::Null, _) => return Err(ApiError::bad_request("Invalid JSON Patch")),
+                    (patch @ Value::Object(_), _) => json_patch::merge(&mut out, &patch),
+                    (Value::Array(mut items), FieldValidation::Ignore) => {
+                        items.iter_mut().for_each(prune_nulls);
+                        out = Value::Array(items);
+                    }
+                    (_, FieldValidation::Ignore) => return Err(ApiError::bad_request("Invalid JSON Patch")),
+                    (other, _) => return Err(decoding_patch(&go_type_error(&other, "map[string]interface {}"))),
                 }
-                json_patch::merge(&mut out, &object_patch(patch).map_err(|e| decoding_patch(&e))?);
             }
             Self::Json => {
                 // Unless told to ignore unknown fields, the handler decodes the operations
@@ -101,10 +110,23 @@ impl PatchType {
             // pkg/endpoints/handlers/patch.go).
             Self::Strategic => match object_patch(parse()?).map_err(ApiError::bad_request)? {
                 Value::Null => {}
-                patch => strategic_merge(&mut out, &patch).map_err(ApiError::bad_request)?,
+                patch => strategic_merge(&mut out, &patch)?,
             },
         }
         Ok(out)
+    }
+}
+
+/// `value` with the null members of its objects removed, at any depth (null items of lists
+/// stay), as json-patch's merge prunes a list it makes the document.
+fn prune_nulls(value: &mut Value) {
+    match value {
+        Value::Object(members) => {
+            members.retain(|_, v| !v.is_null());
+            members.values_mut().for_each(prune_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(prune_nulls),
+        _ => {}
     }
 }
 
@@ -150,6 +172,9 @@ mod tests {
         assert_eq!(message(PatchType::Merge, "[1]"), go("array", "map[string]interface {}"));
         assert_eq!(message(PatchType::Strategic, "1"), "json: cannot unmarshal number into Go value of type map[string]interface {}");
         assert_eq!(message(PatchType::Merge, "null"), "Invalid JSON Patch");
+        let ignoring = |body: &str| PatchType::Merge.apply(&json!({"a": 1}), body.as_bytes(), FieldValidation::Ignore);
+        assert_eq!(ignoring(r#"[{"a": null, "b": [null, {"c": null}]}, null]"#).unwrap(), json!([{"b": [null, {}]}, null]));
+        assert_eq!(ignoring("1").unwrap_err().message, "Invalid JSON Patch");
         assert_eq!(PatchType::Json.apply(&json!({"a": 1}), b"null", FieldValidation::Warn).unwrap(), json!({"a": 1}));
         let ignoring = PatchType::Json.apply(&json!({}), b"{}", FieldValidation::Ignore).unwrap_err().message;
         assert_eq!(ignoring, "json: cannot unmarshal object into Go value of type jsonpatch.Patch");

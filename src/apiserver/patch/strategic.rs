@@ -7,7 +7,10 @@
 //! directives `$patch` (`replace`, `delete`, `merge`), `$deleteFromPrimitiveList/<field>`,
 //! `$setElementOrder/<field>` and `$retainKeys` are honoured.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use crate::apiserver::go_fmt::{self, Numbers};
+use crate::apiserver::status::ApiError;
 
 /// How a list field is patched.
 enum ListStrategy {
@@ -38,8 +41,8 @@ fn list_strategy(field: &str, sample: Option<&Value>) -> ListStrategy {
 }
 
 /// Applies a strategic merge `patch` to `target`.
-pub fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> {
-    let Value::Object(p) = patch else { return Err("a strategic merge patch must be a JSON object".into()) };
+pub fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), ApiError> {
+    let Value::Object(p) = patch else { return Err(ApiError::bad_request("a strategic merge patch must be a JSON object")) };
     if !target.is_object() {
         *target = Value::Object(Map::new());
     }
@@ -47,7 +50,7 @@ pub fn strategic_merge(target: &mut Value, patch: &Value) -> Result<(), String> 
     merge_map(t, p)
 }
 
-fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) -> Result<(), String> {
+fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) -> Result<(), ApiError> {
     match patch.get("$patch").and_then(Value::as_str) {
         Some("replace") => {
             *target = patch.iter().filter(|(k, _)| !k.starts_with('$')).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -58,7 +61,7 @@ fn merge_map(target: &mut Map<String, Value>, patch: &Map<String, Value>) -> Res
             return Ok(());
         }
         Some("merge") | None => {}
-        Some(other) => return Err(format!("unknown patch type: {other}")),
+        Some(other) => return Err(ApiError::bad_request(format!("unknown patch type: {other}"))),
     }
     for (key, value) in patch {
         if let Some(field) = key.strip_prefix("$deleteFromPrimitiveList/") {
@@ -133,11 +136,15 @@ fn upstream_order(live: &[Value], patched: Vec<Value>, key: impl Fn(&Value) -> V
     }
 }
 
-fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<Vec<Value>, String> {
+fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<Vec<Value>, ApiError> {
     if patch.iter().any(|e| e.get("$patch").and_then(Value::as_str) == Some("replace")) {
         return Ok(patch.iter().filter(|e| e.get("$patch").is_none()).cloned().collect());
     }
-    match list_strategy(field, patch.first().or(current.first())) {
+    let strategy = list_strategy(field, patch.first().or(current.first()));
+    if !matches!(strategy, ListStrategy::Replace) {
+        element_types_agree(&current, patch)?;
+    }
+    match strategy {
         ListStrategy::Replace => Ok(patch.to_vec()),
         ListStrategy::MergePrimitives => {
             let mut patched: Vec<Value> = Vec::new();
@@ -152,7 +159,9 @@ fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<V
             let key = |v: &Value| v.get(k).cloned().unwrap_or(Value::Null);
             let (mut patched, mut deleted) = (Vec::<Value>::new(), Vec::new());
             for element in patch {
-                let Some(em) = element.as_object() else { return Err(format!("{field}: list elements must be objects")) };
+                let Some(em) = element.as_object() else {
+                    return Err(ApiError::bad_request(format!("{field}: list elements must be objects")));
+                };
                 let key_value = key(element);
                 if em.get("$patch").and_then(Value::as_str) == Some("delete") {
                     deleted.push(key_value);
@@ -162,7 +171,9 @@ fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<V
                     Some(i) => patched.remove(i),
                     None => current.iter().find(|c| key(c) == key_value).cloned().unwrap_or_else(|| Value::Object(Map::new())),
                 };
-                let Value::Object(mut merged) = base else { return Err(format!("{field}: list elements must be objects")) };
+                let Value::Object(mut merged) = base else {
+                    return Err(ApiError::bad_request(format!("{field}: list elements must be objects")));
+                };
                 merge_map(&mut merged, em)?;
                 patched.push(Value::Object(merged));
             }
@@ -170,6 +181,34 @@ fn merge_list(field: &str, mut current: Vec<Value>, patch: &[Value]) -> Result<V
             Ok(upstream_order(&current, patched, key))
         }
     }
+}
+
+/// The Go type strategic merge gives a list element: the live object's integral numbers are
+/// `int64` (the unstructured converter's), the patch's numbers `float64` (Go's JSON decoder's).
+fn go_type(value: &Value, from_patch: bool) -> &'static str {
+    match value {
+        Value::Null => "nil",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if !from_patch && n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "slice",
+        Value::Object(_) => "map",
+    }
+}
+
+/// A merged list's elements, the live ones and the patch's, must all be of one Go type; the
+/// refusal is no `Status`, so a 500 with its text (`sliceElementType`, k8s.io/apimachinery
+/// pkg/util/strategicpatch/patch.go). Null elements are not compared.
+fn element_types_agree(current: &[Value], patch: &[Value]) -> Result<(), ApiError> {
+    let typed = current.iter().map(|v| go_type(v, false)).chain(patch.iter().map(|v| go_type(v, true)));
+    let mut types = typed.filter(|t| *t != "nil");
+    let Some(first) = types.next() else { return Ok(()) };
+    if types.all(|t| t == first) {
+        return Ok(());
+    }
+    let lists = go_fmt::plain(&json!([current, patch]), Numbers::IntegerWhenIntegral);
+    Err(ApiError::unknown(format!("list element types are not identical: {lists}")))
 }
 
 /// Puts the elements named in `order` first, in that order; others keep their relative order.

@@ -34,7 +34,7 @@ pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
 const CLIENT_CA: &str = include_str!("../../workloads/root_ca.pem");
 
 /// A ConfigMap of kube-system named `name` holding `data`.
-fn configmap(name: &str, data: Value) -> Value {
+pub(super) fn configmap(name: &str, data: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
 }
 
@@ -59,11 +59,7 @@ impl Storage {
         }
         self.create_as_server(&self.kube_system_configmaps(), client_ca());
         // The day legacy service account tokens began to be tracked: the server's first.
-        let since = self.clock.now().format("%Y-%m-%d").to_string();
-        self.create_as_server(
-            &self.kube_system_configmaps(),
-            configmap("kube-apiserver-legacy-service-account-token-tracking", json!({"since": since})),
-        );
+        self.track_legacy_tokens();
         self.bootstrap_kubernetes_service();
         self.renew_identity_lease();
     }
@@ -90,12 +86,12 @@ impl Storage {
     }
 
     /// The scope of kube-system's ConfigMaps.
-    fn kube_system_configmaps(&self) -> Scope {
+    pub(super) fn kube_system_configmaps(&self) -> Scope {
         self.scope("", "v1", "configmaps", Some("kube-system".into())).expect("ConfigMaps are served")
     }
 
     /// Creates `body` as kube-apiserver's own client does.
-    fn try_create_as_server(&mut self, scope: &Scope, body: Value) -> ApiResult<()> {
+    pub(super) fn try_create_as_server(&mut self, scope: &Scope, body: Value) -> ApiResult<()> {
         let opts = WriteOptions { field_manager: "kube-apiserver".into(), ..WriteOptions::default() };
         self.create(scope, body, opts).map(drop)
     }

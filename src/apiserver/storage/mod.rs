@@ -18,6 +18,7 @@ pub mod delete;
 pub mod expiry;
 pub mod hooks;
 pub mod identity;
+pub mod legacy_tokens;
 pub mod read;
 pub mod scale;
 pub mod store;
@@ -164,6 +165,8 @@ pub struct Storage {
     pub definition_cleanups: BTreeMap<String, CleanupWait>,
     /// The server's identity, whose Lease it keeps ([`identity`]).
     pub identity: Option<Identity>,
+    /// When the legacy token tracking ConfigMap was last made ([`legacy_tokens`]).
+    pub legacy_token_tracking: legacy_tokens::LegacyTokenTracking,
     /// Finds each resource's hooks.
     kind_of: KindOf,
 }
@@ -187,6 +190,7 @@ impl Storage {
             event_expiry: BTreeMap::new(),
             definition_cleanups: BTreeMap::new(),
             identity,
+            legacy_token_tracking: legacy_tokens::LegacyTokenTracking::default(),
             kind_of,
         };
         state.bootstrap();

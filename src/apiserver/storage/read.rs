@@ -99,7 +99,7 @@ impl Storage {
         };
         let (g, r) = &scope.resource.storage;
         let snapshot;
-        let stored: Box<dyn Iterator<Item = ((&str, &str), &Arc<Value>)>> = if revision == latest {
+        let mut stored: Box<dyn Iterator<Item = ((&str, &str), &Arc<Value>)>> = if revision == latest {
             Box::new(self.store.list(g, r, scope.namespace.as_deref(), from))
         } else {
             snapshot = self.store.list_at(g, r, scope.namespace.as_deref(), from, revision).map_err(|_| match page.continue_token {
@@ -108,20 +108,26 @@ impl Storage {
             })?;
             Box::new(snapshot.iter().map(|((ns, name), o)| ((ns.as_str(), name.as_str()), o)))
         };
-        let mut selected = stored.filter(|(_, o)| selection.matches(o));
         let mut items = Vec::new();
-        let mut last_key = None;
-        for (k, o) in selected.by_ref() {
+        while let Some((key, o)) = stored.next() {
+            if !selection.matches(o) {
+                continue;
+            }
+            items.push(scope.serve(o)?);
             if limit.is_some_and(|l| items.len() >= l) {
-                // One more exists: count the rest (when there is no selector) and stop.
-                let remaining = selection.is_everything().then(|| 1 + selected.count());
-                let (ns, name): (&str, &str) = last_key.expect("limit > 0 means an item was taken");
+                // A page is full: more remain if any stored object follows, selected or not, as
+                // the watch cache pages (`hasMoreListItems` in k8s.io/apiserver
+                // pkg/storage/cacher/cacher.go); they are counted only without a selector.
+                let rest = stored.count();
+                if rest == 0 {
+                    break;
+                }
+                let remaining = selection.is_everything().then_some(rest);
+                let (ns, name) = key;
                 let last = if across_namespaces { format!("{ns}/{name}") } else { name.to_string() };
                 let token = continue_token::encode(&last, revision);
                 return Ok(Listed { items, revision, continue_token: Some(token), remaining });
             }
-            items.push(scope.serve(o)?);
-            last_key = Some(k);
         }
         Ok(Listed { items, revision, continue_token: None, remaining: None })
     }

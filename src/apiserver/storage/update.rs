@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::apiserver::deletion::{AfterUpdate, after_update};
+use crate::apiserver::go_quote::json_type_name;
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch::{PatchType, undecodable};
 use crate::apiserver::schema::{WriteOptions, typed};
@@ -13,9 +14,12 @@ use crate::apiserver::status::{ApiError, ApiResult, FieldError};
 use crate::apiserver::storage::create;
 use crate::apiserver::storage::write::{Management, Target, dedup_owner_references};
 use crate::apiserver::storage::{Scope, Storage};
-use crate::apiserver::validation::{MetaValidation, normalize_metadata};
+use crate::apiserver::validation::{MetaValidation, generate_name_revalidated, normalize_metadata};
 use crate::apiserver::{declarative, defaults, enums, pod_specs, warning, write_warnings};
 use crate::clock::format_time;
+
+/// The Go type the JSON serializer decodes an object's type meta into, as its errors name it.
+const GO_TYPE_META: &str = r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
 
 /// Everything but `metadata` and `status`: a change here bumps `metadata.generation`.
 fn spec_part(obj: &Value) -> Value {
@@ -170,6 +174,7 @@ impl Storage {
         fields.store(&mut new);
         let mut errs =
             MetaValidation::of(&new["metadata"], Some(&existing["metadata"]), &scope.resource).mutated_by(self.mutant).into_errors();
+        errs.extend(generate_name_revalidated(&scope.resource, &new, target == Target::Status));
         errs.append(&mut refused);
         errs.extend(self.kind(scope).validate_update(&new, &existing));
         errs.extend(pod_specs::validate(&scope.resource, &new));
@@ -216,7 +221,16 @@ impl Storage {
         let current = scope.present(&existing)?;
         let mut patched = patch_type.apply(&current, body, opts.field_validation)?;
         if !patched.is_object() {
-            return Err(ApiError::bad_request("the patch produced something other than an object"));
+            // A built-in kind's decoder reads the type meta first, which only an object has
+            // (`runtime.DecodeInto` through the JSON serializer's `Find`, k8s.io/apimachinery).
+            let why = format!(
+                "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type {GO_TYPE_META}",
+                json_type_name(&patched)
+            );
+            return Err(match undecodable::refusal(patch_type, body, &patched, &why) {
+                Some(refusal) if !scope.resource.custom => refusal,
+                _ => ApiError::bad_request("the patch produced something other than an object"),
+            });
         }
         // The strategic patcher converts its result into the endpoint's Go type and that to the
         // internal version, which keeps no type meta (`smpPatcher.applyPatchToCurrentObject`,
