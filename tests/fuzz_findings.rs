@@ -4,7 +4,7 @@
 mod support;
 
 use axum::body::Body;
-use http::Method;
+use http::{Method, Request};
 use kubegc::Clock;
 use kubegc::apiserver::{ApiServer, Config};
 use serde_json::{Value, json};
@@ -145,6 +145,7 @@ on_both_servers!(
     a_generate_name_is_read_as_a_prefix_of_the_names_of_its_kind,
     a_strategic_merge_of_lists_of_two_types_is_refused_before_it_is_applied,
     a_discovery_route_refuses_what_it_cannot_produce_before_its_handler,
+    json_is_indented_when_asked_and_the_version_always,
 );
 
 /// Seed 7: `DELETE /api/v1/configmaps` removed every ConfigMap of every namespace.
@@ -664,6 +665,14 @@ async fn definitions_are_tabled_by_their_own_convertor(server: Server) {
     assert_eq!((r.code, &r.body["rows"]), (200, &Value::Null), "{}", r.body);
     let r = accepting(&server, Method::GET, "/api/v1/namespaces/default/configmaps?labelSelector=absent%3Dx", table, None).await;
     assert_eq!((r.code, &r.body["rows"]), (200, &json!([])), "{}", r.body);
+    // Seed 1 at 100,000 requests (#53756): so does the default convertor of the kinds no
+    // printer handles, roles among them, for a list and for what a collection's delete deleted
+    // (k8s.io/apiserver pkg/registry/rest/table.go).
+    let roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles?labelSelector=absent%3Dx";
+    for method in [Method::GET, Method::DELETE] {
+        let r = accepting(&server, method.clone(), roles, table, None).await;
+        assert_eq!((r.code, &r.body["rows"]), (200, &Value::Null), "{method} {}", r.body);
+    }
 }
 
 /// Defines the namespaced custom resource `widgets` in group `{tag}.findings.example.com`, its
@@ -2940,7 +2949,7 @@ async fn a_removed_custom_resource_is_answered_with_a_status(server: Server) {
 /// and made again, was marked `InstanceDeletionInProgress` as soon as it was deleted again.
 /// Upstream's CRD finalizer polls for a minute for the objects it deleted to be gone, and its
 /// queue syncs one definition name at a time, so the new definition keeps the mark of its
-/// delete (`InstanceDeletionPending`) until that minute is over
+/// delete (`InstanceDeletionPending`) until that wait is over
 /// (apiextensions-apiserver pkg/controller/finalizer/crd_finalizer.go, `deleteInstances`).
 async fn a_definition_deleted_again_keeps_its_mark_while_the_finalizer_waits(server: Server) {
     let (widgets, definition) = delete_again_while_held(&server, "again").await;
@@ -2951,14 +2960,19 @@ async fn a_definition_deleted_again_keeps_its_mark_while_the_finalizer_waits(ser
     eventually(&server, &definition, |r| r.code == 404).await;
 }
 
-/// The wait of [`a_definition_deleted_again_keeps_its_mark_while_the_finalizer_waits`] ends a
-/// minute after it began, when the finalizer syncs the definition of that name again.
+/// Seed 1 at 100,000 requests (#43460, #43555): the wait of
+/// [`a_definition_deleted_again_keeps_its_mark_while_the_finalizer_waits`] ended only after a
+/// minute; upstream's finalizer lists through the storage of the definition it began with,
+/// which the handler tears down a second after that definition is gone, so its next list,
+/// every 5 s, fails and a fresh sync marks the new definition in progress (apiextensions-apiserver
+/// pkg/apiserver/customresource_handler.go, `removeDeadStorage` and `tearDown`; seen on the
+/// upstream server within seconds).
 #[tokio::test]
-async fn the_finalizer_s_wait_for_a_definition_s_objects_ends_after_a_minute() {
+async fn the_finalizer_s_wait_ends_at_its_first_list_after_the_definition_is_gone() {
     let clock = Clock::virtual_at(kubegc::clock::parse_time("2030-01-01T00:00:00Z").unwrap());
     let server = Server::Fake(with_default_account(ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() })));
     let (_, definition) = delete_again_while_held(&server, "again").await;
-    clock.advance(chrono::Duration::seconds(59));
+    clock.advance(chrono::Duration::seconds(4));
     server.fake_server().run_controllers();
     assert_eq!(terminating(&get(&server, &definition).await), "InstanceDeletionPending");
     clock.advance(chrono::Duration::seconds(1));
@@ -3351,4 +3365,30 @@ async fn a_discovery_route_refuses_what_it_cannot_produce_before_its_handler(ser
     let r = accepting(&server, Method::GET, "/api/v1", "application/json;as=Table;v=v1;g=meta.k8s.io", None).await;
     let handler = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf";
     assert_eq!((r.code, &r.body["message"]), (406, &json!(handler)), "{}", r.body);
+}
+
+/// Seed 1 at 100,000 requests (#14284): a `GET` of a definition with `pretty=true` was answered
+/// in one line, where upstream indents it as Go's `json.MarshalIndent` does; so it does for a
+/// request from curl, and always for `/version` (`isPrettyPrint`, k8s.io/apiserver
+/// pkg/endpoints/handlers/negotiation/negotiate.go; `WriteRawJSON`,
+/// pkg/endpoints/handlers/responsewriters/writers.go).
+async fn json_is_indented_when_asked_and_the_version_always(server: Server) {
+    create_cm(&server, "indented", &[]).await;
+    let compact = get(&server, &cm_path("indented")).await;
+    let text = |r: &Raw| String::from_utf8_lossy(&r.bytes).into_owned();
+    assert!(!text(&compact).trim_end().contains('\n'), "{}", text(&compact));
+    for query in ["pretty=true", "pretty=1&pretty=0"] {
+        let r = get(&server, &format!("{}?{query}", cm_path("indented"))).await;
+        // The fake writes members in another order than Go's struct fields: only the layout is
+        // the same.
+        assert!(text(&r).contains("\n  \"metadata\": {\n    \""), "{query}: {}", text(&r));
+        assert!(text(&r).contains("\n    \"name\": \"indented\",\n"), "{query}: {}", text(&r));
+        assert_eq!(r.body, compact.body, "{query}");
+    }
+    let r = get(&server, &format!("{}?pretty=yes", cm_path("indented"))).await;
+    assert!(!text(&r).trim_end().contains('\n'), "not a Go bool: {}", text(&r));
+    let curl = Request::get(cm_path("indented")).header("user-agent", "curl/8.5.0").body(Body::empty()).unwrap();
+    assert!(text(&server.send(curl).await).contains("\n  \"metadata\": {\n"));
+    let r = get(&server, "/version").await;
+    assert!(text(&r).starts_with("{\n  \"") && text(&r).contains("\n  \"major\": \"1\",\n"), "{}", text(&r));
 }

@@ -117,6 +117,9 @@ pub struct Config {
     pub node_agent: bool,
     /// How often the simulated controllers run.
     pub controller_interval: Duration,
+    /// How often the server's own upkeep runs, whatever controllers run beside it: Event
+    /// expiry, its identity lease, the legacy token tracking ConfigMap.
+    pub upkeep_interval: Duration,
     /// Whether GC finalizers are managed on delete (kube-apiserver's
     /// `--enable-garbage-collector`, the store's `EnableGarbageCollection`). When off,
     /// propagation options are ignored and only user finalizers keep objects.
@@ -150,6 +153,7 @@ impl Default for Config {
             bookmark_interval: Duration::from_secs(1),
             node_agent: true,
             controller_interval: Duration::from_millis(50),
+            upkeep_interval: Duration::from_secs(1),
             garbage_collection: true,
             namespace_controller: true,
             event_ttl: Duration::from_secs(3600),
@@ -234,26 +238,33 @@ impl ApiServer {
         let server = Arc::new(Server { storage: Mutex::new(storage), clock: config.clock.clone(), config, activity: Activity::default() });
         let weak = Arc::downgrade(&server);
         tokio::spawn(async move {
+            // When each last ran; both run at once.
+            let (mut upkept, mut controlled): (Option<tokio::time::Instant>, Option<tokio::time::Instant>) = (None, None);
             loop {
                 let Some(server) = weak.upgrade() else { return };
-                let interval = server.config.controller_interval;
+                let (controllers, upkeep) = (server.config.controller_interval, server.config.upkeep_interval);
                 let worked = {
                     let mut storage = server.lock();
-                    let expiring = storage.events_due();
-                    storage.expire_events();
-                    storage.renew_identity_lease();
-                    let tracked = storage.track_legacy_tokens();
-                    let awaiting = !storage.awaiting_controllers.is_empty();
-                    if awaiting {
-                        storage.run_controllers(server.config.node_agent);
+                    let mut worked = false;
+                    if upkept.is_none_or(|at| at.elapsed() >= upkeep) {
+                        worked |= storage.events_due();
+                        storage.expire_events();
+                        storage.renew_identity_lease();
+                        worked |= storage.track_legacy_tokens();
+                        upkept = Some(tokio::time::Instant::now());
                     }
-                    expiring || tracked || awaiting
+                    if !storage.awaiting_controllers.is_empty() && controlled.is_none_or(|at| at.elapsed() >= controllers) {
+                        storage.run_controllers(server.config.node_agent);
+                        controlled = Some(tokio::time::Instant::now());
+                        worked = true;
+                    }
+                    worked
                 };
                 if worked {
                     server.activity.raise();
                 }
                 drop(server);
-                tokio::time::sleep(interval).await;
+                tokio::time::sleep(controllers.min(upkeep)).await;
             }
         });
         Self { server }

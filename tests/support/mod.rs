@@ -130,6 +130,8 @@ pub struct Raw {
     pub code: u16,
     pub body: Value,
     pub warnings: Vec<String>,
+    /// The body as sent.
+    pub bytes: Vec<u8>,
 }
 
 impl Raw {
@@ -159,7 +161,7 @@ impl Raw {
             .filter_map(|w| w.to_str().ok())
             .map(|w| w.strip_prefix("299 - ").map_or(w, |t| t.trim_matches('"')).to_string())
             .collect();
-        Self { code, body, warnings }
+        Self { code, body, warnings, bytes: bytes.to_vec() }
     }
 }
 

@@ -122,12 +122,13 @@ pub async fn run(options: &Options, mut progress: impl FnMut(&Report)) -> Report
 /// One fresh server and `count` requests from `seed`.
 async fn episode(seed: u64, count: u64, report: &mut Report) -> Option<Violation> {
     let clock = Clock::virtual_at(Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).single().expect("a valid date"));
-    // The fuzzer runs the simulated controllers itself, between requests, so that what they
-    // write is never taken for a request's doing.
+    // The fuzzer runs the simulated controllers itself, between requests, and the server's
+    // upkeep never, so that what they write is never taken for a request's doing.
     // Nothing makes a deleted `default` ServiceAccount again while a pod waits for it.
     let config = Config {
         clock: clock.clone(),
         controller_interval: Duration::from_secs(24 * 3600),
+        upkeep_interval: Duration::from_secs(24 * 3600),
         default_account_wait: Duration::ZERO,
         ..Config::default()
     };

@@ -7,6 +7,7 @@ pub mod decode;
 mod deep;
 pub mod media_type;
 pub mod openapi;
+pub mod pretty;
 pub mod render;
 pub mod request;
 pub mod table;
@@ -14,6 +15,7 @@ pub mod watch;
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::Router;
 use axum::extract::{Path, Request, State};
 use axum::middleware::{self, Next};
@@ -28,6 +30,7 @@ use crate::apiserver::http::decode::{
     Write, apply_configuration, check_list_options, check_patch_json, delete_collection_page, delete_request, header_str, is_apply,
     list_page, object, patch_options, resource_object, resource_version, selection, write_options,
 };
+use crate::apiserver::http::pretty::AlwaysIndented;
 use crate::apiserver::http::render::{json_response, list_as, object_response};
 use crate::apiserver::http::request::{Encoding, Query, Representation, ResourcePath};
 use crate::apiserver::http::watch::WatchRequest;
@@ -72,8 +75,14 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/apis/{group}/", any(api_group))
         .route("/openapi/v3", any(openapi::index))
         .route("/openapi/v3/{*path}", any(openapi::document))
-        .route("/", any(|State(server): State<Arc<Server>>| async move { axum::Json(discovery::root_paths(&server.lock().catalogue)) }))
+        .route(
+            "/",
+            any(|State(server): State<Arc<Server>>| async move {
+                (Extension(AlwaysIndented), axum::Json(discovery::root_paths(&server.lock().catalogue)))
+            }),
+        )
         .fallback(handle)
+        .layer(middleware::from_fn(pretty::indent_when_asked))
         .layer(middleware::from_fn_with_state(server.clone(), intercept))
         .with_state(server)
 }
@@ -117,7 +126,7 @@ async fn version(headers: HeaderMap) -> Response {
     if !route_consumes(&headers, &["application/json"]) {
         return discovery_answer(&headers, Err(ApiError::unsupported_by_route())).await;
     }
-    axum::Json(discovery::version()).into_response()
+    (Extension(AlwaysIndented), axum::Json(discovery::version())).into_response()
 }
 
 /// What the REST routes of discovery consume and produce: the media types of the API's

@@ -15,6 +15,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::apiserver::go_json;
 use crate::apiserver::http::deep;
+use crate::apiserver::http::pretty::Streamed;
 use crate::apiserver::http::request::{Encoding, META_V1, META_V1BETA1, Representation};
 use crate::apiserver::http::table;
 use crate::apiserver::protobuf;
@@ -229,6 +230,7 @@ pub fn watch_stream(lines: mpsc::Receiver<Bytes>, encoding: Encoding) -> Respons
         .status(200)
         .header(header::CONTENT_TYPE, content_type)
         .header(header::CACHE_CONTROL, "no-cache, private")
+        .extension(Streamed)
         .body(Body::from_stream(stream))
         .expect("valid response")
 }

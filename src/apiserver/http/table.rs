@@ -165,13 +165,13 @@ pub fn table(resource: &ResourceInfo, objects: &[&Value], list_meta: Value, now:
         row.insert("object".into(), json!(partial_metadata(o, api_version)));
         Value::Object(row)
     };
-    // The definitions' convertor appends rows to none, so that a table of no definition has
-    // null rows (k8s.io/apiextensions-apiserver pkg/registry/customresourcedefinition/tableconvertor).
-    let rows = if objects.is_empty() && kind == "apiextensions.CustomResourceDefinition" {
-        Value::Null
-    } else {
-        objects.iter().map(row).collect()
-    };
+    // The definitions' convertor and the default one (of kinds no printer handles) append rows
+    // to none, so that their table of no object has null rows; the printers' and custom
+    // resources' start from an empty list (k8s.io/apiextensions-apiserver
+    // pkg/registry/customresourcedefinition/tableconvertor, k8s.io/apiserver
+    // pkg/registry/rest/table.go).
+    let appended = !resource.custom && matches!(kind.as_str(), "" | "apiextensions.CustomResourceDefinition");
+    let rows = if objects.is_empty() && appended { Value::Null } else { objects.iter().map(row).collect() };
     json!({"kind": "Table", "apiVersion": api_version, "metadata": list_meta, "columnDefinitions": definitions, "rows": rows})
 }
 

@@ -87,10 +87,10 @@ impl Kind for Definitions {
         let uid = definition["metadata"]["uid"].as_str().unwrap_or_default();
         if let Some(wait) = storage.definition_cleanups.get(&key.name) {
             let left = instances_left(storage, definition);
-            if left && now < wait.until {
+            let ours = wait.uid == uid;
+            if left && !wait.over(now) {
                 return;
             }
-            let ours = wait.uid == uid;
             storage.definition_cleanups.remove(&key.name);
             if !left && ours {
                 finish(storage, key, definition.clone(), Terminating::Completed);
@@ -115,8 +115,8 @@ impl Kind for Definitions {
             return;
         }
         if instances_left(storage, &definition) {
-            let until = now + chrono::Duration::from_std(CLEANUP_WAIT).expect("a minute");
-            storage.definition_cleanups.insert(key.name.clone(), CleanupWait { uid: uid.to_string(), until });
+            let wait = CleanupWait { uid: uid.to_string(), began: now, torn_down: None };
+            storage.definition_cleanups.insert(key.name.clone(), wait);
             return;
         }
         finish(storage, key, definition, Terminating::Completed);
@@ -136,6 +136,13 @@ impl Kind for Definitions {
     fn removed(&self, storage: &mut Storage, definition: &Value) {
         if let Some(info) = crd::resource_info(definition) {
             storage.catalogue.remove(&info.group, &info.plural);
+        }
+        let (name, uid) = (&definition["metadata"]["name"], &definition["metadata"]["uid"]);
+        let now = storage.clock.now();
+        if let Some(wait) = name.as_str().and_then(|name| storage.definition_cleanups.get_mut(name)) {
+            if uid.as_str() == Some(wait.uid.as_str()) {
+                wait.torn_down.get_or_insert(now + TEAR_DOWN_DELAY);
+            }
         }
     }
 }
@@ -169,10 +176,10 @@ fn write_status(storage: &mut Storage, key: &ObjectKey, definition: Value) -> Op
     }
 }
 
-/// How long the CRD finalizer waits for the objects it deleted to be gone before it gives up and
-/// starts again (apiextensions-apiserver `controller/finalizer/crd_finalizer.go`,
-/// `deleteInstances`: a poll every 5 s for a minute).
-const CLEANUP_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+/// How long after a definition is gone the handler tears down the storage it served, which
+/// the finalizer's poll still lists through (apiextensions-apiserver
+/// pkg/apiserver/customresource_handler.go, `tearDown`: a second for requests to register).
+const TEAR_DOWN_DELAY: chrono::Duration = chrono::Duration::seconds(1);
 
 /// Sets the `Terminating` condition of `definition` to `outcome` and removes the cleanup
 /// finalizer, through the status subresource.

@@ -160,6 +160,8 @@ pub struct Storage {
     pub event_ttl: chrono::Duration,
     /// When each stored Event expires ([`expiry`]).
     pub event_expiry: BTreeMap<ObjectKey, DateTime<Utc>>,
+    /// The etcd lease the last Event write was given ([`expiry`]).
+    pub event_lease: Option<expiry::Lease>,
     /// The CRD finalizer's waits for the objects of deleted definitions, by definition name
     /// ([`CleanupWait`]).
     pub definition_cleanups: BTreeMap<String, CleanupWait>,
@@ -188,6 +190,7 @@ impl Storage {
             controllers_quiescent_at: 0,
             event_ttl: chrono::Duration::hours(1),
             event_expiry: BTreeMap::new(),
+            event_lease: None,
             definition_cleanups: BTreeMap::new(),
             identity,
             legacy_token_tracking: legacy_tokens::LegacyTokenTracking::default(),
@@ -284,13 +287,63 @@ impl Storage {
     }
 }
 
-/// The CRD finalizer waiting, after deleting a definition's objects, for those left to go. Its
-/// work queue syncs one definition name at a time, so while it waits a definition of the same
-/// name deleted again keeps the mark of its delete (`InstanceDeletionPending`).
+/// The CRD finalizer waiting, after deleting a definition's objects, for those left to go: it
+/// lists them every 5 s for a minute (apiextensions-apiserver
+/// pkg/controller/finalizer/crd_finalizer.go, `deleteInstances`). Its work queue syncs one
+/// definition name at a time, so while it waits a definition of the same name deleted again
+/// keeps the mark of its delete (`InstanceDeletionPending`). It lists through the storage the
+/// definition was served with; once that definition is gone the storage is torn down, the
+/// next list fails and the wait ends early.
 #[derive(Clone, Debug)]
 pub struct CleanupWait {
     /// The uid of the definition whose objects it waits for.
     pub uid: String,
-    /// When it gives up.
-    pub until: DateTime<Utc>,
+    /// When it began.
+    pub began: DateTime<Utc>,
+    /// When the storage it lists through was torn down, if it was.
+    pub torn_down: Option<DateTime<Utc>>,
+}
+
+impl CleanupWait {
+    /// How often it lists.
+    const POLL: chrono::Duration = chrono::Duration::seconds(5);
+    /// How long it lists before it gives up and the finalizer starts again.
+    const TIMEOUT: chrono::Duration = chrono::Duration::seconds(60);
+
+    /// Whether it is over at `now`: its minute has passed, or it has listed since its
+    /// storage was torn down.
+    pub fn over(&self, now: DateTime<Utc>) -> bool {
+        let failed_list = self.torn_down.map(|at| {
+            let polls = ((at - self.began).num_milliseconds() + Self::POLL.num_milliseconds() - 1) / Self::POLL.num_milliseconds();
+            self.began + Self::POLL * polls.max(0) as i32
+        });
+        now >= self.began + Self::TIMEOUT || failed_list.is_some_and(|at| now >= at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Duration, Utc};
+
+    use super::CleanupWait;
+
+    fn wait(torn_down_after: Option<i64>) -> (CleanupWait, DateTime<Utc>) {
+        let began = DateTime::UNIX_EPOCH;
+        (CleanupWait { uid: "u".into(), began, torn_down: torn_down_after.map(|ms| began + Duration::milliseconds(ms)) }, began)
+    }
+
+    #[test]
+    fn a_cleanup_wait_lasts_a_minute_unless_a_list_after_its_storage_went_fails() {
+        let (kept, began) = wait(None);
+        assert!(!kept.over(began + Duration::seconds(59)));
+        assert!(kept.over(began + Duration::seconds(60)));
+        let (torn, began) = wait(Some(1_000));
+        assert!(!torn.over(began + Duration::milliseconds(4_999)));
+        assert!(torn.over(began + Duration::seconds(5)));
+        let (on_a_poll, began) = wait(Some(5_000));
+        assert!(on_a_poll.over(began + Duration::seconds(5)));
+        let (after_a_poll, began) = wait(Some(5_001));
+        assert!(!after_a_poll.over(began + Duration::milliseconds(9_999)));
+        assert!(after_a_poll.over(began + Duration::seconds(10)));
+    }
 }

@@ -205,7 +205,8 @@ impl Pair {
         let config = Config {
             // Upstream's CRD finalizer is run after each write to a definition (see
             // `Pair::settle`); nothing else the fake simulates runs without a controller
-            // manager or kubelets.
+            // manager or kubelets. The server's own upkeep (Event expiry among it) runs as
+            // kube-apiserver's does.
             controller_interval: Duration::from_secs(24 * 3600),
             namespace_controller: false,
             node_agent: false,
