@@ -25,19 +25,12 @@ pub type Answer = (ApiResult<Response>, Vec<String>);
 /// Whether `body` nests objects and arrays deeper than the caller's stack is trusted with
 /// (counted outside strings, in JSON and in YAML's flow style alike).
 pub fn is_deep(body: &[u8]) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let (mut depth, mut strings) = (0usize, Strings::default());
     for &byte in body {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
+        if strings.within(byte) {
             continue;
         }
         match byte {
-            b'"' => in_string = true,
             b'{' | b'[' => {
                 depth += 1;
                 if depth > SHALLOW {
@@ -49,6 +42,31 @@ pub fn is_deep(body: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// A scan of JSON text byte by byte: whether it is inside a string.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Reads `byte`; whether it continues a string begun before it (its closing quote too).
+    /// An opening quote is not within one: the caller sees it, and the string begins.
+    pub fn within(&mut self, byte: u8) -> bool {
+        if !self.inside {
+            self.inside = byte == b'"';
+            return false;
+        }
+        match byte {
+            _ if self.escaped => self.escaped = false,
+            b'\\' => self.escaped = true,
+            b'"' => self.inside = false,
+            _ => {}
+        }
+        true
+    }
 }
 
 /// Serves a request on a thread of its own with a deep stack and a runtime that lives as long

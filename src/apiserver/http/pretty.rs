@@ -12,6 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::header;
 
+use crate::apiserver::http::deep::Strings;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::status::ApiError;
 
@@ -57,20 +58,14 @@ fn asks_pretty(request: &Request) -> bool {
 pub fn indent(compact: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(compact.len() * 2);
     let mut depth = 0usize;
-    let (mut in_string, mut escaped, mut opened) = (false, false, false);
+    let (mut strings, mut opened) = (Strings::default(), false);
     let newline = |out: &mut Vec<u8>, depth: usize| {
         out.push(b'\n');
         out.extend(std::iter::repeat_n(b' ', depth * 2));
     };
     for &c in compact {
-        if in_string {
+        if strings.within(c) {
             out.push(c);
-            match c {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
             continue;
         }
         if c.is_ascii_whitespace() {
@@ -81,10 +76,6 @@ pub fn indent(compact: &[u8]) -> Vec<u8> {
             newline(&mut out, depth);
         }
         match c {
-            b'"' => {
-                in_string = true;
-                out.push(c);
-            }
             b'{' | b'[' => {
                 out.push(c);
                 depth += 1;
