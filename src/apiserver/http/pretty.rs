@@ -45,9 +45,10 @@ pub async fn indent_when_asked(request: Request, next: Next) -> Response {
 /// Whether `request` asks for indented JSON: a non-empty `pretty` parameter that Go's
 /// `strconv.ParseBool` reads as true, or without one a user agent of curl, Wget or a browser.
 fn asks_pretty(request: &Request) -> bool {
-    let query = Query::parse(request.uri().query());
-    if let Some(value) = query.get("pretty") {
-        return matches!(value, "1" | "t" | "T" | "TRUE" | "true" | "True");
+    // Most requests name no `pretty`: their query is not parsed (as upstream skips it).
+    let raw = request.uri().query().filter(|q| q.contains("pretty"));
+    if let Some(value) = raw.and_then(|q| Query::parse(Some(q)).get("pretty").map(str::to_owned)) {
+        return matches!(value.as_str(), "1" | "t" | "T" | "TRUE" | "true" | "True");
     }
     let agent = request.headers().get(header::USER_AGENT).map(|a| a.as_bytes()).unwrap_or_default();
     [&b"curl"[..], b"Wget", b"Mozilla/5.0"].iter().any(|prefix| agent.starts_with(prefix))
