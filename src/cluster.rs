@@ -58,6 +58,7 @@ pub struct Builder {
     collector: Option<crate::gc::Config>,
     no_collector: bool,
     no_workloads: bool,
+    nodes: usize,
     cleanup: Option<crate::cleanup::Config>,
 }
 
@@ -93,6 +94,15 @@ impl Builder {
         self
     }
 
+    /// Runs `count` nodes (`node-1`, `node-2`, …) that run pods: a scheduler binds pods to
+    /// them and a node agent on each takes its pods through their lives as a kubelet reports
+    /// them (see [`crate::workloads::nodes`]). None by default, as on a control plane without
+    /// kubelets. They are part of the workload controllers, and do not run without them.
+    pub fn nodes(mut self, count: usize) -> Self {
+        self.nodes = count;
+        self
+    }
+
     /// Configures the cleanup controllers (which run, their thresholds, a mutant); by default
     /// every one runs with kube-controller-manager's defaults, on the server's clock.
     pub fn cleanup_config(mut self, config: crate::cleanup::Config) -> Self {
@@ -105,7 +115,7 @@ impl Builder {
         let server = self.server.unwrap_or_default();
         let collector =
             (!self.no_collector).then(|| Arc::new(GarbageCollector::start(server.client(), self.collector.unwrap_or_default())));
-        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client(), server.clock().clone()));
+        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client(), server.clock().clone(), self.nodes));
         let cleanup = Cleanup::start(server.client(), server.clock().clone(), self.cleanup.unwrap_or_default());
         Cluster { server, collector, workloads, cleanup }
     }
@@ -196,8 +206,10 @@ impl Cluster {
     }
 
     /// Lets `by` pass on the server's virtual clock as it would pass in a cluster: the clock
-    /// stops at every moment a cleanup controller waits for, and the cluster settles there
-    /// (within `limit` each time), so a periodic controller makes each of its passes.
+    /// stops at every moment a cleanup controller waits for, and at every moment a pod on a
+    /// node starts or stops a container, and the cluster settles there (within `limit` each
+    /// time), so a periodic controller makes each of its passes and a pod's end is seen when
+    /// it comes.
     ///
     /// # Errors
     /// When the clock is the system clock, or the cluster does not settle.
@@ -208,12 +220,19 @@ impl Cluster {
         }
         let end = clock.now() + by;
         self.try_settle(limit).await?;
-        while let Some(due) = self.cleanup.due().filter(|due| *due < end) {
+        while let Some(due) = self.due().filter(|due| *due < end && *due > clock.now()) {
             clock.advance(due - clock.now());
             self.try_settle(limit).await?;
         }
         clock.advance(end - clock.now());
         self.try_settle(limit).await
+    }
+
+    /// The next moment a part of the cluster waits for by the clock: a cleanup controller's
+    /// next pass, a pod's next change.
+    fn due(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let pods = self.workloads.as_ref().and_then(Workloads::due);
+        crate::workloads::nodes::earliest(self.cleanup.due(), pods)
     }
 
     /// Waits until the garbage collector and the controllers have seen every change and have

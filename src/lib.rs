@@ -40,6 +40,7 @@
 //! - [`go_duration`]: Go's `time.ParseDuration`, for the kubelet model and CronJob schedules.
 //! - [`metadata`]: the Kubernetes metadata names (the garbage-collection finalizers) the API
 //!   server and the collector share.
+//! - [`quantity`]: resource quantities as Go's `resource.Quantity` reads and writes them.
 //! - [`rate_limit`]: client-go's client-side rate limit (qps and burst) for a `kube::Client`.
 //! - [`recorder`]: Events as client-go's event recorder writes them, for every controller.
 //! - [`unreadable`]: typed lists that set apart the objects they cannot read, and the one
@@ -56,6 +57,7 @@ pub mod go_duration;
 pub mod kubelet;
 pub mod metadata;
 mod mutants;
+pub mod quantity;
 pub mod rate_limit;
 pub mod recorder;
 pub mod unreadable;

@@ -30,6 +30,7 @@ pub const TOPICS: &[&str] = &[
     "namespaces",
     "stress",
     "workloads",
+    "nodes",
     "kubelet",
     "image-gc",
     "container-gc",

@@ -73,7 +73,6 @@ pub mod openapi;
 pub mod patch;
 pub mod pod_specs;
 pub mod protobuf;
-pub mod quantity;
 pub mod scale;
 pub mod schema;
 pub mod scheme;

@@ -34,6 +34,7 @@
 //! - [`service_accounts`]: the `default` ServiceAccount of every namespace.
 //! - [`node_taints`]: the NoSchedule taints a Node's conditions call for.
 //! - [`root_ca`]: the `kube-root-ca.crt` ConfigMap of every namespace.
+//! - [`nodes`]: on a cluster with nodes, the scheduler and node agents that run pods.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
 
 pub mod claims;
@@ -46,6 +47,7 @@ pub mod endpoints;
 pub mod jobs;
 pub mod mirroring;
 pub mod node_taints;
+pub mod nodes;
 pub mod pods;
 pub mod replicas;
 pub mod root_ca;
@@ -86,6 +88,7 @@ const RETRY: Duration = Duration::from_millis(200);
 /// The running workload controllers. Dropping them stops them.
 pub struct Workloads {
     progress: Arc<Progress>,
+    clock: Clock,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -112,15 +115,25 @@ struct Progress {
     last_error: Mutex<Option<String>>,
     /// Raised when a pass leaves the controllers settled.
     activity: Activity,
+    /// When the controllers next act by the clock, as the last settled pass saw it.
+    due: Mutex<nodes::Due>,
 }
 
 impl Workloads {
     /// Starts the controllers against `client`, writing the times they record (a Job's
-    /// conditions, its start and completion) from `clock`. Must be called inside a Tokio runtime.
-    pub fn start(client: kube::Client, clock: Clock) -> Self {
+    /// conditions, its start and completion) from `clock`, with `nodes` node agents and the
+    /// scheduler if that is more than none. Must be called inside a Tokio runtime.
+    pub fn start(client: kube::Client, clock: Clock, nodes: usize) -> Self {
         let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
-        let task = tokio::spawn(run(client, clock, progress.clone()));
-        Self { progress, task }
+        let task = tokio::spawn(run(client, clock.clone(), nodes::Agents::new(nodes), progress.clone()));
+        Self { progress, clock, task }
+    }
+
+    /// The next moment a pod on a node starts or stops a container, or ends a grace period or
+    /// deadline, by itself: a moment at which to stop the clock (see
+    /// [`crate::Cluster::advance`]).
+    pub fn due(&self) -> Option<DateTime<Utc>> {
+        self.progress.due.lock().unwrap_or_else(|e| e.into_inner()).pods
     }
 
     /// Raised when a pass that wrote nothing leaves the controllers settled at its revision.
@@ -129,7 +142,8 @@ impl Workloads {
     }
 
     /// What the controllers still have to do before they have seen every change to the
-    /// resources they list and have nothing to write; empty when they are settled.
+    /// resources they list, have nothing to write and wait for no moment that has come; empty
+    /// when they are settled.
     /// `revision_of(group, resource)` is the revision of the resource's last write (see
     /// [`crate::apiserver::ApiServer::resource_revision`]).
     pub fn pending(&self, revision_of: impl Fn(&str, &str) -> u64) -> Vec<String> {
@@ -140,6 +154,10 @@ impl Workloads {
         }
         if p.busy.load(Ordering::SeqCst) {
             pending.push("the workload controllers are in a pass".into());
+        }
+        let due = p.due.lock().unwrap_or_else(|e| e.into_inner()).any;
+        if let Some(at) = due.filter(|at| *at <= self.clock.now()) {
+            pending.push(format!("the workload controllers have to act at {at}, which has come"));
         }
         let seen = p.settled_at.load(Ordering::SeqCst);
         for (group, resource) in LISTED {
@@ -153,16 +171,17 @@ impl Workloads {
 }
 
 /// The controllers' loop: passes until one writes nothing, then a wait for a change.
-async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
+async fn run(client: kube::Client, clock: Clock, mut agents: nodes::Agents, progress: Arc<Progress>) {
     let mut known_services = endpoints::KnownServices::default();
     let mut reporter = Reporter::new(writes::FIELD_MANAGER);
     loop {
         progress.busy.store(true, Ordering::SeqCst);
-        let failure = match pass(&client, &clock, &mut known_services, &mut reporter).await {
+        let failure = match pass(&client, &clock, &mut known_services, &mut agents, &mut reporter).await {
             Ok(p) if p.writes.landed > 0 => continue,
             Ok(p) if !p.writes.retry.is_empty() => Some(p.writes.retry.join("; ")),
             Ok(p) => {
                 *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                *progress.due.lock().unwrap_or_else(|e| e.into_inner()) = nodes::Due { any: p.due, pods: p.pod_due };
                 progress.settled_at.store(p.revision, Ordering::SeqCst);
                 progress.busy.store(false, Ordering::SeqCst);
                 progress.activity.raise();
@@ -179,21 +198,24 @@ async fn run(client: kube::Client, clock: Clock, progress: Arc<Progress>) {
     }
 }
 
-/// What one pass read, wrote, and when a controller has next to act by the clock.
+/// What one pass read, wrote, and when a controller (or a pod on a node) has next to act by
+/// the clock.
 struct Pass {
     revision: u64,
     writes: Writes,
     due: Option<DateTime<Utc>>,
+    pod_due: Option<DateTime<Utc>>,
 }
 
 /// One pass: every controller syncs each of its objects; a kind's writes end the pass, so
 /// that the next controller reads them. `known_services` are the Services the endpoints
-/// controller saw in the last pass. An object that cannot be read is left out, and `reporter`
-/// says so once.
+/// controller saw in the last pass; `agents` run the cluster's nodes, after the controllers
+/// have settled. An object that cannot be read is left out, and `reporter` says so once.
 async fn pass(
     client: &kube::Client,
     clock: &Clock,
     known_services: &mut endpoints::KnownServices,
+    agents: &mut nodes::Agents,
     reporter: &mut Reporter,
 ) -> kube::Result<Pass> {
     let snapshot = Snapshot::read(client).await?;
@@ -231,7 +253,13 @@ async fn pass(
             }
         }
     }
-    Ok(Pass { revision: snapshot.revision, writes, due })
+    let mut pod_due = None;
+    if writes.landed == 0 {
+        let agents_due = agents.sync(&mut writes, &snapshot.nodes, &snapshot.pods, clock.now()).await;
+        due = nodes::earliest(due, agents_due.any);
+        pod_due = agents_due.pods;
+    }
+    Ok(Pass { revision: snapshot.revision, writes, due, pod_due })
 }
 
 /// Waits until any listed resource changes after `revision`, an error ends a watch, the clock

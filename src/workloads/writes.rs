@@ -22,6 +22,8 @@ pub const FIELD_MANAGER: &str = "kube-controller-manager";
 /// One pass's writes and their outcome.
 pub struct Writes {
     client: kube::Client,
+    /// The field manager the writes carry.
+    manager: &'static str,
     /// Writes that landed.
     pub landed: usize,
     /// Failures worth retrying (conflicts, server errors), described.
@@ -31,7 +33,13 @@ pub struct Writes {
 impl Writes {
     /// No writes yet, through `client`.
     pub fn new(client: kube::Client) -> Self {
-        Self { client, landed: 0, retry: Vec::new() }
+        Self { client, manager: FIELD_MANAGER, landed: 0, retry: Vec::new() }
+    }
+
+    /// Makes the writes that follow carry `manager` as their field manager (the scheduler's
+    /// and the node agents' writes are not the controller manager's).
+    pub fn acting_as(&mut self, manager: &'static str) {
+        self.manager = manager;
     }
 
     /// The client the writes go through (for the reads a write depends on).
@@ -64,7 +72,7 @@ impl Writes {
     /// Creates `object` in `namespace`; the created object if it was.
     pub async fn create<K: Workload>(&mut self, namespace: &str, object: &K) -> Option<K> {
         let what = format!("creating a {} in {namespace}", K::kind(&()));
-        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let params = PostParams { field_manager: Some(self.manager.into()), ..Default::default() };
         let result = self.api(namespace).create(&params, object).await;
         self.outcome(what, result)
     }
@@ -82,7 +90,7 @@ impl Writes {
     pub async fn replace<K: Workload>(&mut self, object: &K) {
         let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
         let what = format!("updating {} {namespace}/{name}", K::kind(&()));
-        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let params = PostParams { field_manager: Some(self.manager.into()), ..Default::default() };
         let result = self.api::<K>(&namespace).replace(&name, &params, object).await;
         self.outcome(what, result);
     }
@@ -94,7 +102,7 @@ impl Writes {
     {
         let name = object.name_any();
         let what = format!("updating {} {name}", K::kind(&()));
-        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let params = PostParams { field_manager: Some(self.manager.into()), ..Default::default() };
         let result = Api::<K>::all(self.client.clone()).replace(&name, &params, object).await;
         self.outcome(what, result);
     }
@@ -103,7 +111,7 @@ impl Writes {
     pub async fn patch<K: Workload>(&mut self, object: &K, patch: Value) {
         let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
         let what = format!("patching {} {namespace}/{name}", K::kind(&()));
-        let params = PatchParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let params = PatchParams { field_manager: Some(self.manager.into()), ..Default::default() };
         let result = self.api::<K>(&namespace).patch(&name, &params, &Patch::Strategic(patch)).await;
         self.outcome(what, result);
     }
@@ -112,7 +120,7 @@ impl Writes {
     pub async fn patch_status<K: Workload>(&mut self, object: &K, status: Value) -> bool {
         let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
         let what = format!("updating the status of {} {namespace}/{name}", K::kind(&()));
-        let params = PatchParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let params = PatchParams { field_manager: Some(self.manager.into()), ..Default::default() };
         let patch = Patch::Merge(serde_json::json!({"status": status}));
         let result = self.api::<K>(&namespace).patch_status(&name, &params, &patch).await;
         self.outcome(what, result).is_some()
@@ -123,9 +131,56 @@ impl Writes {
     pub async fn replace_status<K: Workload>(&mut self, object: &K) -> bool {
         let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
         let what = format!("replacing the status of {} {namespace}/{name}", K::kind(&()));
-        let params = PostParams { field_manager: Some(FIELD_MANAGER.into()), ..Default::default() };
+        let params = PostParams { field_manager: Some(self.manager.into()), ..Default::default() };
         let result = self.api::<K>(&namespace).replace_status(&name, &params, object).await;
         self.outcome(what, result).is_some()
+    }
+
+    /// Creates the cluster-scoped `object` (given as JSON), as [`Writes::create`].
+    pub async fn create_cluster<K>(&mut self, object: &K) -> Option<K>
+    where
+        K: Resource<Scope = ClusterResourceScope, DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        let what = format!("creating {} {}", K::kind(&()), object.name_any());
+        let params = PostParams { field_manager: Some(self.manager.into()), ..Default::default() };
+        let result = Api::<K>::all(self.client.clone()).create(&params, object).await;
+        self.outcome(what, result)
+    }
+
+    /// Merges `status` into the cluster-scoped `object`'s status subresource, as
+    /// [`Writes::patch_status`].
+    pub async fn patch_cluster_status<K>(&mut self, object: &K, status: Value) -> bool
+    where
+        K: Resource<Scope = ClusterResourceScope, DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        let what = format!("updating the status of {} {}", K::kind(&()), object.name_any());
+        let params = PatchParams { field_manager: Some(self.manager.into()), ..Default::default() };
+        let patch = Patch::Merge(serde_json::json!({"status": status}));
+        let result = Api::<K>::all(self.client.clone()).patch_status(&object.name_any(), &params, &patch).await;
+        self.outcome(what, result).is_some()
+    }
+
+    /// Posts `body` to `object`'s `subresource` (a pod's `binding`, say); whether it landed.
+    pub async fn post_subresource<K: Workload>(&mut self, object: &K, subresource: &str, body: &Value) -> bool {
+        let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
+        let what = format!("posting {subresource} of {} {namespace}/{name}", K::kind(&()));
+        let params = PostParams { field_manager: Some(self.manager.into()), ..Default::default() };
+        let result: kube::Result<Value> = self.api::<K>(&namespace).create_subresource(subresource, &name, &params, body).await;
+        self.outcome(what, result).is_some()
+    }
+
+    /// Deletes `object` at once (grace period 0) if it is still the one with its uid, as a
+    /// kubelet removes a pod whose containers have stopped.
+    pub async fn delete_now<K: Workload>(&mut self, object: &K) {
+        let (namespace, name) = (object.namespace().unwrap_or_default(), object.name_any());
+        let what = format!("deleting {} {namespace}/{name} at once", K::kind(&()));
+        let params = DeleteParams {
+            grace_period_seconds: Some(0),
+            preconditions: object.uid().map(|uid| kube::api::Preconditions { uid: Some(uid), resource_version: None }),
+            ..Default::default()
+        };
+        let result = self.api::<K>(&namespace).delete(&name, &params).await;
+        self.outcome(what, result);
     }
 
     /// Whether the controller `owner` may adopt now: a fresh read finds it with the same uid

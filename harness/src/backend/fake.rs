@@ -120,8 +120,11 @@ impl Backend for FakeBackend {
             // No node agent: as on a control plane without kubelets, a pod bound to a node stays
             // terminating until someone force-deletes it (the pod garbage collector, say).
             let config = kubegc::apiserver::Config { clock, mutant: self.recipe.server_mutant, node_agent: false, ..Default::default() };
-            let cluster =
-                Self::builder(&self.recipe).server_config(config).cleanup_config(spec.cleanup_config(self.recipe.cleanup.clone())).start();
+            let cluster = Self::builder(&self.recipe)
+                .server_config(config)
+                .nodes(spec.nodes)
+                .cleanup_config(spec.cleanup_config(self.recipe.cleanup.clone()))
+                .start();
             let backend = Self { cluster, eventually: self.eventually, recipe: self.recipe.clone() };
             Ok(Own::Backend(Arc::new(backend)))
         })

@@ -122,6 +122,9 @@ impl Backend for KubeconfigBackend {
     fn own_cluster(&self, spec: &OwnCluster) -> BoxFuture<'_, Result<Own, String>> {
         let spec = spec.clone();
         Box::pin(async move {
+            if spec.nodes > 0 {
+                return Err("nodes that run pods are made only on the fake so far".into());
+            }
             let (upstream, kubeconfig) = self.controller_managers.as_ref().ok_or("no controller manager can be started here")?;
             let controllers = spec.controllers();
             if controllers.is_empty() {

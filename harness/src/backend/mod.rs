@@ -91,6 +91,9 @@ pub struct OwnCluster {
     /// How many terminated pods the pod garbage collector keeps
     /// (`--terminated-pod-gc-threshold`).
     pub terminated_pod_threshold: Option<i64>,
+    /// How many nodes that run pods the cluster has (on the fake, node agents and a
+    /// scheduler); none: as the shared cluster.
+    pub nodes: usize,
 }
 
 impl OwnCluster {

@@ -37,6 +37,14 @@ pub struct Args {
     /// without which a pod is refused (403), as on an API server with no controller manager.
     #[arg(long)]
     pub no_workloads: bool,
+    /// How many nodes that run pods to start (`node-1`, `node-2`, …): a scheduler binds pods to
+    /// them and a node agent on each runs its pods as a kubelet reports them (a container's
+    /// command says what it does: `sleep N`, `true`, `false`, `sh -c` scripts of those; anything
+    /// else runs until stopped). 0 for none: pods then stay Pending, as on a control plane
+    /// without kubelets. Nodes need the workload controllers; the default is 1, or 0 with
+    /// --no-workloads.
+    #[arg(long)]
+    pub nodes: Option<usize>,
     /// The cleanup controllers to run, as kube-controller-manager's `--controllers` lists them:
     /// `*` for every one, a name to add one, `-name` to leave one out, "" for none (names:
     /// pod-garbage-collector-controller, ttl-after-finished-controller,
@@ -54,8 +62,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         cluster = cluster.without_collector();
     }
     if args.no_workloads {
+        anyhow::ensure!(args.nodes.unwrap_or(0) == 0, "--nodes needs the workload controllers, which --no-workloads turns off");
         cluster = cluster.without_workloads();
     }
+    let nodes = args.nodes.unwrap_or(if args.no_workloads { 0 } else { 1 });
+    cluster = cluster.nodes(nodes);
     let cluster = cluster.cleanup_config(args.cleanup).start();
     let mut router = cluster.server().router();
     if let Some(gc) = cluster.collector() {
@@ -70,8 +81,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let gc_name = if cluster.collector().is_some() { "reference" } else { "none" };
     let workloads = if args.no_workloads { "off" } else { "on" };
     println!(
-        "kubegc apiserver listening on {url} (kubeconfig: {}, gc: {gc_name}, workload controllers: {workloads})",
-        args.kubeconfig.display()
+        "kubegc apiserver listening on {url} (kubeconfig: {}, gc: {gc_name}, workload controllers: {workloads}, nodes: {nodes})",
+        args.kubeconfig.display(),
     );
     axum::serve(listener, router).with_graceful_shutdown(crate::shutdown_signal()).await.context("serving the API")?;
     Ok(())

@@ -7,8 +7,9 @@
 //! event") first waits for the collector to settle, never for a fixed time.
 
 use cucumber::gherkin::Step;
-use cucumber::then;
+use cucumber::{given, then};
 use futures::StreamExt;
+use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::core::DynamicObject;
 use serde_json::Value;
@@ -585,6 +586,38 @@ async fn all_owned_by(world: &mut KubeWorld, kind: String, pattern: String, expe
             let have: Vec<String> = o.metadata.owner_references.unwrap_or_default().into_iter().map(|r| r.name).collect();
             if have != list(&expected) {
                 return Err(format!("{kind} {:?} has owner references to {have:?}, expected {:?}", o.metadata.name, list(&expected)));
+            }
+        }
+        Ok(())
+    }
+    .await;
+    explained(world, result).await
+}
+
+/// `Then every Pod named "web-*" is Running and Ready on a node` (or `is Succeeded on a node`,
+/// `on node "node-1"`): after settling, at least one pod matches, and each is in that phase,
+/// bound to a node (that one, if named) and, if said, has a true `Ready` condition.
+#[given(regex = r#"^every Pod named "([^"]+)" is (Pending|Running|Succeeded|Failed)( and Ready)? on (?:a node|node "([^"]+)")$"#)]
+#[then(regex = r#"^every Pod named "([^"]+)" is (Pending|Running|Succeeded|Failed)( and Ready)? on (?:a node|node "([^"]+)")$"#)]
+async fn all_pods_running(world: &mut KubeWorld, pattern: String, phase: String, ready: String, on: String) -> StepResult {
+    let result = async {
+        settled(world).await?;
+        let namespace = world.namespace().await?;
+        let pods: Api<Pod> = Api::namespaced(world.client(), &namespace);
+        let listed = pods.list(&ListParams::default()).await.map_err(|e| format!("cannot list Pods: {e}"))?;
+        let found: Vec<&Pod> = listed.items.iter().filter(|p| glob(&pattern, p.metadata.name.as_deref().unwrap_or(""))).collect();
+        if found.is_empty() {
+            return Err(format!("no Pod is named {pattern:?}"));
+        }
+        for pod in found {
+            let name = pod.metadata.name.as_deref().unwrap_or_default();
+            let status = pod.status.clone().unwrap_or_default();
+            let node = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).unwrap_or_default();
+            let is_ready = status.conditions.unwrap_or_default().iter().any(|c| c.type_ == "Ready" && c.status == "True");
+            let have = status.phase.unwrap_or_default();
+            if have != phase || node.is_empty() || (!on.is_empty() && node != on) || (!ready.is_empty() && !is_ready) {
+                let place = if on.is_empty() { "a node".to_string() } else { format!("node {on:?}") };
+                return Err(format!("Pod {name:?} is {have} (Ready: {is_ready}) on node {node:?}, expected {phase}{ready} on {place}"));
             }
         }
         Ok(())

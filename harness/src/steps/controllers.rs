@@ -33,7 +33,15 @@ async fn own_cluster(world: &mut KubeWorld) -> StepResult {
 #[given(regex = r"^a cluster of its own whose pod garbage collector keeps ((?-u:\d)+|every) terminated pods?$")]
 async fn own_pod_gc(world: &mut KubeWorld, keeps: String) -> StepResult {
     let threshold = if keeps == "every" { 0 } else { keeps.parse().map_err(|e| format!("{keeps}: {e}"))? };
-    start_own_cluster(world, OwnCluster { terminated_pod_threshold: Some(threshold) }).await
+    start_own_cluster(world, OwnCluster { terminated_pod_threshold: Some(threshold), ..Default::default() }).await
+}
+
+/// `Given a cluster of its own with 2 nodes`: as `a cluster of its own`, with nodes that run
+/// pods — on the fake, node agents standing in for kubelets (`node-1`, `node-2`, …) and a
+/// scheduler.
+#[given(regex = r"^a cluster of its own with ((?-u:\d)+) nodes?$")]
+async fn own_cluster_with_nodes(world: &mut KubeWorld, count: usize) -> StepResult {
+    start_own_cluster(world, OwnCluster { nodes: count, ..Default::default() }).await
 }
 
 /// Gives the scenario the controllers `spec` asks for.

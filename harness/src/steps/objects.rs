@@ -106,11 +106,25 @@ async fn owner_refs(world: &mut KubeWorld, spec: &str) -> Result<Vec<Value>, Str
 async fn from_fixture(world: &mut KubeWorld, path: String) -> StepResult {
     let file = world.feature_dir.clone().unwrap_or_default().join(&path);
     let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let documents: Vec<Value> = serde_saphyr::from_multiple(&text).map_err(|e| format!("{path}: {}", e.without_snippet()))?;
+    create_documents(world, &path, &text).await
+}
+
+/// `Given the objects:` with a YAML doc string: every document of it, in order, in the
+/// scenario namespace, as [`from_fixture`] creates a file's.
+#[given(regex = r"^the objects:$")]
+async fn from_doc_string(world: &mut KubeWorld, step: &Step) -> StepResult {
+    let text = step.docstring.clone().ok_or("the step needs a YAML doc string")?;
+    create_documents(world, "the doc string", &text).await
+}
+
+/// Creates every YAML document of `text` (from `origin`), in order; `${Kind/name}` stands for
+/// the uid of an earlier object.
+async fn create_documents(world: &mut KubeWorld, origin: &str, text: &str) -> StepResult {
+    let documents: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| format!("{origin}: {}", e.without_snippet()))?;
     for value in documents {
         let value: Value = serde_json::from_str(&world.resolve_uids(&value.to_string())?).map_err(|e| e.to_string())?;
-        let kind = value["kind"].as_str().ok_or(format!("{path}: a document has no kind"))?.to_string();
-        let name = value["metadata"]["name"].as_str().ok_or(format!("{path}: a {kind} has no name"))?.to_string();
+        let kind = value["kind"].as_str().ok_or(format!("{origin}: a document has no kind"))?.to_string();
+        let name = value["metadata"]["name"].as_str().ok_or(format!("{origin}: a {kind} has no name"))?.to_string();
         create_body(world, &kind, &name, value, false).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))?;
     }
     Ok(())

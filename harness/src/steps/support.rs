@@ -29,15 +29,23 @@ pub fn glob(pattern: &str, name: &str) -> bool {
     }
 }
 
-/// A minimal valid manifest for `kind` (workloads with zero replicas, pods that stop at once),
-/// so that a real cluster's controllers add nothing to the scenario.
+/// The scheduler a plain pod asks for, which no cluster runs: the pod stays unscheduled on any
+/// cluster, as a pod on a control plane without nodes does.
+const NO_SCHEDULER: &str = "kubegc-no-scheduler";
+
+/// A minimal valid manifest for `kind` (workloads with zero replicas, pods that no scheduler
+/// takes and that stop at once), so that a real cluster's controllers and nodes add nothing to
+/// the scenario.
 fn manifest(kind: &str, resource: &ApiResource, name: &str) -> Value {
     let template = json!({"metadata": {"labels": {"kubegc.io/object": name}},
         "spec": {"terminationGracePeriodSeconds": 0, "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}});
     let selector = json!({"matchLabels": {"kubegc.io/object": name}});
     let mut m = json!({"apiVersion": resource.api_version, "kind": kind, "metadata": {"name": name}});
     match (resource.group.as_str(), kind) {
-        ("", "Pod") => m["spec"] = template["spec"].clone(),
+        ("", "Pod") => {
+            m["spec"] = template["spec"].clone();
+            m["spec"]["schedulerName"] = json!(NO_SCHEDULER);
+        }
         ("", "ReplicationController") => {
             m["spec"] = json!({"replicas": 0, "selector": {"kubegc.io/object": name}, "template": template});
         }

@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 
 use crate::apiserver::catalogue::NameRule;
 use crate::apiserver::pod_specs::items;
-use crate::apiserver::quantity;
 use crate::apiserver::status::FieldError;
 use crate::apiserver::storage::hooks::changed_fields;
 use crate::apiserver::validation::validate_name;
+use crate::quantity;
 
 /// Volume access modes (`supportedAccessModes`, listed sorted).
 const ACCESS_MODES: &[&str] = &["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];

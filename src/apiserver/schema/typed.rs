@@ -241,7 +241,7 @@ const RESOURCE_LISTS: &[&str] = &[
 
 /// Writes each quantity as Go's `resource.Quantity` writes it back: a JSON number as a string
 /// (its own decoder reads a number, where the generic one refuses a number for a string), and
-/// each in its canonical form ([`crate::apiserver::quantity::canonical`]): the values of
+/// each in its canonical form ([`crate::quantity::canonical`]): the values of
 /// resource lists, and `sizeLimit`. Not for CustomResourceDefinitions, whose schemas use
 /// `default` for anything.
 pub fn canonical_quantities(kind: &str, object: &mut Value) {
@@ -257,7 +257,7 @@ pub fn canonical_quantities(kind: &str, object: &mut Value) {
                         if child.is_number() {
                             *child = Value::String(child.to_string());
                         }
-                        if let Some(canonical) = child.as_str().and_then(crate::apiserver::quantity::canonical) {
+                        if let Some(canonical) = child.as_str().and_then(crate::quantity::canonical) {
                             *child = Value::String(canonical);
                         }
                     } else {

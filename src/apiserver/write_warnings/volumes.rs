@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::pods::{items, node_selector_term, text};
-use crate::apiserver::quantity;
+use crate::quantity;
 
 /// What replaced the storage-class annotation.
 const STORAGE_CLASS_ANNOTATION: (&str, &str) =

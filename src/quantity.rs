@@ -24,6 +24,57 @@ const BINARY: [(&str, u32); 6] = [("Ki", 10), ("Mi", 20), ("Gi", 30), ("Ti", 40)
 /// `text` as the API server writes it back; `None` when it is not a quantity (left for
 /// validation) or is too large for this model to be sure of.
 pub fn canonical(text: &str) -> Option<String> {
+    let Parsed { negative, mut mantissa, mut exponent, format } = parse(text)?;
+    if mantissa == 0 {
+        return Some("0".into());
+    }
+    let sign = if negative { "-" } else { "" };
+    if format == Format::BinarySi
+        && let Some(text) = binary(mantissa, exponent)
+    {
+        return Some(format!("{sign}{text}"));
+    }
+    while mantissa % 10 == 0 {
+        mantissa /= 10;
+        exponent += 1;
+    }
+    while exponent.rem_euclid(3) != 0 {
+        mantissa = mantissa.checked_mul(10)?;
+        exponent -= 1;
+    }
+    let suffix = match format {
+        Format::DecimalExponent if exponent == 0 => String::new(),
+        Format::DecimalExponent => format!("e{exponent}"),
+        _ => DECIMAL.iter().find(|(_, p)| *p == exponent)?.0.to_string(),
+    };
+    Some(format!("{sign}{mantissa}{suffix}"))
+}
+
+/// `text`'s value in thousandths, rounded up as Go's `Quantity.MilliValue` rounds; `None` when
+/// it is not a quantity or too large.
+pub fn milli_value(text: &str) -> Option<i128> {
+    let Parsed { negative, mantissa, exponent, .. } = parse(text)?;
+    let shift = exponent + 3;
+    let magnitude = if shift >= 0 {
+        mantissa.checked_mul(10_i128.checked_pow(shift.unsigned_abs())?)?
+    } else {
+        let divisor = 10_i128.checked_pow(shift.unsigned_abs())?;
+        mantissa / divisor + i128::from(!negative && mantissa % divisor != 0)
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// A quantity read: its sign, its magnitude as mantissa × 10^exponent (kept to the nano,
+/// rounded away from zero) and how it was written.
+struct Parsed {
+    negative: bool,
+    mantissa: i128,
+    exponent: i32,
+    format: Format,
+}
+
+/// Reads `text` as a quantity.
+fn parse(text: &str) -> Option<Parsed> {
     let (negative, unsigned) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
@@ -53,29 +104,7 @@ pub fn canonical(text: &str) -> Option<String> {
         mantissa = mantissa.checked_add(divisor - 1)? / divisor;
         exponent = -9;
     }
-    if mantissa == 0 {
-        return Some("0".into());
-    }
-    let sign = if negative { "-" } else { "" };
-    if format == Format::BinarySi
-        && let Some(text) = binary(mantissa, exponent)
-    {
-        return Some(format!("{sign}{text}"));
-    }
-    while mantissa % 10 == 0 {
-        mantissa /= 10;
-        exponent += 1;
-    }
-    while exponent.rem_euclid(3) != 0 {
-        mantissa = mantissa.checked_mul(10)?;
-        exponent -= 1;
-    }
-    let suffix = match format {
-        Format::DecimalExponent if exponent == 0 => String::new(),
-        Format::DecimalExponent => format!("e{exponent}"),
-        _ => DECIMAL.iter().find(|(_, p)| *p == exponent)?.0.to_string(),
-    };
-    Some(format!("{sign}{mantissa}{suffix}"))
+    Some(Parsed { negative, mantissa, exponent, format })
 }
 
 /// Whether `text` is a quantity that is not a whole number (written back with a sub-unit
@@ -110,6 +139,16 @@ fn binary(mantissa: i128, exponent: i32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn milli_values_are_thousandths_rounded_up() {
+        for (text, milli) in
+            [("100m", 100), ("1", 1000), ("1.5", 1500), ("1Gi", 1_073_741_824_000), ("1n", 1), ("2k", 2_000_000), ("-1m", -1)]
+        {
+            assert_eq!(milli_value(text), Some(milli), "{text}");
+        }
+        assert_eq!(milli_value("x"), None);
+    }
 
     #[test]
     fn quantities_are_written_back_in_their_format_s_canonical_form() {

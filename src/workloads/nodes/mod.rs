@@ -1,0 +1,308 @@
+//! Nodes that run pods, on a cluster asked to have them ([`crate::cluster::Builder::nodes`],
+//! `kubegc serve --nodes`): node agents standing in for kubelets, and a small scheduler. Each
+//! agent registers its Node and keeps its Lease and status fresh; the scheduler binds pods to
+//! nodes; each agent takes the pods bound to its node through their lives as a kubelet reports
+//! them — accepted, containers running and ready, exiting by the rule of [`programs`],
+//! restarted as their policy says, stopped when deleted (and then removed), failed past their
+//! active deadline. With them, `kubectl rollout status` completes, a Job's pods finish on
+//! their own, and the cleanups that follow a pod's life see real lives.
+//!
+//! - [`programs`]: what a container's command does when it runs.
+//! - [`lifecycle`]: a pod's containers over time.
+//! - [`pod_status`]: the pod status a kubelet writes.
+//! - [`scheduler`]: which node a pod goes to.
+//! - [`registration`]: a node agent's Node and Lease.
+
+pub mod lifecycle;
+pub mod pod_status;
+pub mod programs;
+pub mod registration;
+pub mod scheduler;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Node, Pod, PodStatus};
+use kube::api::Api;
+use serde_json::{Value, json};
+
+use crate::clock::parse_time;
+use crate::workloads::nodes::lifecycle::Stop;
+use crate::workloads::nodes::pod_status::{Place, Seen};
+use crate::workloads::status::changes;
+use crate::workloads::writes::Writes;
+
+/// The field manager of the node agents' writes.
+const KUBELET: &str = "kubelet";
+
+/// A pod's grace period when its spec gives none.
+const DEFAULT_GRACE: i64 = 30;
+
+/// The node agents of a cluster, and what they remember between passes.
+#[derive(Debug, Default)]
+pub struct Agents {
+    /// How many nodes run.
+    count: usize,
+    /// The uid of each agent's Node once registered, by node index: an agent registers once.
+    registered: BTreeMap<usize, String>,
+    /// When each agent last renewed its Lease.
+    renewed: BTreeMap<usize, DateTime<Utc>>,
+}
+
+/// When the node agents have next to act by the clock: for a pod (a container starts or ends,
+/// a grace period or deadline ends), and at all (a Lease or status is due too).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Due {
+    /// The next moment a pod changes by itself.
+    pub pods: Option<DateTime<Utc>>,
+    /// The next moment any agent acts.
+    pub any: Option<DateTime<Utc>>,
+}
+
+impl Due {
+    fn pod_at(&mut self, at: Option<DateTime<Utc>>) {
+        self.pods = earliest(self.pods, at);
+        self.any = earliest(self.any, at);
+    }
+
+    fn heartbeat_at(&mut self, at: DateTime<Utc>) {
+        self.any = earliest(self.any, Some(at));
+    }
+}
+
+/// The earlier of two moments, either of which may be absent.
+pub fn earliest(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl Agents {
+    /// `count` node agents (none: the cluster has no nodes that run pods).
+    pub fn new(count: usize) -> Self {
+        Self { count, ..Default::default() }
+    }
+
+    /// Whether any node runs.
+    pub fn any(&self) -> bool {
+        self.count > 0
+    }
+
+    /// One pass of the agents and the scheduler over `nodes` and `pods` at `now`.
+    pub async fn sync(&mut self, writes: &mut Writes, nodes: &[Node], pods: &[Pod], now: DateTime<Utc>) -> Due {
+        let mut due = Due::default();
+        if !self.any() {
+            return due;
+        }
+        writes.acting_as(KUBELET);
+        let running = self.register(writes, nodes, now, &mut due).await;
+        writes.acting_as(scheduler::NAME);
+        schedule(writes, nodes, pods, now).await;
+        writes.acting_as(KUBELET);
+        for (index, node) in running {
+            let on_node: Vec<&Pod> =
+                pods.iter().filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node.as_str())).collect();
+            let mut taken = addresses_taken(&on_node);
+            for pod in &on_node {
+                due.pod_at(run_pod(writes, index, pod, &mut taken, now).await);
+            }
+        }
+        writes.acting_as(crate::workloads::writes::FIELD_MANAGER);
+        due
+    }
+
+    /// Registers each agent's Node once, keeps its status and Lease fresh, and returns the
+    /// agents whose Node is there, by index and name.
+    async fn register(&mut self, writes: &mut Writes, nodes: &[Node], now: DateTime<Utc>, due: &mut Due) -> Vec<(usize, String)> {
+        let mut running = Vec::new();
+        for index in 1..=self.count {
+            let name = registration::name(index);
+            let node = nodes.iter().find(|n| n.metadata.name.as_deref() == Some(name.as_str()));
+            let Some(uid) = self.registered.get(&index).cloned() else {
+                match node.and_then(|n| n.metadata.uid.clone()) {
+                    Some(uid) => {
+                        self.registered.insert(index, uid);
+                    }
+                    None => {
+                        if let Ok(node) = serde_json::from_value::<Node>(registration::node(index)) {
+                            writes.create_cluster(&node).await;
+                        }
+                    }
+                }
+                continue;
+            };
+            // A kubelet whose Node was deleted does not register again.
+            let Some(node) = node.filter(|n| n.metadata.uid.as_deref() == Some(uid.as_str())) else { continue };
+            let stored = serde_json::to_value(&node.status).unwrap_or_default();
+            let heartbeat = ready_heartbeat(&stored);
+            if heartbeat.is_none_or(|at| at + registration::STATUS_REPORT <= now) {
+                writes.patch_cluster_status(node, registration::status(index, &stored["conditions"], now)).await;
+            } else if let Some(at) = heartbeat {
+                due.heartbeat_at(at + registration::STATUS_REPORT);
+            }
+            let renewed = self.renewed.get(&index).copied();
+            if renewed.is_none_or(|at| at + registration::LEASE_RENEWAL <= now) && renew_lease(writes, &name, &uid, now).await {
+                self.renewed.insert(index, now);
+            }
+            due.heartbeat_at(self.renewed.get(&index).map_or(now, |at| *at + registration::LEASE_RENEWAL));
+            running.push((index, name));
+        }
+        running
+    }
+}
+
+/// When the Node's `Ready` condition was last reported.
+fn ready_heartbeat(status: &Value) -> Option<DateTime<Utc>> {
+    let conditions = status["conditions"].as_array()?;
+    let ready = conditions.iter().find(|c| c["type"] == "Ready" && c["reason"] == "KubeletReady")?;
+    ready["lastHeartbeatTime"].as_str().and_then(parse_time)
+}
+
+/// Renews (or makes) the Node `name`'s Lease; whether that landed.
+async fn renew_lease(writes: &mut Writes, name: &str, uid: &str, now: DateTime<Utc>) -> bool {
+    let Ok(lease) = serde_json::from_value::<Lease>(registration::lease(name, uid, now)) else { return false };
+    let api: Api<Lease> = Api::namespaced(writes.client().clone(), registration::LEASE_NAMESPACE);
+    match api.get_opt(name).await {
+        Ok(Some(stored)) => {
+            let landed = writes.landed;
+            writes.patch(&stored, json!({"spec": {"holderIdentity": name, "renewTime": registration::micro_time(now)}})).await;
+            writes.landed > landed
+        }
+        Ok(None) => writes.create(registration::LEASE_NAMESPACE, &lease).await.is_some(),
+        Err(e) => {
+            writes.retry.push(format!("reading the Lease of node {name}: {e}"));
+            false
+        }
+    }
+}
+
+/// Binds each pod that waits for the scheduler to a node that fits it, or says in its
+/// `PodScheduled` condition why none does.
+async fn schedule(writes: &mut Writes, nodes: &[Node], pods: &[Pod], now: DateTime<Utc>) {
+    let nodes: Vec<Value> =
+        nodes.iter().filter(|n| n.metadata.deletion_timestamp.is_none()).filter_map(|n| serde_json::to_value(n).ok()).collect();
+    let mut placed: Vec<Value> =
+        pods.iter().filter_map(|p| serde_json::to_value(p).ok()).filter(|p| !p["spec"]["nodeName"].is_null()).collect();
+    for pod in pods {
+        let Ok(json) = serde_json::to_value(pod) else { continue };
+        if !scheduler::wants(&json) {
+            continue;
+        }
+        match scheduler::choose(&json, &nodes, &placed) {
+            Ok(node) => {
+                let namespace = json["metadata"]["namespace"].clone();
+                let name = json["metadata"]["name"].clone();
+                let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                    "target": {"apiVersion": "v1", "kind": "Node", "name": node}});
+                if writes.post_subresource(pod, "binding", &binding).await {
+                    let mut bound = json;
+                    bound["spec"]["nodeName"] = json!(node);
+                    placed.push(bound);
+                }
+            }
+            Err(message) => {
+                let condition = json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message});
+                let old = json["status"]["conditions"].as_array().and_then(|c| c.iter().find(|c| c["type"] == "PodScheduled"));
+                let same = old.is_some_and(|o| o["status"] == "False" && o["reason"] == "Unschedulable" && o["message"] == message);
+                if !same {
+                    let mut condition = condition;
+                    condition["lastProbeTime"] = Value::Null;
+                    condition["lastTransitionTime"] = json!(crate::clock::format_time(now));
+                    let mut conditions: Vec<Value> = json["status"]["conditions"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|c| c["type"] != "PodScheduled")
+                        .cloned()
+                        .collect();
+                    conditions.push(condition);
+                    writes.patch_status(pod, json!({"conditions": conditions})).await;
+                }
+            }
+        }
+    }
+}
+
+/// One pass of the agent of node `index` over `pod`: accepts it (with an address not `taken`
+/// on the node, which it then takes), writes its status as it changes, removes it once stopped
+/// after a deletion. Returns when the pod next changes by itself.
+async fn run_pod(writes: &mut Writes, index: usize, pod: &Pod, taken: &mut Vec<String>, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let json = serde_json::to_value(pod).ok()?;
+    let status = &json["status"];
+    let deleting = json["metadata"]["deletionTimestamp"].as_str().and_then(parse_time);
+    let Some(started) = status["startTime"].as_str().and_then(parse_time) else {
+        if deleting.is_some() {
+            writes.delete_now(pod).await;
+        } else {
+            let ip = free_address(index, taken);
+            taken.push(ip.clone());
+            let place = Place { host_ip: &registration::address(index), pod_ip: &ip };
+            writes.patch_status(pod, pod_status::accepted(&json, &place, now)).await;
+        }
+        return None;
+    };
+    let finished = matches!(status["phase"].as_str(), Some("Succeeded" | "Failed"));
+    if finished && deleting.is_none() {
+        return None;
+    }
+    let grace = json["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
+    let deadline = json["spec"]["activeDeadlineSeconds"].as_i64().map(|s| started + Duration::seconds(s));
+    let stop = match (deleting, deadline) {
+        (Some(kill), _) => Some(Stop { term: kill - Duration::seconds(grace), kill }),
+        (None, Some(d)) => {
+            let grace = json["spec"]["terminationGracePeriodSeconds"].as_i64().unwrap_or(DEFAULT_GRACE);
+            Some(Stop { term: d, kill: d + Duration::seconds(grace) })
+        }
+        (None, None) => None,
+    };
+    let containers = lifecycle::at(&json["spec"], started, stop, now);
+    let stopping = stop.is_some_and(|s| now >= s.term);
+    let terminal = stopping && containers.all_stopped();
+    let deadline_exceeded = deleting.is_none() && stopping;
+    let ip = status["podIP"].as_str().unwrap_or_default().to_string();
+    let seen = Seen {
+        place: Place { host_ip: &registration::address(index), pod_ip: &ip },
+        started,
+        containers: &containers,
+        terminal,
+        deadline_exceeded,
+    };
+    let mut next = pod_status::running(&json, &seen, now);
+    if deadline_exceeded && terminal {
+        next["phase"] = json!("Failed");
+    }
+    if changes(status, &as_stored(next.clone())) && !writes.patch_status(pod, next).await {
+        return None;
+    }
+    if terminal && deleting.is_some() {
+        writes.delete_now(pod).await;
+    }
+    containers.next
+}
+
+/// `status` as it reads back once stored (through the typed PodStatus, as the pod it is
+/// compared with was read), so that a field the two spell differently is not written again
+/// and again.
+fn as_stored(status: Value) -> Value {
+    serde_json::from_value::<PodStatus>(status.clone()).ok().and_then(|s| serde_json::to_value(s).ok()).unwrap_or(status)
+}
+
+/// The addresses the unfinished pods among `on_node` hold.
+fn addresses_taken(on_node: &[&Pod]) -> Vec<String> {
+    on_node
+        .iter()
+        .filter_map(|p| p.status.as_ref())
+        .filter(|s| !matches!(s.phase.as_deref(), Some("Succeeded" | "Failed")))
+        .filter_map(|s| s.pod_ip.clone())
+        .collect()
+}
+
+/// The lowest pod address of node `index` not `taken`.
+fn free_address(index: usize, taken: &[String]) -> String {
+    (0..registration::POD_ADDRESSES)
+        .map(|n| registration::pod_address(index, n))
+        .find(|a| !taken.contains(a))
+        .unwrap_or_else(|| registration::pod_address(index, 0))
+}
