@@ -32,6 +32,27 @@ on_both_servers!(
     a_binding_is_validated_as_rbac_validates_it
 );
 
+/// On `kubegc serve` (one node by default) pods run, as kubectl sees them: `kubectl rollout
+/// status` completes, a Job made by `kubectl create job` completes on its own, and `kubectl get
+/// pods -o wide` names the node and each pod's own address. (The upstream target has no nodes
+/// that run pods yet.)
+#[test]
+fn pods_run_on_the_served_node() {
+    let s = On::Fake.start();
+    s.ok(&["create", "deployment", "web", "--image=nginx", "--replicas=3"]);
+    let rolled = s.ok(&["rollout", "status", "deployment/web", "--timeout=60s"]);
+    assert!(rolled.contains("deployment \"web\" successfully rolled out"), "{rolled}");
+    s.ok(&["create", "job", "done", "--image=busybox", "--", "sleep", "1"]);
+    s.ok(&["wait", "--for=condition=complete", "job/done", "--timeout=60s"]);
+    let wide = s.ok(&["get", "pods", "-o", "wide", "--no-headers"]);
+    let lines: Vec<&str> = wide.lines().collect();
+    assert_eq!(lines.len(), 4, "{wide}");
+    assert!(lines.iter().all(|l| l.split_whitespace().nth(6) == Some("node-1")), "{wide}");
+    let addresses: std::collections::BTreeSet<&str> = lines.iter().filter_map(|l| l.split_whitespace().nth(5)).collect();
+    assert_eq!(addresses.len(), 4, "each pod has an address of its own: {wide}");
+    assert!(lines.iter().filter(|l| l.contains("Completed")).count() == 1, "{wide}");
+}
+
 const OWNER: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owner\ndata:\n  a: \"1\"\n";
 
 fn dependent(owner_uid: &str) -> String {
