@@ -98,6 +98,12 @@ Feature: Nodes that run pods
     Then Pod "crash" has "status.phase" set to "Running"
     And Pod "crash" has "status.containerStatuses.0.restartCount" set to "1"
     And Pod "crash" has "status.containerStatuses.0.state.waiting.reason" set to "CrashLoopBackOff"
+    And an event was recorded for Pod "crash" with:
+      | type                    | Warning                                                                    |
+      | reason                  | BackOff                                                                    |
+      | message                 | Back-off restarting failed container crash in pod crash_${namespace}(${Pod/crash}) |
+      | involvedObject.fieldPath | spec.containers{crash}                                                    |
+      | source.component        | kubelet                                                                    |
     When 10 seconds pass
     Then Pod "crash" has "status.containerStatuses.0.restartCount" set to "2"
     When 19 seconds pass
@@ -117,7 +123,17 @@ Feature: Nodes that run pods
       """
     And every Pod named "sleeper" is Running and Ready on a node
     When Pod "sleeper" is deleted
-    And 29 seconds pass
+    Then an event was recorded for Pod "sleeper" with:
+      | reason           | Scheduled                                            |
+      | message          | Successfully assigned ${namespace}/sleeper to node-1 |
+      | source.component | default-scheduler                                    |
+    And an event was recorded for Pod "sleeper" with:
+      | reason  | Started           |
+      | message | Container started |
+    And an event was recorded for Pod "sleeper" with:
+      | reason  | Killing                    |
+      | message | Stopping container sleeper |
+    When 29 seconds pass
     Then Pod "sleeper" is terminating with a grace period of 30 seconds
     When 1 second passes
     Then Pod "sleeper" is gone

@@ -12,14 +12,16 @@
 //! - [`pod_status`]: the pod status a kubelet writes.
 //! - [`scheduler`]: which node a pod goes to.
 //! - [`registration`]: a node agent's Node and Lease.
+//! - [`events`]: the Events the scheduler and the agents record.
 
+pub mod events;
 pub mod lifecycle;
 pub mod pod_status;
 pub mod programs;
 pub mod registration;
 pub mod scheduler;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 use k8s_openapi::api::coordination::v1::Lease;
@@ -48,6 +50,8 @@ pub struct Agents {
     registered: BTreeMap<usize, String>,
     /// When each agent last renewed its Lease.
     renewed: BTreeMap<usize, DateTime<Utc>>,
+    /// The uids of the pods whose stop the agents have recorded.
+    stopping: BTreeSet<String>,
 }
 
 /// When the node agents have next to act by the clock: for a pod (a container starts or ends,
@@ -101,12 +105,13 @@ impl Agents {
         writes.acting_as(scheduler::NAME);
         schedule(writes, nodes, pods, now).await;
         writes.acting_as(KUBELET);
+        self.stopping.retain(|uid| pods.iter().any(|p| p.metadata.uid.as_deref() == Some(uid.as_str())));
         for (index, node) in running {
             let on_node: Vec<&Pod> =
                 pods.iter().filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node.as_str())).collect();
             let mut taken = addresses_taken(&on_node);
             for pod in &on_node {
-                due.pod_at(run_pod(writes, index, pod, &mut taken, now).await);
+                due.pod_at(run_pod(writes, index, pod, &mut taken, &mut self.stopping, now).await);
             }
         }
         writes.acting_as(crate::workloads::writes::FIELD_MANAGER);
@@ -197,6 +202,7 @@ async fn schedule(writes: &mut Writes, nodes: &[Node], pods: &[Pod], now: DateTi
                 let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
                     "target": {"apiVersion": "v1", "kind": "Node", "name": node}});
                 if writes.post_subresource(pod, "binding", &binding).await {
+                    events::scheduled(writes.client(), &json, &node, now).await;
                     let mut bound = json;
                     bound["spec"]["nodeName"] = json!(node);
                     placed.push(bound);
@@ -226,9 +232,17 @@ async fn schedule(writes: &mut Writes, nodes: &[Node], pods: &[Pod], now: DateTi
 }
 
 /// One pass of the agent of node `index` over `pod`: accepts it (with an address not `taken`
-/// on the node, which it then takes), writes its status as it changes, removes it once stopped
-/// after a deletion. Returns when the pod next changes by itself.
-async fn run_pod(writes: &mut Writes, index: usize, pod: &Pod, taken: &mut Vec<String>, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+/// on the node, which it then takes), writes its status as it changes, records its stop once
+/// (remembering its uid among those `stopping`), removes it once stopped after a deletion.
+/// Returns when the pod next changes by itself.
+async fn run_pod(
+    writes: &mut Writes,
+    index: usize,
+    pod: &Pod,
+    taken: &mut Vec<String>,
+    stopping: &mut BTreeSet<String>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
     let json = serde_json::to_value(pod).ok()?;
     let status = &json["status"];
     let deleting = json["metadata"]["deletionTimestamp"].as_str().and_then(parse_time);
@@ -258,9 +272,12 @@ async fn run_pod(writes: &mut Writes, index: usize, pod: &Pod, taken: &mut Vec<S
         (None, None) => None,
     };
     let containers = lifecycle::at(&json["spec"], started, stop, now);
-    let stopping = stop.is_some_and(|s| now >= s.term);
-    let terminal = stopping && containers.all_stopped();
-    let deadline_exceeded = deleting.is_none() && stopping;
+    let stopped = stop.is_some_and(|s| now >= s.term);
+    if stopped && stopping.insert(json["metadata"]["uid"].as_str().unwrap_or_default().to_string()) {
+        events::killing(writes.client(), &json, now).await;
+    }
+    let terminal = stopped && containers.all_stopped();
+    let deadline_exceeded = deleting.is_none() && stopped;
     let ip = status["podIP"].as_str().unwrap_or_default().to_string();
     let seen = Seen {
         place: Place { host_ip: &registration::address(index), pod_ip: &ip },
@@ -273,8 +290,11 @@ async fn run_pod(writes: &mut Writes, index: usize, pod: &Pod, taken: &mut Vec<S
     if deadline_exceeded && terminal {
         next["phase"] = json!("Failed");
     }
-    if changes(status, &as_stored(next.clone())) && !writes.patch_status(pod, next).await {
-        return None;
+    if changes(status, &as_stored(next.clone())) {
+        if !writes.patch_status(pod, next.clone()).await {
+            return None;
+        }
+        events::containers_changed(writes.client(), &json, status, &next, now).await;
     }
     if terminal && deleting.is_some() {
         writes.delete_now(pod).await;

@@ -74,16 +74,18 @@ pub fn accepted(pod: &Value, place: &Place, now: DateTime<Utc>) -> Value {
     status
 }
 
+/// A pod as the kubelet names it in messages (`format.Pod`): `name_namespace(uid)`.
+pub fn pod_name(pod: &Value) -> String {
+    let meta = &pod["metadata"];
+    let field = |f: &str| meta[f].as_str().unwrap_or_default().to_string();
+    format!("{}_{}({})", field("name"), field("namespace"), field("uid"))
+}
+
 /// The status of a running (or ended) pod at `now`.
 pub fn running(pod: &Value, seen: &Seen, now: DateTime<Utc>) -> Value {
     let spec = &pod["spec"];
     let meta = &pod["metadata"];
-    let who = format!(
-        "{}_{}({})",
-        meta["name"].as_str().unwrap_or_default(),
-        meta["namespace"].as_str().unwrap_or_default(),
-        meta["uid"].as_str().unwrap_or_default()
-    );
+    let who = pod_name(pod);
     let render = |spec_c: &Value, c: &Container| render_container(spec_c, c, meta["uid"].as_str().unwrap_or_default(), &who);
     let init_specs = list(spec, "initContainers");
     let init: Vec<Value> = init_specs.iter().zip(&seen.containers.init).map(|(s, c)| render(s, c)).collect();
