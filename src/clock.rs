@@ -80,6 +80,14 @@ impl Clock {
     }
 }
 
+/// The earlier of two moments, either of which may be absent.
+pub fn earliest(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Formats an instant as Kubernetes does in `metav1.Time` (RFC 3339, whole seconds, `Z`).
 pub fn format_time(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%SZ").to_string()

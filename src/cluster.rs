@@ -232,7 +232,7 @@ impl Cluster {
     /// next pass, a pod's next change.
     fn due(&self) -> Option<chrono::DateTime<chrono::Utc>> {
         let pods = self.workloads.as_ref().and_then(Workloads::due);
-        crate::workloads::nodes::earliest(self.cleanup.due(), pods)
+        crate::clock::earliest(self.cleanup.due(), pods)
     }
 
     /// Waits until the garbage collector and the controllers have seen every change and have

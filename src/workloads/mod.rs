@@ -74,7 +74,7 @@ use kube::api::{Api, WatchParams};
 use serde::de::DeserializeOwned;
 
 use crate::activity::Activity;
-use crate::clock::Clock;
+use crate::clock::{Clock, earliest};
 use crate::unreadable::Reporter;
 use crate::workloads::snapshot::{LISTED, Snapshot};
 use crate::workloads::writes::Writes;
@@ -227,7 +227,7 @@ async fn pass(
     }
     for cj in &snapshot.cron_jobs {
         if let Some(at) = cronjobs::sync(&mut writes, cj, &snapshot.jobs, clock.now()).await {
-            due = Some(due.map_or(at, |d| d.min(at)));
+            due = earliest(due, Some(at));
         }
     }
     service_accounts::sync(&mut writes, &snapshot.namespaces, &snapshot.service_accounts).await;
@@ -249,14 +249,14 @@ async fn pass(
         jobs::release_orphans(&mut writes, &snapshot.pods, &snapshot.jobs).await;
         for pdb in &snapshot.disruption_budgets {
             if let Some(at) = disruption::sync(&mut writes, pdb, &snapshot, clock.now()).await {
-                due = Some(due.map_or(at, |d| d.min(at)));
+                due = earliest(due, Some(at));
             }
         }
     }
     let mut pod_due = None;
     if writes.landed == 0 {
         let agents_due = agents.sync(&mut writes, &snapshot.nodes, &snapshot.pods, clock.now()).await;
-        due = nodes::earliest(due, agents_due.any);
+        due = earliest(due, agents_due.any);
         pod_due = agents_due.pods;
     }
     Ok(Pass { revision: snapshot.revision, writes, due, pod_due })

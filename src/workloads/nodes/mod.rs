@@ -29,7 +29,7 @@ use k8s_openapi::api::core::v1::{Node, Pod, PodStatus};
 use kube::api::Api;
 use serde_json::{Value, json};
 
-use crate::clock::parse_time;
+use crate::clock::{earliest, parse_time};
 use crate::workloads::nodes::lifecycle::Stop;
 use crate::workloads::nodes::pod_status::{Place, Seen};
 use crate::workloads::status::changes;
@@ -72,14 +72,6 @@ impl Due {
 
     fn heartbeat_at(&mut self, at: DateTime<Utc>) {
         self.any = earliest(self.any, Some(at));
-    }
-}
-
-/// The earlier of two moments, either of which may be absent.
-pub fn earliest(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }
 
