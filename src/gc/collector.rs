@@ -417,14 +417,22 @@ impl Collector {
     }
 
     /// Makes the running monitors those of `wanted`, plus the existing ones `keep` says to keep
-    /// (upstream `syncMonitors`). A monitor that goes is stopped: its task is aborted and dropped.
+    /// (upstream `syncMonitors`). A monitor that goes is retired ([`crate::gc::monitors::Monitor::retire`]): it stops
+    /// once its watch ends.
     pub fn sync_monitors(self: &Arc<Self>, wanted: Vec<Mapping>, keep: impl Fn(&Monitor) -> bool) {
         // Ordered: monitors start in the same order every time (a seeded run replays exactly).
         let wanted: BTreeMap<(String, String), Mapping> =
             wanted.into_iter().map(|m| ((m.resource.group.clone(), m.resource.plural.clone()), m)).collect();
         {
             let mut monitors = self.monitors.lock().unwrap_or_else(|p| p.into_inner());
-            monitors.retain(|key, m| wanted.get(key).is_some_and(|w| w.resource.version == m.mapping.resource.version) || keep(m));
+            let going: Vec<(String, String)> = monitors
+                .iter()
+                .filter(|(key, m)| !wanted.get(*key).is_some_and(|w| w.resource.version == m.mapping.resource.version) && !keep(m))
+                .map(|(key, _)| key.clone())
+                .collect();
+            for key in going {
+                monitors.remove(&key).expect("listed above").retire();
+            }
             for (key, mapping) in wanted {
                 monitors.entry(key).or_insert_with(|| {
                     let sink: Weak<Collector> = Arc::downgrade(self);

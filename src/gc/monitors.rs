@@ -63,6 +63,8 @@ pub struct MonitorStatus {
     pub phase: AtomicU8,
     /// Whether the graph holds the first list: its [`GraphChange::Listed`] has been applied.
     pub in_graph: AtomicBool,
+    /// Whether the monitor is retired ([`Monitor::retire`]): it stops when its watch ends.
+    retired: AtomicBool,
     /// Why the last list failed, until one succeeds. A std mutex: never held across an await.
     last_error: Mutex<Option<String>>,
 }
@@ -98,12 +100,29 @@ pub struct Monitor {
     pub mapping: Mapping,
     /// Its progress.
     pub status: Arc<MonitorStatus>,
-    task: tokio::task::JoinHandle<()>,
+    /// Aborted on drop, unless the monitor was retired.
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Monitor {
+    /// Lets the monitor go without cutting off what its watch still carries: it delivers the
+    /// events the server has sent and stops when the watch ends, rather than at once. A
+    /// resource leaves discovery when its definition goes, and the events the definition's
+    /// removal caused (the deletions of its objects) may still be on the way: an owner's
+    /// deletion lost there would leave its dependents for ever. kube-apiserver ends such a
+    /// watch when it tears down the resource's storage; a watch of a resource still served
+    /// ends at its timeout.
+    pub fn retire(mut self) {
+        self.status.retired.store(true, Ordering::SeqCst);
+        self.task.take();
+    }
 }
 
 impl Drop for Monitor {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(task) = &self.task {
+            task.abort();
+        }
     }
 }
 
@@ -119,7 +138,7 @@ fn is_crds(mapping: &Mapping) -> bool {
 pub fn start(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping) -> Monitor {
     let status = Arc::new(MonitorStatus::default());
     let task = tokio::spawn(run(sink, client, mapping.clone(), status.clone()));
-    Monitor { mapping, status, task }
+    Monitor { mapping, status, task: Some(task) }
 }
 
 /// The event a monitor of `mapping` sends for a change it observed.
@@ -148,7 +167,7 @@ async fn run(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping, statu
     let mut known: HashMap<Uid, ObjectMeta> = HashMap::new();
     let (mut list_delays, mut watch_delays) = (Delays::new(RETRY), Delays::new(RETRY));
     let mut listed_once = false;
-    loop {
+    while !status.retired.load(Ordering::SeqCst) {
         let list = match api.list_metadata(&ListParams::default()).await {
             Ok(l) => l,
             Err(e) => {
@@ -180,7 +199,11 @@ async fn run(sink: Weak<dyn Sink>, client: kube::Client, mapping: Mapping, statu
             strong.observed();
         }
         loop {
-            match watch(&api, &sink, &mapping, &status, &mut known, &mut rv, &mut watch_delays).await {
+            let end = watch(&api, &sink, &mapping, &status, &mut known, &mut rv, &mut watch_delays).await;
+            if status.retired.load(Ordering::SeqCst) {
+                return;
+            }
+            match end {
                 WatchEnd::Relist => break,
                 WatchEnd::Stopped => return,
                 WatchEnd::Rewatch => {}

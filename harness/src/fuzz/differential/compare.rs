@@ -95,13 +95,12 @@ pub fn see_in(request: &FuzzRequest, answer: &Answer, watch: bool, context: &str
             event
         };
         // A protobuf stream is read back frame by frame by the decoder for request bodies (its
-        // error shown when a frame does not decode), a JSON stream line by line.
+        // error shown when a frame does not decode), a JSON stream as consecutive JSON values, as
+        // a client reads it (an indented event spans lines; the order of its keys is not compared).
         let events: Vec<Value> = if protobuf::is_protobuf(&media) {
             protobuf::decode_watch(&answer.body).map_or_else(|why| vec![json!(why)], |events| events.into_iter().map(masked).collect())
         } else {
-            let text = String::from_utf8_lossy(&answer.body);
-            let lines = text.lines().filter(|l| !l.trim().is_empty());
-            lines.map(|l| serde_json::from_str::<Value>(l).map_or_else(|_| json!(mask_text(l, context)), masked)).collect()
+            json_stream(&answer.body, context).into_iter().map(|event| event.map_or_else(|rest| rest, masked)).collect()
         };
         Shape::Events(events.into_iter().filter(|event| !by_ip_repair(&event["object"]) && !is_periodic_bookmark(event)).collect())
     } else if let Ok(mut value) = serde_json::from_slice::<Value>(&answer.body) {
@@ -125,6 +124,24 @@ pub fn see_in(request: &FuzzRequest, answer: &Answer, watch: bool, context: &str
         }
     };
     Seen { code: answer.code, media, warnings, body }
+}
+
+/// The JSON values `body` holds one after another, then, when the rest does not read as JSON,
+/// that rest as masked text (`Err`).
+fn json_stream(body: &[u8], context: &str) -> Vec<Result<Value, Value>> {
+    let mut values = serde_json::Deserializer::from_slice(body).into_iter::<Value>();
+    let mut out = Vec::new();
+    for value in values.by_ref() {
+        match value {
+            Ok(value) => out.push(Ok(value)),
+            Err(_) => break,
+        }
+    }
+    let rest = String::from_utf8_lossy(&body[values.byte_offset()..]);
+    if !rest.trim().is_empty() {
+        out.push(Err(json!(mask_text(rest.trim(), context))));
+    }
+    out
 }
 
 /// What `fake` and `upstream` differ in. Answers of different codes differ in their code
@@ -551,6 +568,25 @@ mod tests {
 
     fn see(request: &FuzzRequest, answer: &Answer, watch: bool) -> Seen {
         see_in(request, answer, watch, &context_of(request))
+    }
+
+    #[test]
+    fn a_watch_stream_is_read_as_json_values_whatever_their_lines_and_key_order() {
+        let request = FuzzRequest {
+            method: "GET".into(),
+            uri: "/api/v1/namespaces/a/configmaps?watch=true&pretty=true".into(),
+            content_type: None,
+            accept: None,
+            body: vec![],
+        };
+        let stream =
+            |body: &str| Answer { code: 200, body: body.as_bytes().to_vec(), streamed: true, content_type: None, warnings: vec![] };
+        let indented = stream("{\n  \"type\": \"ADDED\",\n  \"object\": {\"kind\": \"ConfigMap\", \"apiVersion\": \"v1\"}\n}\n");
+        let compact = stream("{\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"},\"type\":\"ADDED\"}\n");
+        assert!(differences(&see(&request, &indented, true), &see(&request, &compact, true)).is_empty());
+        let torn = see(&request, &stream("{\"type\":\"ADDED\",\"object\":{}}\n{\"type\":"), true);
+        let Shape::Events(events) = torn.body else { panic!("a watch is read as events") };
+        assert_eq!(events, vec![json!({"type": "ADDED", "object": {}}), json!("{\"type\":")]);
     }
 
     #[test]
