@@ -1,7 +1,10 @@
-//! Events as client-go's event recorder writes them (`tools/record/event.go`): a core/v1
-//! Event about an object, named `<object>.<nanoseconds in hex>`, in the object's namespace (or
-//! `default` for a cluster-scoped object), from a component that is both its `source` and its
-//! reporting controller.
+//! Events as client-go's event recorders write them: a core/v1 Event about an object, named
+//! `<object>.<nanoseconds in hex>`, in the object's namespace (or `default` for a
+//! cluster-scoped object). The older recorder (`tools/record/event.go`, kubelets and most
+//! controllers) writes it through core/v1 from a component that is both its `source` and its
+//! reporting controller; the newer one (`tools/events`, the scheduler) writes it through
+//! events.k8s.io/v1 with a reporting controller, instance and action, and no `source` or
+//! first and last timestamps.
 
 use chrono::{DateTime, Utc};
 use k8s_openapi::api::core::v1::Event;
@@ -26,12 +29,11 @@ pub struct Record<'a> {
 impl Record<'_> {
     /// Creates the Event, from `component` at `now`.
     pub async fn send(&self, client: &kube::Client, component: &str, now: DateTime<Utc>) -> Result<(), kube::Error> {
-        let name = self.involved["name"].as_str().unwrap_or_default();
-        let namespace = self.involved["namespace"].as_str().filter(|n| !n.is_empty()).unwrap_or("default");
+        let (metadata, namespace) = self.metadata();
         let event = json!({
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": unique_name(name), "namespace": namespace},
+            "metadata": metadata,
             "involvedObject": self.involved,
             "reason": self.reason,
             "message": self.message,
@@ -43,6 +45,42 @@ impl Record<'_> {
             "reportingComponent": component,
         });
         let event: Event = serde_json::from_value(event).map_err(kube::Error::SerdeError)?;
+        Api::namespaced(client.clone(), namespace).create(&PostParams::default(), &event).await.map(|_| ())
+    }
+
+    /// The Event's metadata (its unique name, in the involved object's namespace, `default` for
+    /// a cluster-scoped one), and that namespace.
+    fn metadata(&self) -> (Value, &str) {
+        let name = self.involved["name"].as_str().unwrap_or_default();
+        let namespace = self.involved["namespace"].as_str().filter(|n| !n.is_empty()).unwrap_or("default");
+        (json!({"name": unique_name(name), "namespace": namespace}), namespace)
+    }
+
+    /// Creates the Event through events.k8s.io/v1 at `now`, from `instance` of `controller`,
+    /// which took `action`.
+    pub async fn report(
+        &self,
+        client: &kube::Client,
+        controller: &str,
+        instance: &str,
+        action: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), kube::Error> {
+        let (metadata, namespace) = self.metadata();
+        let event = json!({
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": metadata,
+            "regarding": self.involved,
+            "reason": self.reason,
+            "note": self.message,
+            "type": self.event_type,
+            "action": action,
+            "eventTime": now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            "reportingController": controller,
+            "reportingInstance": instance,
+        });
+        let event: k8s_openapi::api::events::v1::Event = serde_json::from_value(event).map_err(kube::Error::SerdeError)?;
         Api::namespaced(client.clone(), namespace).create(&PostParams::default(), &event).await.map(|_| ())
     }
 }

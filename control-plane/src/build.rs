@@ -35,6 +35,11 @@ pub enum Component {
     KubeControllerManager,
     /// kubectl of the same release.
     Kubectl,
+    /// The real scheduler, which binds pods to the hollow nodes.
+    KubeScheduler,
+    /// kubegc's hollow node: the release's kubelet as kubemark runs it, on a fake container
+    /// runtime (`upstream/cmd/kubegc-hollow-node/`).
+    HollowNode,
     /// kubegc's driver of the kubelet's image and container garbage collection, eviction and
     /// configuration code (`upstream/cmd/kubegc-kubelet-driver/`).
     KubeletDriver,
@@ -46,8 +51,15 @@ pub enum Component {
 impl Component {
     /// Every program `kubegc upstream build` builds, in build order (the e2e tests are built
     /// by `kubegc e2e`, which needs them alone).
-    pub const ALL: [Component; 5] =
-        [Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager, Component::Kubectl, Component::KubeletDriver];
+    pub const ALL: [Component; 7] = [
+        Component::Etcd,
+        Component::KubeApiserver,
+        Component::KubeControllerManager,
+        Component::Kubectl,
+        Component::KubeScheduler,
+        Component::HollowNode,
+        Component::KubeletDriver,
+    ];
 
     /// The binary's file name.
     pub fn binary(self) -> &'static str {
@@ -56,6 +68,8 @@ impl Component {
             Component::KubeApiserver => "kube-apiserver",
             Component::KubeControllerManager => "kube-controller-manager",
             Component::Kubectl => "kubectl",
+            Component::KubeScheduler => "kube-scheduler",
+            Component::HollowNode => "kubegc-hollow-node",
             Component::KubeletDriver => "kubegc-kubelet-driver",
             Component::E2e => "kubegc-e2e.test",
         }
@@ -68,6 +82,8 @@ impl Component {
             Component::KubeApiserver => "k8s.io/kubernetes/cmd/kube-apiserver",
             Component::KubeControllerManager => "k8s.io/kubernetes/cmd/kube-controller-manager",
             Component::Kubectl => "k8s.io/kubernetes/cmd/kubectl",
+            Component::KubeScheduler => "k8s.io/kubernetes/cmd/kube-scheduler",
+            Component::HollowNode => "./cmd/kubegc-hollow-node",
             Component::KubeletDriver => "./cmd/kubegc-kubelet-driver",
             Component::E2e => "./e2e",
         }
@@ -78,6 +94,7 @@ impl Component {
     fn own_dir(self) -> Option<&'static str> {
         match self {
             Component::KubeletDriver => Some("cmd/kubegc-kubelet-driver"),
+            Component::HollowNode => Some("cmd/kubegc-hollow-node"),
             Component::E2e => Some("e2e"),
             _ => None,
         }

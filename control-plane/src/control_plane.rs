@@ -56,6 +56,20 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 /// The address range of Services (kubeadm's default).
 const SERVICE_CIDR: &str = "10.96.0.0/12";
 
+/// How long hollow nodes may take to register and become Ready.
+const NODES_READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Nodes to run beside a control plane: the real scheduler, and hollow nodes (the release's
+/// kubelet on a fake container runtime, [`Component::HollowNode`]) named `node-1` … `node-N`.
+#[derive(Clone, Debug)]
+pub struct HollowNodes {
+    /// How many nodes.
+    pub count: usize,
+    /// The program that says what a container's command does, run as `PROGRAM program --
+    /// ARGV…` (kubegc itself).
+    pub programs: PathBuf,
+}
+
 /// A running control plane; everything stops, and its files go, when it is dropped.
 #[derive(Debug)]
 pub struct ControlPlane {
@@ -72,32 +86,43 @@ impl ControlPlane {
     /// the controller manager with those controllers, and returns once the API server is ready
     /// and the garbage collector (if it runs) has synced its monitors.
     pub async fn start(upstream: &Upstream, controllers: &str) -> anyhow::Result<Self> {
-        let components = [Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager];
+        Self::start_with_nodes(upstream, controllers, None).await
+    }
+
+    /// As [`ControlPlane::start`], then with `nodes`: starts the scheduler and the hollow nodes,
+    /// each under its own identity (`system:kube-scheduler`; `system:node:NAME` in
+    /// `system:nodes`, which the Node authorizer serves), and returns once every node is Ready.
+    pub async fn start_with_nodes(upstream: &Upstream, controllers: &str, nodes: Option<&HollowNodes>) -> anyhow::Result<Self> {
+        let mut components = vec![Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager];
+        let nodes = nodes.filter(|n| n.count > 0);
+        if nodes.is_some() {
+            components.extend([Component::KubeScheduler, Component::HollowNode]);
+        }
         let build = upstream.clone();
         tokio::task::spawn_blocking(move || build.ensure(&components)).await??;
         let dir = tempfile::Builder::new().prefix("kubegc-upstream-").tempdir()?;
         let path = &dir.path().to_path_buf();
         std::fs::create_dir_all(path.join("logs"))?;
         pki::write(path)?;
-        let admin_token = uuid::Uuid::new_v4().simple().to_string();
-        let kcm_token = uuid::Uuid::new_v4().simple().to_string();
-        std::fs::write(
-            path.join("tokens.csv"),
-            format!(
-                "{admin_token},kubegc-admin,kubegc-admin,\"system:masters\"\n{kcm_token},system:kube-controller-manager,system:kube-controller-manager\n"
-            ),
-        )?;
         let [etcd_port, etcd_peer_port, api_port] = free_ports()?;
         let server = format!("https://127.0.0.1:{api_port}");
+        // Every identity: a file name for its kubeconfig, the user and its groups.
+        let mut identities = vec![
+            ("admin".to_string(), "kubegc-admin".to_string(), "system:masters"),
+            ("controller-manager".into(), "system:kube-controller-manager".into(), ""),
+            ("scheduler".into(), "system:kube-scheduler".into(), ""),
+        ];
+        identities
+            .extend((1..=nodes.map_or(0, |n| n.count)).map(|i| (node_name(i), format!("system:node:{}", node_name(i)), "system:nodes")));
+        let mut tokens = String::new();
+        for (file, user, groups) in &identities {
+            let token = uuid::Uuid::new_v4().simple().to_string();
+            let groups = if groups.is_empty() { String::new() } else { format!(",\"{groups}\"") };
+            tokens.push_str(&format!("{token},{user},{user}{groups}\n"));
+            write_kubeconfig(&path.join(format!("{file}.kubeconfig")), &server, &path.join("ca.crt"), user, &token)?;
+        }
+        std::fs::write(path.join("tokens.csv"), tokens)?;
         let kubeconfig = path.join("admin.kubeconfig");
-        write_kubeconfig(&kubeconfig, &server, &path.join("ca.crt"), "kubegc-admin", &admin_token)?;
-        write_kubeconfig(
-            &path.join("controller-manager.kubeconfig"),
-            &server,
-            &path.join("ca.crt"),
-            "system:kube-controller-manager",
-            &kcm_token,
-        )?;
 
         let mut plane = Self { processes: Vec::new(), kubeconfig, dir };
         let logs = path.join("logs");
@@ -126,7 +151,62 @@ impl ControlPlane {
                 wait_for_gc_sync(plane.processes.last_mut().expect("just started")).await?;
             }
         }
+        if let Some(nodes) = nodes {
+            plane.start_nodes(upstream, nodes).await?;
+        }
         Ok(plane)
+    }
+
+    /// Starts the scheduler and `nodes`, and waits until every node is Ready.
+    async fn start_nodes(&mut self, upstream: &Upstream, nodes: &HollowNodes) -> anyhow::Result<()> {
+        let path = self.dir.path().to_path_buf();
+        let logs = path.join("logs");
+        let [scheduler_port] = free_ports()?;
+        let scheduler = [
+            format!("--kubeconfig={}", path.join("scheduler.kubeconfig").display()),
+            "--leader-elect=false".into(),
+            "--bind-address=127.0.0.1".into(),
+            format!("--secure-port={scheduler_port}"),
+        ];
+        self.processes.push(Process::spawn("kube-scheduler", &upstream.binary(Component::KubeScheduler), &scheduler, &logs)?);
+        for i in 1..=nodes.count {
+            let name = node_name(i);
+            let [port] = free_ports()?;
+            let args = [
+                format!("--kubeconfig={}", path.join(format!("{name}.kubeconfig")).display()),
+                format!("--name={name}"),
+                format!("--port={port}"),
+                format!("--programs={}", nodes.programs.display()),
+            ];
+            self.processes.push(Process::spawn(name, &upstream.binary(Component::HollowNode), &args, &logs)?);
+        }
+        self.wait_nodes_ready(nodes.count).await
+    }
+
+    /// Polls the Nodes until `count` of them are Ready, failing if a component exits.
+    async fn wait_nodes_ready(&mut self, count: usize) -> anyhow::Result<()> {
+        let config =
+            kube::Config::from_custom_kubeconfig(kube::config::Kubeconfig::read_from(&self.kubeconfig)?, &Default::default()).await?;
+        let nodes: kube::Api<k8s_openapi::api::core::v1::Node> = kube::Api::all(kube::Client::try_from(config)?);
+        let started = Instant::now();
+        loop {
+            self.check_running()?;
+            let ready = nodes.list(&Default::default()).await.map_or(0, |list| {
+                let conditions = list.items.into_iter().filter_map(|n| n.status?.conditions);
+                conditions.filter(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True")).count()
+            });
+            if ready >= count {
+                return Ok(());
+            }
+            if started.elapsed() > NODES_READY_TIMEOUT {
+                bail!(
+                    "{ready} of {count} hollow nodes are Ready after {} s; logs in {}",
+                    NODES_READY_TIMEOUT.as_secs(),
+                    self.log_dir().display()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
     }
 
     /// The admin kubeconfig.
@@ -329,6 +409,11 @@ fn apiserver_args(dir: &Path, etcd_port: u16, port: u16) -> Vec<String> {
         // As clusters run it (kubeadm and kind set it): privileged containers are allowed.
         "--allow-privileged=true".into(),
     ]
+}
+
+/// The name of the `i`-th node (from 1), as the fake names its nodes too.
+pub fn node_name(i: usize) -> String {
+    format!("node-{i}")
 }
 
 /// A kubeconfig for `user` (by bearer token) at `server`, trusting the cluster CA.

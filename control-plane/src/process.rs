@@ -11,7 +11,7 @@ use anyhow::Context;
 /// A running upstream program; stopped (SIGTERM, then SIGKILL) when dropped.
 #[derive(Debug)]
 pub struct Process {
-    name: &'static str,
+    name: String,
     child: Child,
     log: PathBuf,
 }
@@ -19,7 +19,8 @@ pub struct Process {
 impl Process {
     /// Starts `program` with `args`, writing its stdout and stderr to `<log_dir>/<name>.log`.
     /// The child gets SIGKILL if this process dies first, so nothing outlives a killed kubegc.
-    pub fn spawn(name: &'static str, program: &Path, args: &[String], log_dir: &Path) -> anyhow::Result<Self> {
+    pub fn spawn(name: impl Into<String>, program: &Path, args: &[String], log_dir: &Path) -> anyhow::Result<Self> {
+        let name = name.into();
         let log = log_dir.join(format!("{name}.log"));
         let out = File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
         let mut command = Command::new(program);

@@ -75,6 +75,9 @@ enum Command {
     KubeletDiff(cmd::kubelet_diff::Args),
     /// Which upstream test cases the scenarios cover, per category, and why the others are not.
     Coverage(cmd::coverage::Args),
+    /// Print what a container's command does on kubegc's nodes (the fake's node agents and the
+    /// upstream control plane's hollow nodes), as JSON: `kubegc program -- sleep 5`.
+    Program(cmd::program::Args),
     /// Print every step phrase (with placeholders, or `--regex` for the regular expressions)
     /// with an example.
     Steps(cmd::steps::Args),
@@ -103,6 +106,7 @@ fn main() -> std::process::ExitCode {
             Command::Gc(args) => cmd::gc::run(args).await.map(|()| true),
             Command::Run(args) => cmd::run::run(args).await,
             Command::List(args) => cmd::list::run(args).map(|()| true),
+            Command::Program(args) => cmd::program::run(args).map(|()| true),
             Command::Mutants(args) => cmd::mutants::run(args).await,
             Command::Chaos(args) => tokio::task::block_in_place(|| cmd::chaos::run(args)),
             Command::Fuzz(args) => cmd::fuzz::run(args).await,

@@ -92,6 +92,10 @@ impl Backend for FakeBackend {
         Box::pin(self.cluster.try_settle(SETTLE_LIMIT))
     }
 
+    fn settles_exactly(&self) -> bool {
+        true
+    }
+
     fn new_kind_delay(&self) -> Duration {
         // Settling waits for the collector to watch every served kind.
         Duration::ZERO

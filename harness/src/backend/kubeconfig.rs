@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kubegc_control_plane::build::Upstream;
-use kubegc_control_plane::control_plane::{ControllerManager, Tuning};
+use kubegc_control_plane::control_plane::{ControlPlane, ControllerManager, DEFAULT_CONTROLLERS, HollowNodes, Tuning};
 
 use crate::backend::external::{Collector, exit_of};
 use crate::backend::{Backend, Own, OwnCluster};
@@ -84,6 +84,25 @@ impl KubeconfigBackend {
     }
 }
 
+impl KubeconfigBackend {
+    /// A control plane of the scenario's own from `upstream` with `spec`'s nodes — the real
+    /// scheduler and hollow nodes — and every default controller (the garbage collector
+    /// kube-controller-manager's own, whichever this backend runs).
+    async fn with_nodes(&self, upstream: &Upstream, spec: &OwnCluster) -> Result<KubeconfigBackend, String> {
+        if !spec.controllers().is_empty() {
+            return Err("a cluster of its own with nodes cannot also set controllers on the upstream control plane yet".into());
+        }
+        let programs = std::env::current_exe().map_err(|e| format!("cannot find kubegc itself, which hollow nodes ask: {e}"))?;
+        let nodes = HollowNodes { count: spec.nodes, programs };
+        let plane = ControlPlane::start_with_nodes(upstream, DEFAULT_CONTROLLERS, Some(&nodes))
+            .await
+            .map_err(|e| format!("cannot start a control plane with {} hollow nodes: {e:#}", spec.nodes))?;
+        let backend = KubeconfigBackend::connect(plane.kubeconfig(), self.hold, self.timeout).await.map_err(|e| format!("{e:#}"))?;
+        let kubeconfig = plane.kubeconfig().to_path_buf();
+        Ok(backend.named(self.name).starting_controller_managers(upstream.clone(), kubeconfig).keeping(plane))
+    }
+}
+
 impl Backend for KubeconfigBackend {
     fn name(&self) -> &str {
         self.name
@@ -122,10 +141,10 @@ impl Backend for KubeconfigBackend {
     fn own_cluster(&self, spec: &OwnCluster) -> BoxFuture<'_, Result<Own, String>> {
         let spec = spec.clone();
         Box::pin(async move {
-            if spec.nodes > 0 {
-                return Err("nodes that run pods are made only on the fake so far".into());
-            }
             let (upstream, kubeconfig) = self.controller_managers.as_ref().ok_or("no controller manager can be started here")?;
+            if spec.nodes > 0 {
+                return self.with_nodes(upstream, &spec).await.map(|backend| Own::Backend(std::sync::Arc::new(backend)));
+            }
             let controllers = spec.controllers();
             if controllers.is_empty() {
                 return Ok(Own::Guard(Box::new(())));

@@ -61,6 +61,13 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn has_virtual_clock(&self) -> bool {
         false
     }
+    /// Whether [`Backend::settle`] returns once everything set going has happened (the fake
+    /// tracks its collector, controllers and nodes), so that what is read after it is final.
+    /// Elsewhere settling is a hold, and a field that kubelets and controllers are still
+    /// moving is read until it has the value asked for.
+    fn settles_exactly(&self) -> bool {
+        false
+    }
     /// Controllers configured as `spec` says, for one scenario: on the fake a cluster of its
     /// own on a virtual clock; on a control plane a controller manager of its own.
     fn own_cluster(&self, _spec: &OwnCluster) -> BoxFuture<'_, Result<Own, String>> {

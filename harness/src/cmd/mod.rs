@@ -9,6 +9,7 @@ pub mod gc;
 pub mod kubelet_diff;
 pub mod list;
 pub mod mutants;
+pub mod program;
 pub mod run;
 pub mod serve;
 pub mod steps;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use kubegc_control_plane::build::{Component, Upstream};
-use kubegc_control_plane::control_plane::{ControlPlane, DEFAULT_CONTROLLERS};
+use kubegc_control_plane::control_plane::{ControlPlane, DEFAULT_CONTROLLERS, HollowNodes};
 
 /// Arguments of `kubegc upstream`.
 #[derive(clap::Args, Debug)]
@@ -17,11 +17,13 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Build etcd, kube-apiserver, kube-controller-manager, kubectl and the kubelet driver of
-    /// the pinned release (or find them built), and print where they are.
+    /// Build etcd, kube-apiserver, kube-controller-manager, kubectl, kube-scheduler, the hollow
+    /// node and the kubelet driver of the pinned release (or find them built), and print where
+    /// they are.
     Build,
     /// Run the real control plane (etcd, kube-apiserver, kube-controller-manager) on loopback
-    /// until interrupted, with an admin kubeconfig for any client.
+    /// until interrupted, with an admin kubeconfig for any client; with nodes, also
+    /// kube-scheduler and hollow nodes that run pods.
     Serve(ServeArgs),
 }
 
@@ -36,6 +38,11 @@ struct ServeArgs {
     /// list runs no controller manager at all.
     #[arg(long, default_value = DEFAULT_CONTROLLERS)]
     controllers: String,
+    /// Hollow nodes to run (`node-1` … `node-N`): the release's kubelet on a fake container
+    /// runtime, whose containers exit as `kubegc program` says, pods bound to them by
+    /// kube-scheduler. 0 runs neither.
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
 }
 
 /// Runs the subcommand.
@@ -52,7 +59,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Serve(serve) => {
-            let mut plane = ControlPlane::start(&upstream, &serve.controllers).await?;
+            let nodes = HollowNodes { count: serve.nodes, programs: std::env::current_exe()? };
+            let mut plane = ControlPlane::start_with_nodes(&upstream, &serve.controllers, Some(&nodes)).await?;
             std::fs::copy(plane.kubeconfig(), &serve.kubeconfig)
                 .with_context(|| format!("cannot write kubeconfig {}", serve.kubeconfig.display()))?;
             let server = kube::config::Kubeconfig::read_from(plane.kubeconfig())?
@@ -61,10 +69,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 .and_then(|c| c.cluster.as_ref()?.server.clone())
                 .unwrap_or_default();
             println!(
-                "upstream Kubernetes {} listening on {server} (kubeconfig: {}, controllers: {}, logs: {})",
+                "upstream Kubernetes {} listening on {server} (kubeconfig: {}, controllers: {}, nodes: {}, logs: {})",
                 upstream.release()?,
                 serve.kubeconfig.display(),
                 if serve.controllers.is_empty() { "none" } else { &serve.controllers },
+                serve.nodes,
                 plane.log_dir().display()
             );
             let mut ticks = tokio::time::interval(Duration::from_secs(1));

@@ -263,7 +263,8 @@ async fn owner_table_check(world: &mut KubeWorld, kind: String, name: String, st
 }
 
 /// `Then ConfigMap "held" has "metadata.deletionGracePeriodSeconds" set to "0"`: a field at a
-/// dotted path, after settling (`unset` for an absent field; `${Kind/name}` for a uid).
+/// dotted path, after settling (`unset` for an absent field; `${Kind/name}` for a uid); where
+/// settling is only a hold, read until it has that value or the backend's timeout passes.
 #[then(regex = r#"^((?-u:\w)+) "([^"]+)" has "([^"]+)" set to "([^"]*)"$"#)]
 async fn field(world: &mut KubeWorld, kind: String, name: String, path: String, value: String) -> StepResult {
     let result = field_check(&mut *world, kind, name, path, value).await;
@@ -272,13 +273,20 @@ async fn field(world: &mut KubeWorld, kind: String, name: String, path: String, 
 
 async fn field_check(world: &mut KubeWorld, kind: String, name: String, path: String, value: String) -> StepResult {
     settled(world).await?;
-    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
-    let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
-    let (have, want) = (show(at(&o, &path)), world.resolve_uids(&value)?);
-    if have != want {
-        return Err(format!("{kind} {name:?} has {path} = {have:?}, expected {want:?}"));
+    let want = world.resolve_uids(&value)?;
+    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
+    loop {
+        let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
+        let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
+        let have = show(at(&o, &path));
+        if have == want {
+            return Ok(());
+        }
+        if world.backend().settles_exactly() || tokio::time::Instant::now() > deadline {
+            return Err(format!("{kind} {name:?} has {path} = {have:?}, expected {want:?}"));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
-    Ok(())
 }
 
 /// The namespace's current state, `None` once it is gone.

@@ -37,8 +37,9 @@ async fn own_pod_gc(world: &mut KubeWorld, keeps: String) -> StepResult {
 }
 
 /// `Given a cluster of its own with 2 nodes`: as `a cluster of its own`, with nodes that run
-/// pods — on the fake, node agents standing in for kubelets (`node-1`, `node-2`, …) and a
-/// scheduler.
+/// pods (`node-1`, `node-2`, …) — on the fake, node agents standing in for kubelets and a
+/// scheduler; on the upstream control plane, a control plane of its own with kube-scheduler and
+/// hollow nodes (the release's kubelet on a fake container runtime).
 #[given(regex = r"^a cluster of its own with ((?-u:\d)+) nodes?$")]
 async fn own_cluster_with_nodes(world: &mut KubeWorld, count: usize) -> StepResult {
     start_own_cluster(world, OwnCluster { nodes: count, ..Default::default() }).await

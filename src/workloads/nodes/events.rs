@@ -38,7 +38,12 @@ pub async fn scheduled(client: &kube::Client, pod: &Value, node: &str, now: Date
         meta["name"].as_str().unwrap_or_default()
     );
     let record = Record { involved: involved(pod, None), event_type: "Normal", reason: "Scheduled", message };
-    send(client, super::scheduler::NAME, record, now).await;
+    // Through events.k8s.io/v1, as kube-scheduler's recorder writes (its instance is named after
+    // its host, the fake's after kubegc).
+    let scheduler = super::scheduler::NAME;
+    if let Err(e) = record.report(client, scheduler, &format!("{scheduler}-kubegc"), "Binding", now).await {
+        tracing::debug!("{scheduler}: recording Scheduled: {e}");
+    }
 }
 
 /// What changed for the containers between the status `old` and `new` of `pod`, as Events:

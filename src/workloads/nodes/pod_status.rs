@@ -106,7 +106,13 @@ pub fn running(pod: &Value, seen: &Seen, now: DateTime<Utc>) -> Value {
     let at = format_time(now);
     let old = &pod["status"]["conditions"];
     let done = matches!(phase, "Succeeded" | "Failed");
-    let not_ready = if done { Some(("PodCompleted", String::new())) } else { Some(("ContainersNotReady", unready_message(&unready))) };
+    // A finished pod is not ready because it completed or failed (pkg/kubelet/status/generate.go
+    // `generatePodReadyConditionForTerminalPhase`).
+    let not_ready = match phase {
+        "Succeeded" => Some(("PodCompleted", String::new())),
+        "Failed" => Some(("PodFailed", String::new())),
+        _ => Some(("ContainersNotReady", unready_message(&unready))),
+    };
     let ready = !done && unready.is_empty();
     let pending_init: Vec<&str> = seen.containers.init.iter().filter(|c| !init_done(c)).map(|c| c.name.as_str()).collect();
     let conditions = vec![
@@ -418,6 +424,10 @@ mod tests {
         let done =
             status_at(json!({"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["false"]}]}), None, 1);
         assert_eq!(done["phase"], "Failed");
+        assert_eq!(done["conditions"][2]["reason"], "PodFailed");
+        let done =
+            status_at(json!({"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}), None, 1);
+        assert_eq!(done["phase"], "Succeeded");
         assert_eq!(done["conditions"][2]["reason"], "PodCompleted");
     }
 

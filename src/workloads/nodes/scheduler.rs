@@ -8,7 +8,8 @@
 //! kubernetes pkg/scheduler/framework/plugins). Of the nodes that fit, the least requested
 //! one is chosen (NodeResourcesLeastAllocated), by name among equals, where kube-scheduler
 //! picks at random. When none fits, the pod's `PodScheduled` condition says why in
-//! kube-scheduler's words, without its preemption part.
+//! kube-scheduler's words, with what its preemption found: the fake preempts no pod, so a node
+//! short of resources has no victim, as when every pod has the same priority.
 
 use std::collections::BTreeMap;
 
@@ -30,11 +31,12 @@ pub fn wants(pod: &Value) -> bool {
 }
 
 /// The node `pod` goes to, among `nodes`, beside `placed` (every pod bound to a node); or
-/// why none fits, as the `PodScheduled` condition's message (kube-scheduler's, without its
-/// preemption part).
+/// why none fits, as the `PodScheduled` condition's message (kube-scheduler's).
 pub fn choose(pod: &Value, nodes: &[Value], placed: &[Value]) -> Result<String, String> {
     let wanted = requests(&pod["spec"]);
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    // What preemption found on each node that does not fit.
+    let mut preemption: BTreeMap<String, usize> = BTreeMap::new();
     let mut fits: Vec<(i128, &str)> = Vec::new();
     for node in nodes {
         let name = node["metadata"]["name"].as_str().unwrap_or_default();
@@ -44,10 +46,11 @@ pub fn choose(pod: &Value, nodes: &[Value], placed: &[Value]) -> Result<String, 
             .collect();
         match misfits(pod, node, &wanted, &on_node) {
             Ok(score) => fits.push((score, name)),
-            Err(why) => {
+            Err(Misfit { reasons: why, resolvable }) => {
                 for reason in why {
                     *reasons.entry(reason).or_default() += 1;
                 }
+                *preemption.entry(preemption_finding(resolvable).to_string()).or_default() += 1;
             }
         }
     }
@@ -57,10 +60,48 @@ pub fn choose(pod: &Value, nodes: &[Value], placed: &[Value]) -> Result<String, 
     if nodes.is_empty() {
         return Err("no nodes available to schedule pods".into());
     }
-    // `FitError.Error` (pkg/scheduler/framework/types.go) sorts "count reason" as strings.
+    // The default preemption plugin's PostFilter message follows the filters' (`FitError.Error`
+    // in pkg/scheduler/framework/types.go, `DefaultPreemption.PostFilter` in
+    // pkg/scheduler/framework/plugins/defaultpreemption): a pod that may not preempt says so,
+    // others say what preemption found on each node.
+    let preempting = if pod["spec"]["preemptionPolicy"] == "Never" {
+        "not eligible due to preemptionPolicy=Never.".to_string()
+    } else {
+        fit_error(nodes.len(), &preemption)
+    };
+    Err(format!("{} preemption: {preempting}", fit_error(nodes.len(), &reasons)))
+}
+
+/// `0/N nodes are available: …` with each reason's count, sorted as strings, as
+/// `FitError.Error` writes them.
+fn fit_error(nodes: usize, reasons: &BTreeMap<String, usize>) -> String {
     let mut listed: Vec<String> = reasons.iter().map(|(reason, n)| format!("{n} {reason}")).collect();
     listed.sort();
-    Err(format!("0/{} nodes are available: {}.", nodes.len(), listed.join(", ")))
+    format!("0/{nodes} nodes are available: {}.", listed.join(", "))
+}
+
+/// What the default preemption plugin finds on a node that does not fit: on a node where only
+/// resources are short, no pod of lower priority to evict (the fake has none: it preempts no
+/// pod); on a node that no eviction could make fit, nothing to try
+/// (`nodesWherePreemptionMightHelp` in pkg/scheduler/framework/preemption).
+fn preemption_finding(resolvable: bool) -> &'static str {
+    if resolvable { "No preemption victims found for incoming pod" } else { "Preemption is not helpful for scheduling" }
+}
+
+/// Why a node does not fit a pod.
+struct Misfit {
+    /// The filters' reasons, in kube-scheduler's words.
+    reasons: Vec<String>,
+    /// Whether evicting pods could make it fit (the filter said `Unschedulable`, not
+    /// `UnschedulableAndUnresolvable`): only resources are short.
+    resolvable: bool,
+}
+
+impl Misfit {
+    /// A reason no eviction can change.
+    fn unresolvable(reason: String) -> Self {
+        Self { reasons: vec![reason], resolvable: false }
+    }
 }
 
 /// The resources a pod spec asks for, in thousandths: each of its containers' requests added,
@@ -91,14 +132,14 @@ fn requests(spec: &Value) -> BTreeMap<String, i128> {
 
 /// Why `node` does not fit `pod`, or how requested it would be with it (the fractions of its CPU
 /// and memory added, in millionths, counting a default for containers that request nothing).
-fn misfits(pod: &Value, node: &Value, wanted: &BTreeMap<String, i128>, on_node: &[&Value]) -> Result<i128, Vec<String>> {
+fn misfits(pod: &Value, node: &Value, wanted: &BTreeMap<String, i128>, on_node: &[&Value]) -> Result<i128, Misfit> {
     let spec = &pod["spec"];
     let tolerations = spec["tolerations"].as_array().map_or(&[][..], Vec::as_slice);
     if node["spec"]["unschedulable"] == true && !tolerated(tolerations, "node.kubernetes.io/unschedulable", "", "NoSchedule") {
-        return Err(vec!["node(s) were unschedulable".into()]);
+        return Err(Misfit::unresolvable("node(s) were unschedulable".into()));
     }
     if !selected(spec, &node["metadata"]) {
-        return Err(vec!["node(s) didn't match Pod's node affinity/selector".into()]);
+        return Err(Misfit::unresolvable("node(s) didn't match Pod's node affinity/selector".into()));
     }
     for taint in node["spec"]["taints"].as_array().into_iter().flatten() {
         let effect = taint["effect"].as_str().unwrap_or_default();
@@ -107,7 +148,7 @@ fn misfits(pod: &Value, node: &Value, wanted: &BTreeMap<String, i128>, on_node: 
         }
         let (key, value) = (taint["key"].as_str().unwrap_or_default(), taint["value"].as_str().unwrap_or_default());
         if !tolerated(tolerations, key, value, effect) {
-            return Err(vec![format!("node(s) had untolerated taint {{{key}: {value}}}")]);
+            return Err(Misfit::unresolvable(format!("node(s) had untolerated taint {{{key}: {value}}}")));
         }
     }
     let allocatable = &node["status"]["allocatable"];
@@ -129,7 +170,7 @@ fn misfits(pod: &Value, node: &Value, wanted: &BTreeMap<String, i128>, on_node: 
         }
     }
     if !why.is_empty() {
-        return Err(why);
+        return Err(Misfit { reasons: why, resolvable: true });
     }
     let mut score = 0;
     for (resource, default) in NONZERO {
@@ -237,7 +278,15 @@ mod tests {
         let big = pod(json!({"containers": [{"resources": {"requests": {"cpu": "3500m"}}}]}));
         assert_eq!(choose(&big, &nodes, &[busy]), Ok("b".into()));
         let huge = pod(json!({"containers": [{"resources": {"limits": {"cpu": "5"}}}]}));
-        assert_eq!(choose(&huge, &nodes, &[]), Err("0/2 nodes are available: 2 Insufficient cpu.".into()));
+        assert_eq!(
+            choose(&huge, &nodes, &[]),
+            Err("0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.".into())
+        );
+        let meek = pod(json!({"preemptionPolicy": "Never", "containers": [{"resources": {"limits": {"cpu": "5"}}}]}));
+        assert_eq!(
+            choose(&meek, &nodes, &[]),
+            Err("0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.".into())
+        );
     }
 
     #[test]
@@ -250,7 +299,8 @@ mod tests {
         assert_eq!(
             choose(&ssd, &nodes, &[]),
             Err(
-                "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {gpu: yes}."
+                "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {gpu: yes}. \
+                 preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
                     .into()
             )
         );
@@ -268,7 +318,7 @@ mod tests {
         cordoned["spec"]["unschedulable"] = json!(true);
         assert_eq!(
             choose(&pod(json!({"containers": [{}]})), &[cordoned], &[]),
-            Err("0/1 nodes are available: 1 node(s) were unschedulable.".into())
+            Err("0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.".into())
         );
         assert!(wants(&pod(json!({"containers": [{}]}))));
         assert!(!wants(&pod(json!({"schedulerName": "other", "containers": [{}]}))));
