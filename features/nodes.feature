@@ -46,10 +46,12 @@ Feature: Nodes that run pods
         template:
           spec:
             restartPolicy: Never
-            containers: [{name: count, image: busybox, command: [sh, -c, "sleep 5"]}]
+            containers: [{name: count, image: busybox, command: [sh, -c, "sleep 20"]}]
       """
+    # Long enough for both pods to be seen running together on a real clock, where the two
+    # start a moment apart.
     Then every Pod named "count-*" is Running and Ready on a node
-    When 5 seconds pass
+    When 20 seconds pass
     Then Job "count" has "status.succeeded" set to "2"
     And every Pod named "count-*" is Succeeded on a node
 
