@@ -412,7 +412,7 @@ fn apiserver_args(dir: &Path, etcd_port: u16, port: u16) -> Vec<String> {
 }
 
 /// The name of the `i`-th node (from 1), as the fake names its nodes too.
-pub fn node_name(i: usize) -> String {
+fn node_name(i: usize) -> String {
     format!("node-{i}")
 }
 

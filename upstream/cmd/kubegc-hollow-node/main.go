@@ -64,6 +64,9 @@ func run(ctx context.Context, kubeconfig, name string, port, maxPods int, progra
 	flags, kubeletConfig := kubemark.GetHollowKubeletConfig(&kubemark.HollowKubeletOptions{
 		NodeName: name, KubeletPort: port, MaxPods: maxPods, NodeLabels: map[string]string{},
 	})
+	// kubemark makes the kubelet's directory under /tmp, whatever $TMPDIR says; it goes when
+	// the node stops.
+	defer os.RemoveAll(flags.RootDirectory)
 	// One host runs every hollow node: each keeps to loopback, its own port and its own
 	// directory (kubemark's hollow nodes each have a pod of their own).
 	kubeletConfig.Address = "127.0.0.1"
