@@ -137,10 +137,14 @@ Feature: Nodes that run pods
       """
     And every Pod named "sleeper" is Running and Ready on a node
     When Pod "sleeper" is deleted
+    # kube-scheduler records through events.k8s.io/v1: a reporting controller and an action,
+    # no source (pkg/scheduler/schedule_one.go, client-go tools/events).
     Then an event was recorded for Pod "sleeper" with:
       | reason             | Scheduled                                            |
       | message            | Successfully assigned ${namespace}/sleeper to node-1 |
       | reportingComponent | default-scheduler                                    |
+      | action             | Binding                                              |
+      | source.component   | unset                                                |
     And an event was recorded for Pod "sleeper" with:
       | reason  | Started           |
       | message | Container started |
