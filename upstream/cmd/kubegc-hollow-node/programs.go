@@ -86,10 +86,9 @@ func (p *processes) StartContainer(ctx context.Context, id string) error {
 // itself before.
 func (p *processes) StopContainer(ctx context.Context, id string, timeout int64) error {
 	if p.running(id) && !p.program(id).StopsOnTerm {
-		select {
-		case <-time.After(time.Duration(timeout) * time.Second):
-		case <-p.exited(id):
-		case <-ctx.Done():
+		deadline := time.Now().Add(time.Duration(timeout) * time.Second)
+		for p.running(id) && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
 		}
 		p.exit(id, 137)
 	} else {
@@ -116,18 +115,6 @@ func (p *processes) running(id string) bool {
 	defer p.fake.Unlock()
 	c, ok := p.fake.Containers[id]
 	return ok && c.State == runtimeapi.ContainerState_CONTAINER_RUNNING
-}
-
-// exited is closed once the container no longer runs.
-func (p *processes) exited(id string) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for p.running(id) {
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
-	return done
 }
 
 // exit ends a running container's process with code, as the runtime would report it.
