@@ -185,9 +185,7 @@ impl ControlPlane {
 
     /// Polls the Nodes until `count` of them are Ready, failing if a component exits.
     async fn wait_nodes_ready(&mut self, count: usize) -> anyhow::Result<()> {
-        let config =
-            kube::Config::from_custom_kubeconfig(kube::config::Kubeconfig::read_from(&self.kubeconfig)?, &Default::default()).await?;
-        let nodes: kube::Api<k8s_openapi::api::core::v1::Node> = kube::Api::all(kube::Client::try_from(config)?);
+        let nodes: kube::Api<k8s_openapi::api::core::v1::Node> = kube::Api::all(self.admin_client().await?);
         let started = Instant::now();
         loop {
             self.check_running()?;
@@ -209,6 +207,13 @@ impl ControlPlane {
         }
     }
 
+    /// A client of the admin kubeconfig.
+    async fn admin_client(&self) -> anyhow::Result<kube::Client> {
+        let config =
+            kube::Config::from_custom_kubeconfig(kube::config::Kubeconfig::read_from(&self.kubeconfig)?, &Default::default()).await?;
+        Ok(kube::Client::try_from(config)?)
+    }
+
     /// The admin kubeconfig.
     pub fn kubeconfig(&self) -> &Path {
         &self.kubeconfig
@@ -226,9 +231,7 @@ impl ControlPlane {
 
     /// Polls the API server's `/readyz` until it answers ok, failing if a component exits.
     async fn wait_ready(&mut self) -> anyhow::Result<()> {
-        let config =
-            kube::Config::from_custom_kubeconfig(kube::config::Kubeconfig::read_from(&self.kubeconfig)?, &Default::default()).await?;
-        let client = kube::Client::try_from(config)?;
+        let client = self.admin_client().await?;
         let started = Instant::now();
         loop {
             self.check_running()?;
