@@ -18,7 +18,9 @@ Feature: The TTL-after-finished controller
   pod by setting its phase through the status subresource, as a kubelet reports it; the job
   controller then counts the pod and finishes the Job. Each scenario runs in a cluster of its
   own so that, on the fake, its time passes on a virtual clock; on the upstream control plane
-  the TTLs are short enough to wait for.
+  the TTLs are short enough to wait for. There a check that the Job still exists looks well
+  before its TTL is over: the condition's time is kept in whole seconds, and the Job is seen
+  finished a moment after the job controller wrote it.
 
   @own-cluster @upstream(TestTimeLeft/Job-completed-now-0s-TTL)
   @upstream(sig-apps-TTLAfterFinished/job-should-be-deleted-once-it-finishes-after-TTL-seconds)
@@ -44,9 +46,9 @@ Feature: The TTL-after-finished controller
     And 20 seconds pass
     When the pod of Job "pi" succeeds
     Then Job "pi" has finished with the condition Complete
-    When 10 seconds pass
+    When 5 seconds pass
     Then Job "pi" still exists
-    When 10 seconds pass
+    When 15 seconds pass
     Then Job "pi" is gone
 
   @own-cluster @upstream(TestTimeLeft/Job-failed-now-10s-TTL) @upstream(TestTimeLeft/Job-failed-10s-ago-15s-TTL)
@@ -56,9 +58,9 @@ Feature: The TTL-after-finished controller
     And 20 seconds pass
     When the pod of Job "pi" fails
     Then Job "pi" has finished with the condition Failed
-    When 10 seconds pass
+    When 5 seconds pass
     Then Job "pi" still exists
-    When 10 seconds pass
+    When 15 seconds pass
     Then Job "pi" is gone
 
   @own-cluster @upstream(TestTimeLeft/Error-case-Job-unfinished)
