@@ -1,8 +1,9 @@
 //! Kubernetes' own e2e tests of the pinned release (`kubegc e2e`, the binary built from
-//! `upstream/e2e/` on first use) pass: the garbage-collection ones (`gc`) on the fake with the
-//! reference collector and on the upstream control plane with its own, and the other deletion
-//! and cleanup ones (`deletion`) on the fake. Every test of a
-//! selection must pass: a skip, a failure or a test the harness could not judge fails this.
+//! `upstream/e2e/` on first use) pass on the fake with the reference collector and on the
+//! upstream control plane with its own (and a hollow node that runs pods): the
+//! garbage-collection ones (`gc`) and the other deletion and cleanup ones (`deletion`). Every
+//! test of a selection must pass: a skip, a failure or a test the harness could not judge fails
+//! this.
 
 use std::path::Path;
 use std::process::Command;
@@ -44,5 +45,10 @@ fn upstream_s_gc_e2e_tests_pass_on_the_upstream_control_plane() {
 
 #[test]
 fn upstream_s_deletion_e2e_tests_pass_on_the_fake() {
-    e2e("deletion", "fake", 40);
+    e2e("deletion", "fake", 55);
+}
+
+#[test]
+fn upstream_s_deletion_e2e_tests_pass_on_the_upstream_control_plane() {
+    e2e("deletion", "upstream", 55);
 }

@@ -6,7 +6,9 @@
 //! `succeeded` or `failed` — so that no pod is counted twice or lost. A pod being deleted
 //! counts as failed (pod replacement policy `TerminatingOrFailed`). A Job being deleted lets
 //! every pod go at once, which is what lets a foreground deletion of a Job finish; more
-//! failures than `backoffLimit` (6) fail it. A suspended Job keeps no pods.
+//! failures than `backoffLimit` (6) fail it, as do that many container restarts of its
+//! running pods under `restartPolicy: OnFailure`. A suspended Job keeps no pods, and says so in a
+//! `Suspended` condition.
 //!
 //! Left out: indexed completion, pod failure and success policies, active deadlines and
 //! backoff delays between retries.
@@ -62,13 +64,26 @@ pub async fn sync(writes: &mut Writes, job: &Job, all_pods: &[Pod], now: DateTim
     if written["startTime"].is_null() && !suspended && !finished {
         patch["startTime"] = json!(now);
     }
-    let outcome = tally.outcome(spec.completions, spec.backoff_limit.unwrap_or(6));
+    let backoff_limit = spec.backoff_limit.unwrap_or(6);
+    let outcome = tally.outcome(spec.completions, backoff_limit).or_else(|| {
+        let on_failure = spec.template.spec.as_ref().and_then(|s| s.restart_policy.as_deref()) == Some("OnFailure");
+        (on_failure && restarts_exceed(&controlled, backoff_limit)).then_some(Outcome::Failed)
+    });
     if !finished && outcome.is_some() && active.is_empty() && tally.uncounted_is_empty() {
         let conditions = outcome.map(|o| o.conditions(&now)).unwrap_or_default();
         patch["conditions"] = json!(conditions);
         if outcome == Some(Outcome::Complete) {
             patch["completionTime"] = json!(now);
         }
+    }
+    if !deleting
+        && !finished
+        && outcome.is_none()
+        && let Some(conditions) = suspension(&written, suspended, &now)
+    {
+        // Suspending clears the start time; resuming starts it again.
+        patch["startTime"] = if suspended { Value::Null } else { json!(now) };
+        patch["conditions"] = json!(conditions);
     }
     let landed = !status::changes(&written, &patch) || writes.patch_status(job, patch).await;
 
@@ -120,6 +135,38 @@ pub async fn release_orphans(writes: &mut Writes, all_pods: &[Pod], jobs: &[Job]
             writes.patch(pod, patch).await;
         }
     }
+}
+
+/// The conditions of a Job that has not finished once its `Suspended` condition says whether
+/// it is suspended, when that changes them: `True` (reason `JobSuspended`) while it is, and an
+/// existing one turned `False` (reason `JobResumed`) once it is not; a Job never suspended gets
+/// none (`ensureJobConditionStatus` in `pkg/controller/job/job_controller.go`).
+fn suspension(status: &Value, suspended: bool, now: &str) -> Option<Vec<Value>> {
+    let mut conditions = status["conditions"].as_array().cloned().unwrap_or_default();
+    let (state, reason, message) =
+        if suspended { ("True", "JobSuspended", "Job suspended") } else { ("False", "JobResumed", "Job resumed") };
+    let wanted = json!({"type": "Suspended", "status": state, "reason": reason, "message": message, "lastProbeTime": now, "lastTransitionTime": now});
+    match conditions.iter_mut().find(|c| c["type"] == "Suspended") {
+        Some(c) if c["status"] == state && c["reason"] == reason && c["message"] == message => return None,
+        Some(c) => *c = wanted,
+        None if !suspended => return None,
+        None => conditions.push(wanted),
+    }
+    Some(conditions)
+}
+
+/// Whether the restarts of the containers (init containers too) of `pods` that are Pending or
+/// Running reach `backoff_limit` (any restart, for a limit of 0): a Job whose pods restart on
+/// failure fails so (`pastBackoffLimitOnFailure` in `pkg/controller/job/job_controller.go`).
+fn restarts_exceed(pods: &[&Pod], backoff_limit: i32) -> bool {
+    let restarts: i64 = pods
+        .iter()
+        .filter(|p| matches!(pods::phase(p), "Pending" | "Running"))
+        .filter_map(|p| p.status.as_ref())
+        .flat_map(|s| s.init_container_statuses.iter().flatten().chain(s.container_statuses.iter().flatten()))
+        .map(|c| i64::from(c.restart_count))
+        .sum();
+    if backoff_limit == 0 { restarts > 0 } else { restarts >= i64::from(backoff_limit) }
 }
 
 /// Whether the Job has a true `Complete` or `Failed` condition.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kubegc_control_plane::build::Upstream;
-use kubegc_control_plane::control_plane::{ControlPlane, ControllerManager, DEFAULT_CONTROLLERS, HollowNodes, Tuning};
+use kubegc_control_plane::control_plane::{ControlPlane, ControllerManager, DEFAULT_CONTROLLERS, Tuning};
 
 use crate::backend::external::{Collector, exit_of};
 use crate::backend::{Backend, Own, OwnCluster};
@@ -92,8 +92,7 @@ impl KubeconfigBackend {
         if !spec.controllers().is_empty() {
             return Err("a cluster of its own with nodes cannot also set controllers on the upstream control plane yet".into());
         }
-        let programs = std::env::current_exe().map_err(|e| format!("cannot find kubegc itself, which hollow nodes ask: {e}"))?;
-        let nodes = HollowNodes { count: spec.nodes, programs };
+        let nodes = crate::backend::upstream::hollow_nodes(spec.nodes).map_err(|e| format!("{e:#}"))?;
         let plane = ControlPlane::start_with_nodes(upstream, DEFAULT_CONTROLLERS, Some(&nodes))
             .await
             .map_err(|e| format!("cannot start a control plane with {} hollow nodes: {e:#}", spec.nodes))?;

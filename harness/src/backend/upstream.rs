@@ -6,13 +6,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
+
 use kubegc::gc::GarbageCollector;
 
 use crate::backend::Backend;
 use crate::backend::external::CommandCollector;
 use crate::backend::kubeconfig::KubeconfigBackend;
 use kubegc_control_plane::build::Upstream;
-use kubegc_control_plane::control_plane::{ALL_BUT_GARBAGE_COLLECTOR, ControlPlane, DEFAULT_CONTROLLERS};
+use kubegc_control_plane::control_plane::{ALL_BUT_GARBAGE_COLLECTOR, ControlPlane, DEFAULT_CONTROLLERS, HollowNodes};
 
 /// The garbage collector that works on the upstream control plane.
 #[derive(Clone, Debug)]
@@ -28,15 +30,23 @@ pub enum Collector {
     External(String),
 }
 
+/// `count` hollow nodes that ask kubegc itself what a container's command does (`kubegc
+/// program`).
+pub fn hollow_nodes(count: usize) -> anyhow::Result<HollowNodes> {
+    let programs = std::env::current_exe().context("cannot find kubegc itself, which hollow nodes ask what a command does")?;
+    Ok(HollowNodes { count, programs })
+}
+
 /// Starts the control plane with every default controller, the garbage collector being
-/// `collector`; everything stops when the backend is dropped.
-pub async fn start(collector: Collector, hold: Duration, timeout: Duration) -> anyhow::Result<KubeconfigBackend> {
+/// `collector`, and `nodes` hollow nodes that run pods (with the scheduler; none without it);
+/// everything stops when the backend is dropped.
+pub async fn start(collector: Collector, nodes: usize, hold: Duration, timeout: Duration) -> anyhow::Result<KubeconfigBackend> {
     let controllers = match collector {
         Collector::Upstream => DEFAULT_CONTROLLERS,
         _ => ALL_BUT_GARBAGE_COLLECTOR,
     };
     let upstream = Upstream::locate();
-    let plane = ControlPlane::start(&upstream, controllers).await?;
+    let plane = ControlPlane::start_with_nodes(&upstream, controllers, Some(&hollow_nodes(nodes)?)).await?;
     let backend = KubeconfigBackend::connect(plane.kubeconfig(), hold, timeout)
         .await?
         .named("upstream")

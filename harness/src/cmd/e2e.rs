@@ -56,8 +56,11 @@ pub struct Args {
     /// Example: `kubegc gc --kubeconfig {kubeconfig}`. If it exits, the run fails at once.
     #[arg(long)]
     pub gc_command: Option<String>,
-    /// Node objects to make, kept Ready by a heartbeat, for a cluster without kubelets
-    /// (default: 1 on the fake and upstream, 0 on a kubeconfig's cluster).
+    /// Nodes to start: on the fake, nodes whose agents run pods; on upstream, hollow nodes (the
+    /// kubelet's own code on a fake container runtime) with the real scheduler; with `--gc
+    /// external` or `upstream` on the fake, and on a kubeconfig's cluster, Node objects kept
+    /// Ready by a heartbeat, which run no pods (default: 1, and 0 on a kubeconfig's cluster,
+    /// whose own nodes serve).
     #[arg(long)]
     pub nodes: Option<usize>,
     /// Tests run at once (`[Serial]` ones run alone, after the others).
@@ -100,17 +103,18 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         Some(dir) => Logs::Kept(dir.clone()),
         None => Logs::Temporary(tempfile::Builder::new().prefix("kubegc-e2e-").tempdir()?),
     };
-    let target = start(&args).await?;
-    let client = target.client();
     let node_count = args.nodes.unwrap_or(if args.target == Target::Kubeconfig { 0 } else { 1 });
-    let nodes = match node_count {
-        0 => None,
-        n => Some(Nodes::start(client, n, &release).await.context("cannot make the nodes the e2e tests need")?),
+    let target = start(&args, node_count).await?;
+    let heartbeat = match node_count {
+        n if n > 0 && !target.runs_pods() => {
+            Some(Nodes::start(target.client(), n, &release).await.context("cannot make the nodes the e2e tests need")?)
+        }
+        _ => None,
     };
     let runner = Runner {
         binary,
         kubeconfig: target.kubeconfig().to_path_buf(),
-        nodes: nodes.as_ref().map(|n| n.names().len()),
+        nodes: (node_count > 0).then_some(node_count),
         logs: logs_dir.path().to_path_buf(),
         concurrency: args.concurrency,
         time_limit: Duration::from_secs(args.test_timeout_seconds),
@@ -128,7 +132,7 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
         outcomes = runner.run(&names, print_outcome) => outcomes?,
         why = target.stopped() => anyhow::bail!("the run stopped at once: {why}"),
     };
-    drop(nodes);
+    drop(heartbeat);
     let count = |v: Verdict| outcomes.iter().filter(|o| o.verdict == v).count();
     let (passed, failed, skipped, errors) =
         (count(Verdict::Passed), count(Verdict::Failed), count(Verdict::Skipped), count(Verdict::Error));
@@ -230,22 +234,32 @@ enum Running {
     /// The fake, served, with its controllers in this process.
     Fake { cluster: kubegc::Cluster, served: Served },
     /// A backend that serves itself over TCP (the fake with a collector outside this
-    /// process, the upstream control plane, a kubeconfig's cluster).
-    Backend(Arc<dyn Backend>),
+    /// process, the upstream control plane, a kubeconfig's cluster); `runs_pods` when kubegc
+    /// started it with nodes that run pods.
+    Backend { backend: Arc<dyn Backend>, runs_pods: bool },
 }
 
 impl Running {
     fn kubeconfig(&self) -> &Path {
         match self {
             Running::Fake { served, .. } => &served.kubeconfig,
-            Running::Backend(b) => b.kubeconfig().expect("backends started for the e2e tests are served over TCP"),
+            Running::Backend { backend, .. } => backend.kubeconfig().expect("backends started for the e2e tests are served over TCP"),
         }
     }
 
     fn client(&self) -> kube::Client {
         match self {
             Running::Fake { cluster, .. } => cluster.client(),
-            Running::Backend(b) => b.client(),
+            Running::Backend { backend, .. } => backend.client(),
+        }
+    }
+
+    /// Whether kubegc started the target with nodes that run pods (its own node agents, or
+    /// hollow nodes), so that no heartbeat needs to keep Node objects Ready.
+    fn runs_pods(&self) -> bool {
+        match self {
+            Running::Fake { .. } => true,
+            Running::Backend { runs_pods, .. } => *runs_pods,
         }
     }
 
@@ -254,19 +268,20 @@ impl Running {
     async fn stopped(&self) -> String {
         match self {
             Running::Fake { .. } => futures::future::pending().await,
-            Running::Backend(b) => b.stopped().await,
+            Running::Backend { backend, .. } => backend.stopped().await,
         }
     }
 }
 
-/// Starts the target `args` name.
-async fn start(args: &Args) -> anyhow::Result<Running> {
+/// Starts the target `args` name, on the fake and upstream with `nodes` nodes that run pods
+/// (none with a collector of `--gc external` or `upstream` on the fake).
+async fn start(args: &Args, nodes: usize) -> anyhow::Result<Running> {
     // The e2e tests wait by themselves: these only matter to kubegc's own scenarios.
     let (hold, timeout) = (Duration::from_secs(3), Duration::from_secs(60));
     let gc_command = || args.gc_command.clone().context("--gc external needs --gc-command");
     Ok(match (args.target, args.gc) {
         (Target::Fake, None | Some(GcChoice::Reference | GcChoice::None)) => {
-            let mut builder = kubegc::Cluster::builder();
+            let mut builder = kubegc::Cluster::builder().nodes(nodes);
             if args.gc == Some(GcChoice::None) {
                 builder = builder.without_collector();
             }
@@ -275,10 +290,12 @@ async fn start(args: &Args) -> anyhow::Result<Running> {
             Running::Fake { cluster, served }
         }
         (Target::Fake, Some(GcChoice::External)) => {
-            Running::Backend(Arc::new(ExternalGcBackend::start(ApiServer::new(), &gc_command()?, hold, timeout).await?))
+            let backend = Arc::new(ExternalGcBackend::start(ApiServer::new(), &gc_command()?, hold, timeout).await?);
+            Running::Backend { backend, runs_pods: false }
         }
         (Target::Fake, Some(GcChoice::Upstream)) => {
-            Running::Backend(Arc::new(ExternalGcBackend::start_upstream(ApiServer::new(), hold, timeout).await?))
+            let backend = Arc::new(ExternalGcBackend::start_upstream(ApiServer::new(), hold, timeout).await?);
+            Running::Backend { backend, runs_pods: false }
         }
         (Target::Upstream, gc) => {
             let collector = match gc {
@@ -287,14 +304,14 @@ async fn start(args: &Args) -> anyhow::Result<Running> {
                 Some(GcChoice::None) => Collector::None,
                 Some(GcChoice::External) => Collector::External(gc_command()?),
             };
-            Running::Backend(Arc::new(upstream::start(collector, hold, timeout).await?))
+            Running::Backend { backend: Arc::new(upstream::start(collector, nodes, hold, timeout).await?), runs_pods: true }
         }
         (Target::Kubeconfig, _) => {
             let path = match &args.kubeconfig {
                 Some(p) => p.clone(),
                 None => crate::cmd::run::default_kubeconfig().context("no --kubeconfig given and no default kubeconfig found")?,
             };
-            Running::Backend(Arc::new(KubeconfigBackend::connect(&path, hold, timeout).await?))
+            Running::Backend { backend: Arc::new(KubeconfigBackend::connect(&path, hold, timeout).await?), runs_pods: false }
         }
     })
 }

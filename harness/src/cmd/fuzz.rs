@@ -45,9 +45,15 @@ pub struct Args {
     /// --apiserver-mutant help` lists them), to see the differential catch it.
     #[arg(long, value_name = "MUTANT", requires = "differential")]
     pub apiserver_mutant: Option<ApiServerMutant>,
+    /// With `--differential`: after every request, read this list path (such as
+    /// `/apis/events.k8s.io/v1/namespaces/default/events`) from both servers and print each
+    /// request after which what one lists and the other does not changes — where the two
+    /// servers' states part.
+    #[arg(long, value_name = "PATH", requires = "differential")]
+    pub probe: Option<String>,
     /// Print the seed's first `--requests` requests, numbered as `--only` counts them and named
     /// as `--differential` first sends them, and exit without sending any.
-    #[arg(long, conflicts_with_all = ["only", "keep_going", "apiserver_mutant"])]
+    #[arg(long, conflicts_with_all = ["only", "keep_going", "apiserver_mutant", "probe"])]
     pub print: bool,
 }
 
@@ -88,6 +94,7 @@ async fn run_differential(args: Args) -> anyhow::Result<bool> {
         only: args.only.map(|only| only.into_iter().collect::<BTreeSet<u64>>()),
         keep_going: args.keep_going,
         mutant: args.apiserver_mutant,
+        probe: args.probe,
     };
     let report: Report = differential::run(&options).await?;
     if options.keep_going || options.only.is_some() {

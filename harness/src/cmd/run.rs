@@ -151,7 +151,7 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
                 Some(GcChoice::None) => Collector::None,
                 Some(GcChoice::External) => Collector::External(gc_command()?),
             };
-            Arc::new(upstream::start(collector, hold, timeout).await?)
+            Arc::new(upstream::start(collector, 0, hold, timeout).await?)
         }
         (Target::Kind, _) => {
             let kubeconfig = kind_cluster().await?;

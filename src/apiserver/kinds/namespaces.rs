@@ -1,11 +1,15 @@
 //! Namespaces: their defaults (the `kubernetes.io/metadata.name` label), the namespaces admission
 //! never lets be deleted, the namespace registry's own delete (termination first), removal
 //! only once `spec.finalizers` (written through the `finalize` subresource) is empty, and the
-//! namespace controller that empties a terminating namespace and then finalizes it.
+//! namespace controller that empties a terminating namespace — its pods first — and then
+//! finalizes it, writing its deletion conditions as it goes.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::apiserver::catalogue::{DefaultGcPolicy, NamespacedResources};
+use crate::apiserver::catalogue::{DefaultGcPolicy, ResourceInfo};
 use crate::apiserver::deletion::{DeleteOptions, DeletePlan, Propagation};
 use crate::apiserver::mutant::Mutable;
 use crate::apiserver::status::FieldError;
@@ -120,7 +124,16 @@ impl Kind for Namespaces {
         let spec_finalizers = string_list(&namespace["spec"], "finalizers");
         if spec_finalizers.iter().any(|f| f == NAMESPACE_FINALIZER) {
             let resources = storage.catalogue.namespaced().mutated_by(storage.mutant);
-            if delete_contents(storage, name, resources) > 0 {
+            let (pods, others): (Vec<_>, Vec<_>) = resources.0.into_iter().partition(|r| r.group.is_empty() && r.plural == "pods");
+            // Pods go first; nothing else is deleted while one remains (the conditions then
+            // say nothing remains: upstream counts the rest only once the pods are gone).
+            if !delete_contents(storage, name, &pods).is_empty() {
+                write_conditions(storage, key, &Remaining::default());
+                return;
+            }
+            let remaining = delete_contents(storage, name, &others);
+            write_conditions(storage, key, &remaining);
+            if !remaining.is_empty() {
                 return;
             }
             let mut finalized = (**storage.store.get(key).expect("awaited objects are stored")).clone();
@@ -139,12 +152,26 @@ impl Kind for Namespaces {
     }
 }
 
-/// Deletes the namespace's objects of `resources` that are not yet being deleted; returns how
-/// many remain.
-fn delete_contents(storage: &mut Storage, namespace: &str, resources: NamespacedResources) -> usize {
+/// What a pass of the namespace controller left in a namespace: how many objects of each
+/// resource (`plural.group`), and how many of them each finalizer holds.
+#[derive(Default)]
+struct Remaining {
+    by_resource: BTreeMap<String, usize>,
+    by_finalizer: BTreeMap<String, usize>,
+}
+
+impl Remaining {
+    fn is_empty(&self) -> bool {
+        self.by_resource.is_empty()
+    }
+}
+
+/// Deletes the namespace's objects of `resources` that are not yet being deleted; returns what
+/// remains.
+fn delete_contents(storage: &mut Storage, namespace: &str, resources: &[Arc<ResourceInfo>]) -> Remaining {
     let background = DeleteOptions { propagation: Some(Propagation::Background), ..Default::default() };
-    let mut remaining = 0;
-    for resource in resources.0 {
+    let mut remaining = Remaining::default();
+    for resource in resources {
         let scope = Scope { version: resource.versions[0].clone(), namespace: Some(namespace.into()), resource: resource.clone() };
         let items: Vec<(String, bool)> = storage
             .store
@@ -155,10 +182,74 @@ fn delete_contents(storage: &mut Storage, namespace: &str, resources: Namespaced
             if live && let Err(e) = storage.delete(&scope, &name, &background) {
                 tracing::debug!(namespace, name, error = %e, "namespace content delete failed");
             }
-            if storage.store.get(&scope.key(&name)).is_some() {
-                remaining += 1;
+            if let Some(left) = storage.store.get(&scope.key(&name)) {
+                *remaining.by_resource.entry(format!("{}.{}", resource.plural, resource.group)).or_default() += 1;
+                for finalizer in string_list(&left["metadata"], "finalizers") {
+                    *remaining.by_finalizer.entry(finalizer).or_default() += 1;
+                }
             }
         }
     }
     remaining
+}
+
+/// The namespace controller's five deletion conditions, as `status.conditions` of the
+/// namespace at `key` holds them after a pass that left `remaining`: discovery, group
+/// versions and content deletion never fail here, so those are `False`; content and
+/// finalizers remaining are `True` while some do (`pkg/controller/namespace/deletion/
+/// status_condition_utils.go`). A condition keeps its transition time until its status
+/// changes.
+fn write_conditions(storage: &mut Storage, key: &ObjectKey, remaining: &Remaining) {
+    let Some(namespace) = storage.store.get(key) else { return };
+    let mut namespace = (**namespace).clone();
+    let listed = |counts: &BTreeMap<String, usize>, form: fn(&str, usize) -> String| {
+        counts.iter().map(|(what, n)| form(what, *n)).collect::<Vec<_>>().join(", ")
+    };
+    let resources = listed(&remaining.by_resource, |r, n| format!("{r} has {n} resource instances"));
+    let finalizers = listed(&remaining.by_finalizer, |f, n| format!("{f} in {n} resource instances"));
+    let wanted = [
+        ("NamespaceDeletionDiscoveryFailure", None, ("ResourcesDiscovered", "All resources successfully discovered".to_string())),
+        ("NamespaceDeletionGroupVersionParsingFailure", None, ("ParsedGroupVersions", "All legacy kube types successfully parsed".into())),
+        (
+            "NamespaceDeletionContentFailure",
+            None,
+            ("ContentDeleted", "All content successfully deleted, may be waiting on finalization".into()),
+        ),
+        (
+            "NamespaceContentRemaining",
+            (!resources.is_empty()).then(|| ("SomeResourcesRemain", format!("Some resources are remaining: {resources}"))),
+            ("ContentRemoved", "All content successfully removed".into()),
+        ),
+        (
+            "NamespaceFinalizersRemaining",
+            (!finalizers.is_empty())
+                .then(|| ("SomeFinalizersRemain", format!("Some content in the namespace has finalizers remaining: {finalizers}"))),
+            ("ContentHasNoFinalizers", "All content-preserving finalizers finished".into()),
+        ),
+    ];
+    let now = format_time(storage.clock.now());
+    let mut conditions = namespace["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    for (kind, failing, ok) in wanted {
+        let (status, (reason, message)) = match failing {
+            Some(failing) => ("True", failing),
+            None => ("False", ok),
+        };
+        match conditions.iter_mut().find(|c| c["type"] == kind) {
+            Some(c) => {
+                if c["status"] != status {
+                    c["lastTransitionTime"] = json!(now);
+                }
+                c["status"] = json!(status);
+                c["reason"] = json!(reason);
+                c["message"] = json!(message);
+            }
+            None => {
+                conditions.push(json!({"type": kind, "status": status, "lastTransitionTime": now, "reason": reason, "message": message}))
+            }
+        }
+    }
+    if namespace["status"]["conditions"] != json!(conditions) {
+        namespace["status"]["conditions"] = json!(conditions);
+        storage.commit(key.clone(), namespace);
+    }
 }

@@ -4,7 +4,8 @@
 //!   never ends) exits 0 after N; `true` exits 0 and `false` exits 1 at once.
 //! - `sh -c SCRIPT` (also bash, ash, dash, any path to them) runs a script of such commands and
 //!   `exit N`, `:` and `echo …`, joined by `;`, `&&` or new lines: its time is the sum of its
-//!   sleeps, its code that of `exit` or of the last command run.
+//!   sleeps, its code that of `exit` or of the last command run. No variable is read: an
+//!   `exit` of an expansion (`exit $CODE`, `exit $(( $RANDOM / 16384 ))`) exits 0.
 //! - Anything else (no command: the image's own entrypoint; a server; a script with other
 //!   commands) runs until it is stopped.
 //!
@@ -95,6 +96,7 @@ fn run_command(argv: &[String]) -> Option<Step> {
         "exit" => match rest {
             [] => Some(Step::Exit(-1)),
             [code] => code.parse::<i32>().ok().map(|c| Step::Exit(c & 0xff)),
+            [expansion, ..] if expansion.starts_with('$') => Some(Step::Exit(0)),
             _ => None,
         },
         _ => None,
@@ -175,6 +177,8 @@ mod tests {
         assert_eq!(exit_of(json!({"command": ["sleep", "10"]})), after(10, 0));
         assert_eq!(exit_of(json!({"command": ["/bin/sleep"], "args": ["1m", "30"]})), after(90, 0));
         assert_eq!(exit_of(json!({"command": ["sleep", "infinity"]})), Exit::Never);
+        let random = json!({"command": ["/bin/sh", "-c", "exit $(( $RANDOM / 16384 ))"]});
+        assert_eq!(exit_of(random), after(0, 0), "an expansion is not evaluated");
         assert_eq!(exit_of(json!({"command": ["true"]})), after(0, 0));
         assert_eq!(exit_of(json!({"command": ["false"]})), after(0, 1));
         assert_eq!(exit_of(json!({"command": ["sleep", "0.5"]})), Exit::After { after: Duration::milliseconds(500), code: 0 });

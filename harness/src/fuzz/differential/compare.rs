@@ -327,11 +327,14 @@ fn mask(value: &mut Value, key: &str, context: &str) {
             mask_secure_port(map);
             // A page that held the IP repair controller's Events (dropped below) ends elsewhere
             // than the fake's: its continue token and count of the rest say nothing of the fake.
-            if map.get("items").and_then(Value::as_array).is_some_and(|items| items.iter().any(by_ip_repair))
+            // The slots they took are noted for `align_pages`.
+            let taken = map.get("items").and_then(Value::as_array).map_or(0, |items| items.iter().filter(|i| by_ip_repair(i)).count());
+            if taken > 0
                 && let Some(meta) = map.get_mut("metadata").and_then(Value::as_object_mut)
             {
                 meta.remove("continue");
                 meta.remove("remainingItemCount");
+                meta.insert(SLOTS_TAKEN.into(), json!(taken));
             }
             // A list of metadata with no items writes them as null (its Go slice is nil): so
             // is one whose every item was the server's own.
@@ -398,6 +401,35 @@ fn mask(value: &mut Value, key: &str, context: &str) {
         }
         Value::Number(_) if matches!(key, "nodePort" | "healthCheckNodePort") => *value = json!("<port>"),
         _ => {}
+    }
+}
+
+/// Where a masked page notes how many of its items were the IP repair controller's Events.
+const SLOTS_TAKEN: &str = "<slots of the IP repair controller's Events>";
+
+/// Aligns the fake's page of a list with upstream's when Events of upstream's IP repair
+/// controller (or other objects the server wrote itself, dropped from both pages) took more of
+/// upstream's `limit` slots than of the fake's: the fake's page is cut to the items upstream
+/// had room for, and its continue token and count of the rest, which upstream's page lost, go
+/// too. Both servers otherwise hold the same objects, so the items upstream's page has left
+/// are the first of the fake's. The notes of slots taken go from both pages.
+pub fn align_pages(request: &FuzzRequest, fake: &mut Seen, upstream: &mut Seen) {
+    let (Shape::Json(fake_page), Shape::Json(upstream_page)) = (&mut fake.body, &mut upstream.body) else { return };
+    let take = |page: &mut Value| {
+        page.get_mut("metadata").and_then(Value::as_object_mut).and_then(|m| m.remove(SLOTS_TAKEN)).and_then(|t| t.as_u64())
+    };
+    let (on_the_fake, taken) = (take(fake_page).unwrap_or(0), take(upstream_page).unwrap_or(0));
+    if taken <= on_the_fake {
+        return;
+    }
+    if let Some(meta) = fake_page.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("continue");
+        meta.remove("remainingItemCount");
+    }
+    let query = request.uri.split_once('?').map_or("", |(_, q)| q);
+    let limit = form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "limit").and_then(|(_, v)| v.parse::<u64>().ok());
+    if let (Some(limit @ 1..), Some(items)) = (limit, fake_page.get_mut("items").and_then(Value::as_array_mut)) {
+        items.truncate(usize::try_from(limit.saturating_sub(taken)).unwrap_or(usize::MAX));
     }
 }
 
@@ -644,8 +676,26 @@ mod tests {
             let meta = if more { json!({"continue": "c", "remainingItemCount": 1}) } else { json!({}) };
             see(&request, &answer(200, json!({"kind": "EventList", "metadata": meta, "items": items})), false)
         };
-        assert_eq!(differences(&page(vec![&mine], false), &page(vec![&repair, &mine], true)), vec![]);
-        assert_eq!(differences(&page(vec![&mine], false), &page(vec![&mine], true)).len(), 2);
+        let aligned = |request: &FuzzRequest, mut fake: Seen, mut upstream: Seen| {
+            align_pages(request, &mut fake, &mut upstream);
+            differences(&fake, &upstream)
+        };
+        assert_eq!(aligned(&request, page(vec![&mine], false), page(vec![&repair, &mine], true)), vec![]);
+        assert_eq!(aligned(&request, page(vec![&mine], false), page(vec![&mine], true)).len(), 2);
+        // Under a limit, the fake's page holds the item upstream's had no room for (CI saw it
+        // on seed 1), and its token; only what upstream's page held is compared.
+        let limited = get("/api/v1/namespaces/fz-b/events?limit=2");
+        let other = event("fz-b", "fuzz");
+        let page = |items: Vec<&Value>| {
+            see(&limited, &answer(200, json!({"kind": "EventList", "metadata": {"continue": "c"}, "items": items})), false)
+        };
+        assert_eq!(aligned(&limited, page(vec![&mine, &other]), page(vec![&repair, &mine])), vec![]);
+        assert_eq!(
+            aligned(&limited, page(vec![&other, &mine]), page(vec![&repair, &mine])).len(),
+            1,
+            "a different first item still differs"
+        );
+        assert_eq!(aligned(&limited, page(vec![&repair, &mine]), page(vec![&repair, &mine])), vec![], "slots taken alike on both");
         let row = |source: &str| json!({"cells": ["<age>", "Warning", "ClusterIPNotAllocated", "service/a", "", source]});
         let table = |rows: Vec<Value>| json!({"kind": "Table", "columnDefinitions": [], "rows": rows});
         let fake = see(&request, &answer(200, table(vec![])), false);

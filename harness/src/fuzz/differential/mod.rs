@@ -55,6 +55,9 @@ pub struct Options {
     pub keep_going: bool,
     /// Run the fake with this deliberately broken rule.
     pub mutant: Option<Mutant>,
+    /// A list path read from both servers after every request, to find the request after
+    /// which the two servers' states part (see [`Pair::probe`]).
+    pub probe: Option<String>,
 }
 
 /// The most replays spent shrinking a difference.
@@ -195,6 +198,8 @@ pub struct Pair {
     rules: Vec<Rule>,
     /// Attempts made, which salts the next.
     attempts: u64,
+    /// The list path [`Pair::probe`] reads, and how its lists on the two servers last differed.
+    probe: Option<(String, String)>,
 }
 
 impl Pair {
@@ -213,7 +218,7 @@ impl Pair {
             mutant,
             ..Config::default()
         };
-        let pair = Self { fake: ApiServer::with_config(config), upstream, rules, attempts: 0 };
+        let pair = Self { fake: ApiServer::with_config(config), upstream, rules, attempts: 0, probe: None };
         // The namespaces every server has get their `default` account once per run.
         for ns in SHARED_NAMESPACES {
             pair.setup(&service_account(ns), true).await?;
@@ -256,6 +261,7 @@ impl Pair {
                 continue;
             }
             let found = self.compare(index, &request).await;
+            self.probe(index).await;
             if request.uri.contains("customresourcedefinitions") && !matches!(request.method.as_str(), "GET" | "HEAD") {
                 self.settle(&generator).await;
             }
@@ -272,6 +278,29 @@ impl Pair {
             }
         }
         Ok(salt)
+    }
+
+    /// Reads the probe's list path from both servers and prints each request (`index`) after
+    /// which what one lists and the other does not changes, with those names.
+    async fn probe(&mut self, index: u64) {
+        let Some((path, parted)) = &self.probe else { return };
+        let request = FuzzRequest { method: "GET".into(), uri: path.clone(), content_type: None, accept: None, body: vec![] };
+        let names = |answer: Option<Answer>| -> BTreeSet<String> {
+            let list: serde_json::Value = answer.and_then(|a| serde_json::from_slice(&a.body).ok()).unwrap_or_default();
+            let items = list["items"].as_array().cloned().unwrap_or_default();
+            items
+                .iter()
+                .map(|i| format!("{}/{}", i["metadata"]["namespace"].as_str().unwrap_or(""), i["metadata"]["name"].as_str().unwrap_or("")))
+                .collect()
+        };
+        let fake = names(send(&self.fake, &request).await.ok());
+        let upstream = names(self.upstream.send(&request, false).await.ok());
+        let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| a.difference(b).cloned().collect::<Vec<_>>().join(", ");
+        let now = format!("only on the fake [{}], only upstream [{}]", only(&fake, &upstream), only(&upstream, &fake));
+        if now != *parted {
+            eprintln!("kubegc fuzz: after #{index}, {path} lists {now}");
+            self.probe = Some((path.clone(), now));
+        }
     }
 
     /// Sends one request to both servers and compares the answers (`index` is the request's
@@ -297,7 +326,8 @@ impl Pair {
         });
         let upstream = self.upstream.send(request, watch).await.ok()?;
         let context = compare::shared_context(to_fake, request);
-        let (fake, upstream): (Seen, Seen) = (see_in(to_fake, &fake, watch, &context), see_in(request, &upstream, watch, &context));
+        let (mut fake, mut upstream): (Seen, Seen) = (see_in(to_fake, &fake, watch, &context), see_in(request, &upstream, watch, &context));
+        compare::align_pages(request, &mut fake, &mut upstream);
         let shape = request_shape(request, watch);
         let differences = differences(&fake, &upstream)
             .into_iter()
@@ -374,6 +404,7 @@ pub const FIRST_SALT: &str = "d0";
 pub async fn run(options: &Options) -> anyhow::Result<Report> {
     let started = Instant::now();
     let mut pair = Pair::start(options.mutant).await?;
+    pair.probe = options.probe.clone().map(|path| (path, "only on the fake [], only upstream []".to_string()));
     let mut report = Report::default();
     let count = match &options.only {
         Some(only) => only.last().map_or(0, |last| last + 1),
