@@ -92,7 +92,7 @@ impl KubeconfigBackend {
         if !spec.controllers().is_empty() {
             return Err("a cluster of its own with nodes cannot also set controllers on the upstream control plane yet".into());
         }
-        let nodes = crate::backend::upstream::hollow_nodes(spec.nodes).map_err(|e| format!("{e:#}"))?;
+        let nodes = crate::backend::hollow_nodes(spec.nodes).map_err(|e| format!("{e:#}"))?;
         let plane = ControlPlane::start_with_nodes(upstream, DEFAULT_CONTROLLERS, Some(&nodes))
             .await
             .map_err(|e| format!("cannot start a control plane with {} hollow nodes: {e:#}", spec.nodes))?;

@@ -12,7 +12,9 @@ pub mod upstream;
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
 use futures::future::BoxFuture;
+use kubegc_control_plane::control_plane::HollowNodes;
 
 /// How often kube-controller-manager's garbage collector re-reads discovery to watch new
 /// kinds (hard-wired in its start-up: 30 s), and a little more.
@@ -153,4 +155,11 @@ pub fn can_run(backend: &dyn Backend, tags: &[String]) -> Result<(), String> {
         return Err("@virtual-clock scenarios let hours pass, which only the fake's virtual clock can do".into());
     }
     Ok(())
+}
+
+/// `count` hollow nodes for the upstream control plane that ask kubegc itself what a
+/// container's command does (`kubegc program`).
+pub fn hollow_nodes(count: usize) -> anyhow::Result<HollowNodes> {
+    let programs = std::env::current_exe().context("cannot find kubegc itself, which hollow nodes ask what a command does")?;
+    Ok(HollowNodes { count, programs })
 }

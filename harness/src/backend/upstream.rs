@@ -6,15 +6,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
-
 use kubegc::gc::GarbageCollector;
 
-use crate::backend::Backend;
 use crate::backend::external::CommandCollector;
 use crate::backend::kubeconfig::KubeconfigBackend;
+use crate::backend::{Backend, hollow_nodes};
 use kubegc_control_plane::build::Upstream;
-use kubegc_control_plane::control_plane::{ALL_BUT_GARBAGE_COLLECTOR, ControlPlane, DEFAULT_CONTROLLERS, HollowNodes};
+use kubegc_control_plane::control_plane::{ALL_BUT_GARBAGE_COLLECTOR, ControlPlane, DEFAULT_CONTROLLERS};
 
 /// The garbage collector that works on the upstream control plane.
 #[derive(Clone, Debug)]
@@ -28,13 +26,6 @@ pub enum Collector {
     /// A third party's, started from this command line with `{kubeconfig}` replaced by an
     /// admin kubeconfig.
     External(String),
-}
-
-/// `count` hollow nodes that ask kubegc itself what a container's command does (`kubegc
-/// program`).
-pub fn hollow_nodes(count: usize) -> anyhow::Result<HollowNodes> {
-    let programs = std::env::current_exe().context("cannot find kubegc itself, which hollow nodes ask what a command does")?;
-    Ok(HollowNodes { count, programs })
 }
 
 /// Starts the control plane with every default controller, the garbage collector being
