@@ -71,11 +71,6 @@ impl Nodes {
         Ok(made)
     }
 
-    /// The nodes' names.
-    pub fn names(&self) -> &[String] {
-        &self.names
-    }
-
     async fn wait_ready(&self, nodes: &Api<Node>) -> anyhow::Result<()> {
         let deadline = tokio::time::Instant::now() + READY_WITHIN;
         loop {
