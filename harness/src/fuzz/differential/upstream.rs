@@ -112,8 +112,8 @@ impl UpstreamServer {
         Ok(Answer { code, body, streamed, content_type, warnings })
     }
 
-    /// Waits until the custom resource definition `name` has settled: gone, established with
-    /// its resource served at `served` (a list path), or terminating with every custom resource
+    /// Waits until the custom resource definition `name` has settled: gone with its resource
+    /// no longer served at `served` (a list path), established with it served, or terminating with every custom resource
     /// left marked and held by a finalizer (it stays so); gives up after [`DEFINITION_TIMEOUT`].
     pub async fn settle_definition(&self, name: &str, served: &str) {
         let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
@@ -121,7 +121,9 @@ impl UpstreamServer {
         while started.elapsed() < DEFINITION_TIMEOUT {
             let (code, definition) = self.get(&path).await;
             let settled = match code {
-                404 => true,
+                // Gone, and its resource no longer served: the API server stops serving it
+                // when its informer sees the deletion, which a loaded server does late.
+                404 => self.get(served).await.0 == 404,
                 200 if definition["metadata"]["deletionTimestamp"].is_null() => established(&definition) && self.get(served).await.0 == 200,
                 // Terminating: done once its finalizer has marked every custom resource left,
                 // when those are held by finalizers of their own, which nothing here removes.
