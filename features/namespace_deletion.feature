@@ -1,8 +1,8 @@
 @namespaces
 Feature: Namespace deletion
   Deleting a namespace first only marks it: it turns Terminating, with a deletionTimestamp. The
-  namespace controller then deletes everything in it (in the background) and, once nothing is
-  left, removes the namespace's `kubernetes` finalizer (in `spec.finalizers`); then the
+  namespace controller then deletes everything in it (in the background), its pods first and
+  nothing else while a pod remains, and, once nothing is left, removes the namespace's `kubernetes` finalizer (in `spec.finalizers`); then the
   namespace goes. An object in it that holds a finalizer keeps the whole namespace Terminating
   until the finalizer is removed.
   A namespace is also an ordinary owner for the garbage collector: cluster-scoped objects can
@@ -33,6 +33,20 @@ Feature: Namespace deletion
     And the namespace is terminating with finalizers ""
     When the finalizer "example.com/hold" is removed from ConfigMap "held"
     Then ConfigMap "held" is gone
+    And the namespace is gone
+
+  # Upstream: the ordered deletion in pkg/controller/namespace/deletion/namespaced_resources_deleter.go
+  # (`deleteAllContent`) and the e2e test "OrderedNamespaceDeletion namespace deletion should
+  # delete pod first".
+  Scenario: A namespace's pods go first: nothing else is deleted while a pod remains
+    Given a Pod named "held" with finalizers "example.com/hold"
+    And a ConfigMap named "settings"
+    When the namespace is deleted
+    Then Pod "held" is terminating with finalizers "example.com/hold"
+    And ConfigMap "settings" still exists
+    When the finalizer "example.com/hold" is removed from Pod "held"
+    Then Pod "held" is gone
+    And ConfigMap "settings" is gone
     And the namespace is gone
 
   Scenario: A cluster-scoped object owned by a namespace goes with it
