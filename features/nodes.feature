@@ -187,11 +187,13 @@ Feature: Nodes that run pods
     # The default preemption plugin adds what it found: evicting pods cannot make a node match.
     And Pod "picky" has "status.conditions.0.message" set to "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
 
-  Scenario: The pods of a deleted node are collected and their ReplicaSet replaces them elsewhere
+  # A real kubelet whose Node object is deleted registers it again (seen on hollow nodes), so
+  # the replacement may land on node-2 once more; the fake's node agent does not re-register.
+  Scenario: The pods of a deleted node are collected and their ReplicaSet replaces them
     Given a cluster of its own with 2 nodes
     And a ReplicaSet named "spread" with 2 replicas
     And every Pod named "spread-*" is Running and Ready on a node
     When Node "node-2" is deleted
     And 60 seconds pass
     Then ReplicaSet "spread" has "status.readyReplicas" set to "2"
-    And every Pod named "spread-*" is Running and Ready on node "node-1"
+    And every Pod named "spread-*" is Running and Ready on a node
