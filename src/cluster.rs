@@ -30,6 +30,8 @@ use crate::apiserver::{ApiServer, Config};
 use crate::cleanup::Cleanup;
 use crate::gc::GarbageCollector;
 use crate::workloads::Workloads;
+use crate::workloads::nodes::Agents;
+use crate::workloads::nodes::kubelet::NodeDisks;
 
 /// How long [`Cluster::settle`] waits before it panics with what is still pending.
 const SETTLE_LIMIT: Duration = Duration::from_secs(60);
@@ -59,6 +61,7 @@ pub struct Builder {
     no_collector: bool,
     no_workloads: bool,
     nodes: usize,
+    node_disks: NodeDisks,
     cleanup: Option<crate::cleanup::Config>,
 }
 
@@ -103,6 +106,13 @@ impl Builder {
         self
     }
 
+    /// What the nodes' disks hold: their size and the images' sizes (see
+    /// [`crate::workloads::nodes::kubelet`]); by default 100 GiB, and 100 MiB an image.
+    pub fn node_disks(mut self, disks: NodeDisks) -> Self {
+        self.node_disks = disks;
+        self
+    }
+
     /// Configures the cleanup controllers (which run, their thresholds, a mutant); by default
     /// every one runs with kube-controller-manager's defaults, on the server's clock.
     pub fn cleanup_config(mut self, config: crate::cleanup::Config) -> Self {
@@ -115,7 +125,8 @@ impl Builder {
         let server = self.server.unwrap_or_default();
         let collector =
             (!self.no_collector).then(|| Arc::new(GarbageCollector::start(server.client(), self.collector.unwrap_or_default())));
-        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client(), server.clock().clone(), self.nodes));
+        let workloads = (!self.no_workloads)
+            .then(|| Workloads::start(server.client(), server.clock().clone(), Agents::new(self.nodes).with_disks(self.node_disks)));
         let cleanup = Cleanup::start(server.client(), server.clock().clone(), self.cleanup.unwrap_or_default());
         Cluster { server, collector, workloads, cleanup }
     }

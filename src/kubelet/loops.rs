@@ -94,6 +94,12 @@ impl GcLoops {
         }
     }
 
+    /// When the next loop iteration is due.
+    pub fn next_run(&self) -> DateTime<Utc> {
+        let next = self.next_detection.min(self.next_container_gc);
+        if self.image_gc_enabled { next.min(self.next_image_gc) } else { next }
+    }
+
     /// Whether the image GC loop runs.
     pub fn image_gc_enabled(&self) -> bool {
         self.image_gc_enabled
@@ -136,11 +142,7 @@ impl GcLoops {
         containers: &ContainerGc,
     ) -> Result<(), String> {
         for _ in 0..MAX_ITERATIONS {
-            let next = self.next_detection.min(self.next_container_gc).min(if self.image_gc_enabled {
-                self.next_image_gc
-            } else {
-                self.next_detection
-            });
+            let next = self.next_run();
             if next > end {
                 break;
             }

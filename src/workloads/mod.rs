@@ -121,11 +121,11 @@ struct Progress {
 
 impl Workloads {
     /// Starts the controllers against `client`, writing the times they record (a Job's
-    /// conditions, its start and completion) from `clock`, with `nodes` node agents and the
-    /// scheduler if that is more than none. Must be called inside a Tokio runtime.
-    pub fn start(client: kube::Client, clock: Clock, nodes: usize) -> Self {
+    /// conditions, its start and completion) from `clock`, with the node `agents` and the
+    /// scheduler if any node runs. Must be called inside a Tokio runtime.
+    pub fn start(client: kube::Client, clock: Clock, agents: nodes::Agents) -> Self {
         let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
-        let task = tokio::spawn(run(client, clock.clone(), nodes::Agents::new(nodes), progress.clone()));
+        let task = tokio::spawn(run(client, clock.clone(), agents, progress.clone()));
         Self { progress, clock, task }
     }
 

@@ -127,6 +127,7 @@ impl Backend for FakeBackend {
             let cluster = Self::builder(&self.recipe)
                 .server_config(config)
                 .nodes(spec.nodes)
+                .node_disks(spec.disks.clone().unwrap_or_default())
                 .cleanup_config(spec.cleanup_config(self.recipe.cleanup.clone()))
                 .start();
             let backend = Self { cluster, eventually: self.eventually, recipe: self.recipe.clone() };

@@ -141,6 +141,9 @@ impl Backend for KubeconfigBackend {
         let spec = spec.clone();
         Box::pin(async move {
             let (upstream, kubeconfig) = self.controller_managers.as_ref().ok_or("no controller manager can be started here")?;
+            if spec.disks.is_some() {
+                return Err("the nodes' disks are those of the fake's kubelet model (scenarios that set them are @fake-only)".into());
+            }
             if spec.nodes > 0 {
                 return self.with_nodes(upstream, &spec).await.map(|backend| Own::Backend(std::sync::Arc::new(backend)));
             }

@@ -103,6 +103,8 @@ pub struct OwnCluster {
     /// How many nodes that run pods the cluster has (on the fake, node agents and a
     /// scheduler); none: as the shared cluster.
     pub nodes: usize,
+    /// What the nodes' disks hold, as the fake's kubelet model sees them; none: its defaults.
+    pub disks: Option<kubegc::workloads::nodes::kubelet::NodeDisks>,
 }
 
 impl OwnCluster {

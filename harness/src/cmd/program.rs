@@ -14,15 +14,16 @@ pub struct Args {
     pub argv: Vec<String>,
 }
 
-/// Prints `{"exitAfterMs": N or null, "code": C, "stopsOnTerm": B}`: when the process exits by
-/// itself (milliseconds after its start; null when it runs until stopped), with which code, and
-/// whether SIGTERM ends it at once.
+/// Prints `{"exitAfterMs": N or null, "code": C, "stopsOnTerm": B, "writesBytes": W}`: when the
+/// process exits by itself (milliseconds after its start; null when it runs until stopped), with
+/// which code, whether SIGTERM ends it at once, and how many bytes it writes to its container's
+/// writable layer (which only the fake's kubelet model counts).
 pub fn run(args: Args) -> anyhow::Result<()> {
     let program = program(&json!({"command": args.argv}));
     let (after, code) = match program.exit {
         Exit::Never => (None, 0),
         Exit::After { after, code } => (Some(after.num_milliseconds()), code),
     };
-    println!("{}", json!({"exitAfterMs": after, "code": code, "stopsOnTerm": program.stops_on_term}));
+    println!("{}", json!({"exitAfterMs": after, "code": code, "stopsOnTerm": program.stops_on_term, "writesBytes": program.writes}));
     Ok(())
 }

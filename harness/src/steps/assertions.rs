@@ -332,8 +332,12 @@ async fn namespace_terminating(world: &mut KubeWorld, finalizers: String) -> Ste
 
 /// The events recorded for `kind/name` (in its namespace, or `default` when cluster-scoped).
 async fn events_for(world: &mut KubeWorld, kind: &str, name: &str) -> Result<(Api<k8s_openapi::api::core::v1::Event>, String), String> {
-    let created = world.created(kind, name)?.clone();
-    let namespace = if created.namespace.is_empty() { "default".to_string() } else { created.namespace.clone() };
+    // A Node's (its kubelet registered it) are in `default`, as every cluster-scoped object's.
+    let namespace = match world.created(kind, name) {
+        Err(_) if kind == "Node" => String::new(),
+        created => created?.namespace.clone(),
+    };
+    let namespace = if namespace.is_empty() { "default".to_string() } else { namespace };
     Ok((Api::namespaced(world.client(), &namespace), format!("involvedObject.name={name}")))
 }
 
@@ -629,6 +633,40 @@ async fn all_pods_running(world: &mut KubeWorld, pattern: String, phase: String,
             }
         }
         Ok(())
+    }
+    .await;
+    explained(world, result).await
+}
+
+/// `Then a Pod named "filler-*" has "status.reason" set to "Evicted"`: after settling, some
+/// pod so named has that value at the dotted path (read until one has, up to the backend's
+/// timeout, where settling is only a hold).
+#[then(regex = r#"^a Pod named "([^"]+)" has "([^"]+)" set to "([^"]*)"$"#)]
+async fn some_pod_field(world: &mut KubeWorld, pattern: String, path: String, value: String) -> StepResult {
+    let result = async {
+        settled(world).await?;
+        let namespace = world.namespace().await?;
+        let pods: Api<Pod> = Api::namespaced(world.client(), &namespace);
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let found = world
+            .poll(&format!("a Pod named {pattern:?} with {path} = {value:?}"), || {
+                let (pods, pattern, path, value, seen) = (pods.clone(), pattern.clone(), path.clone(), value.clone(), seen.clone());
+                async move {
+                    let listed = pods.list(&ListParams::default()).await.map_err(|e| format!("cannot list Pods: {e}"))?;
+                    let named: Vec<Value> = listed
+                        .items
+                        .iter()
+                        .filter(|p| glob(&pattern, p.metadata.name.as_deref().unwrap_or("")))
+                        .filter_map(|p| serde_json::to_value(p).ok())
+                        .collect();
+                    let values: Vec<String> = named.iter().map(|p| show(at(p, &path))).collect();
+                    let found = values.contains(&value);
+                    *seen.lock().unwrap_or_else(|p| p.into_inner()) = values;
+                    Ok(found)
+                }
+            })
+            .await;
+        found.map_err(|e| format!("{e}; the Pods so named have {path} = {:?}", seen.lock().unwrap_or_else(|p| p.into_inner())))
     }
     .await;
     explained(world, result).await

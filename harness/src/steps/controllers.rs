@@ -7,9 +7,12 @@
 
 use std::time::Duration;
 
+use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, Patch, PatchParams};
+use kubegc::kubelet::quantity::parse_bytes;
+use kubegc::workloads::nodes::kubelet::NodeDisks;
 use serde_json::json;
 
 use super::support::{create_body, list, manifest_with};
@@ -43,6 +46,23 @@ async fn own_pod_gc(world: &mut KubeWorld, keeps: String) -> StepResult {
 #[given(regex = r"^a cluster of its own with ((?-u:\d)+) nodes?$")]
 async fn own_cluster_with_nodes(world: &mut KubeWorld, count: usize) -> StepResult {
     start_own_cluster(world, OwnCluster { nodes: count, ..Default::default() }).await
+}
+
+/// `Given a cluster of its own with 1 node whose disk holds 10Gi`, optionally followed by
+/// `, where images take:` and a table of `image | size`: as `a cluster of its own with 1
+/// node`, each node's disk that big and those images that big (others 100 MiB), as the
+/// fake's kubelet model sees them (so only on the fake).
+#[given(regex = r"^a cluster of its own with ((?-u:\d)+) nodes? whose disks? holds? ([^,]+?)(, where images take:)?$")]
+async fn own_cluster_with_disks(world: &mut KubeWorld, count: usize, size: String, images: String, step: &Step) -> StepResult {
+    let mut disks = NodeDisks { capacity: parse_bytes(&size)?, ..Default::default() };
+    if !images.is_empty() {
+        let table = step.table.as_ref().ok_or("the step needs a table of image | size")?;
+        for row in table.rows.iter().skip(1) {
+            let [image, size] = row.as_slice() else { return Err(format!("a row {row:?} is not image | size")) };
+            disks.image_sizes.insert(image.clone(), parse_bytes(size)?);
+        }
+    }
+    start_own_cluster(world, OwnCluster { nodes: count, disks: Some(disks), ..Default::default() }).await
 }
 
 /// Gives the scenario the controllers `spec` asks for.

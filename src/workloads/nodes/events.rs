@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
+use crate::kubelet::events::{Event as KubeletEvent, EventType};
 use crate::recorder::Record;
 
 /// The reference to `pod`, or to one of its containers when `container` names it (as
@@ -100,4 +101,19 @@ pub async fn killing(client: &kube::Client, pod: &Value, now: DateTime<Utc>) {
             .await;
         }
     }
+}
+
+/// An Event the kubelet model of `node` recorded: on the Node (whose reference a kubelet
+/// gives the node's name as its uid), or on `pod` when it is about one.
+pub async fn kubelet(client: &kube::Client, node: &str, pod: Option<&Value>, event: &KubeletEvent, now: DateTime<Utc>) {
+    let involved = match pod {
+        Some(pod) => involved(pod, None),
+        None => json!({"apiVersion": "v1", "kind": "Node", "name": node, "uid": node}),
+    };
+    let event_type = match event.event_type {
+        EventType::Normal => "Normal",
+        EventType::Warning => "Warning",
+    };
+    let record = Record { involved, event_type, reason: &event.reason, message: event.message.clone() };
+    send(client, "kubelet", record, now).await;
 }

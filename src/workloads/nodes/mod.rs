@@ -8,6 +8,8 @@
 //! their own, and the cleanups that follow a pod's life see real lives.
 //!
 //! - [`programs`]: what a container's command does when it runs.
+//! - [`kubelet`]: the kubelet model on each node: images, dead containers, disk pressure and
+//!   evictions.
 //! - [`lifecycle`]: a pod's containers over time.
 //! - [`pod_status`]: the pod status a kubelet writes.
 //! - [`scheduler`]: which node a pod goes to.
@@ -15,6 +17,7 @@
 //! - [`events`]: the Events the scheduler and the agents record.
 
 pub mod events;
+pub mod kubelet;
 pub mod lifecycle;
 pub mod pod_status;
 pub mod programs;
@@ -30,8 +33,10 @@ use kube::api::Api;
 use serde_json::{Value, json};
 
 use crate::clock::{earliest, parse_time};
+use crate::kubelet::events::Event as KubeletEvent;
+use crate::workloads::nodes::kubelet::{Eviction, NodeDisks, NodeKubelet, Observed, Report};
 use crate::workloads::nodes::lifecycle::Stop;
-use crate::workloads::nodes::pod_status::{Place, Seen};
+use crate::workloads::nodes::pod_status::{EVICTED_REASON, EndedBy, Place, Seen};
 use crate::workloads::status::changes;
 use crate::workloads::writes::Writes;
 
@@ -52,7 +57,20 @@ pub struct Agents {
     renewed: BTreeMap<usize, DateTime<Utc>>,
     /// The uids of the pods whose stop the agents have recorded.
     stopping: BTreeSet<String>,
+    /// What the nodes' disks hold.
+    disks: NodeDisks,
+    /// The kubelet model of each agent, by node index.
+    kubelets: BTreeMap<usize, NodeKubelet>,
+    /// The evictions the kubelets made, by pod uid, until their pods are gone.
+    evicted: BTreeMap<String, Eviction>,
+    /// When each Event the kubelets recorded was last sent, by node, object, reason and
+    /// message: one repeated within [`EVENT_REPEAT`] is not sent again.
+    sent: BTreeMap<String, DateTime<Utc>>,
 }
+
+/// How long an Event the kubelet records again goes unsent (client-go's correlator counts such
+/// repeats on the first Event for ten minutes).
+const EVENT_REPEAT: Duration = Duration::minutes(10);
 
 /// When the node agents have next to act by the clock: for a pod (a container starts or ends,
 /// a grace period or deadline ends), and at all (a Lease or status is due too).
@@ -81,6 +99,11 @@ impl Agents {
         Self { count, ..Default::default() }
     }
 
+    /// The agents with `disks` on their nodes.
+    pub fn with_disks(self, disks: NodeDisks) -> Self {
+        Self { disks, ..self }
+    }
+
     /// Whether any node runs.
     pub fn any(&self) -> bool {
         self.count > 0
@@ -97,13 +120,28 @@ impl Agents {
         writes.acting_as(scheduler::NAME);
         schedule(writes, nodes, pods, now).await;
         writes.acting_as(KUBELET);
-        self.stopping.retain(|uid| pods.iter().any(|p| p.metadata.uid.as_deref() == Some(uid.as_str())));
+        let exists = |uid: &String| pods.iter().any(|p| p.metadata.uid.as_deref() == Some(uid.as_str()));
+        self.stopping.retain(exists);
+        self.evicted.retain(|uid, _| exists(uid));
+        self.sent.retain(|_, at| *at + EVENT_REPEAT > now);
         for (index, node) in running {
-            let on_node: Vec<&Pod> =
+            let typed: Vec<&Pod> =
                 pods.iter().filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node.as_str())).collect();
+            let on_node: Vec<Value> = typed.iter().map(|p| serde_json::to_value(p).unwrap_or_default()).collect();
             let mut taken = addresses_taken(&on_node);
-            for pod in &on_node {
-                due.pod_at(run_pod(writes, index, pod, &mut taken, &mut self.stopping, now).await);
+            let mut worked_out = Vec::new();
+            for (pod, json) in typed.iter().zip(&on_node) {
+                let eviction = self.evicted.get(json["metadata"]["uid"].as_str().unwrap_or_default());
+                let ran = run_pod(writes, index, (pod, json), eviction, &mut taken, &mut self.stopping, now).await;
+                due.pod_at(ran.as_ref().and_then(|c| c.next));
+                worked_out.push(ran);
+            }
+            if let Some(kubelet) = self.kubelets.get_mut(&index) {
+                let observed: Vec<Observed> =
+                    on_node.iter().zip(&worked_out).map(|(pod, containers)| Observed { pod, containers: containers.as_ref() }).collect();
+                kubelet.observe(&observed);
+                let events = kubelet.take_events();
+                self.send_events(writes.client(), &node, &on_node, events, now).await;
             }
         }
         writes.acting_as(crate::workloads::writes::FIELD_MANAGER);
@@ -132,10 +170,11 @@ impl Agents {
             };
             // A kubelet whose Node was deleted does not register again.
             let Some(node) = node.filter(|n| n.metadata.uid.as_deref() == Some(uid.as_str())) else { continue };
+            let reports = self.run_kubelet(index, now, due);
             let stored = serde_json::to_value(&node.status).unwrap_or_default();
             let heartbeat = ready_heartbeat(&stored);
-            if heartbeat.is_none_or(|at| at + registration::STATUS_REPORT <= now) {
-                writes.patch_cluster_status(node, registration::status(index, &stored["conditions"], now)).await;
+            if heartbeat.is_none_or(|at| at + registration::STATUS_REPORT <= now) || registration::outdated(&stored, &reports) {
+                writes.patch_cluster_status(node, registration::status(index, &stored["conditions"], now, &reports)).await;
             } else if let Some(at) = heartbeat {
                 due.heartbeat_at(at + registration::STATUS_REPORT);
             }
@@ -147,6 +186,44 @@ impl Agents {
             running.push((index, name));
         }
         running
+    }
+}
+
+impl Agents {
+    /// Runs the kubelet model of agent `index` up to `now` (starting it the first time),
+    /// keeping the evictions it makes; what the Node's status is to say of it.
+    fn run_kubelet(&mut self, index: usize, now: DateTime<Utc>, due: &mut Due) -> Report {
+        if !self.kubelets.contains_key(&index) {
+            match NodeKubelet::start(&self.disks, now) {
+                Ok(kubelet) => {
+                    self.kubelets.insert(index, kubelet);
+                }
+                Err(e) => tracing::warn!("node {}: the kubelet model does not start: {e}", registration::name(index)),
+            }
+        }
+        let Some(kubelet) = self.kubelets.get_mut(&index) else {
+            return Report { capacity: self.disks.capacity, ..Report::default() };
+        };
+        match kubelet.advance(now) {
+            Ok(evictions) => self.evicted.extend(evictions.into_iter().map(|e| (e.uid.clone(), e))),
+            Err(e) => tracing::warn!("node {}: the kubelet model: {e}", registration::name(index)),
+        }
+        due.heartbeat_at(kubelet.due());
+        kubelet.report()
+    }
+
+    /// Sends the Events the kubelet of `node` recorded — on the Node, or on one of the pods
+    /// `on_node` — but none it sent within [`EVENT_REPEAT`].
+    async fn send_events(&mut self, client: &kube::Client, node: &str, on_node: &[Value], recorded: Vec<KubeletEvent>, now: DateTime<Utc>) {
+        for event in recorded {
+            let key = format!("{node}/{}/{}/{}", event.object, event.reason, event.message);
+            if self.sent.contains_key(&key) {
+                continue;
+            }
+            self.sent.insert(key, now);
+            let pod = event.object.strip_prefix("Pod/").and_then(|uid| on_node.iter().find(|p| p["metadata"]["uid"] == uid));
+            events::kubelet(client, node, pod, &event, now).await;
+        }
     }
 }
 
@@ -223,19 +300,21 @@ async fn schedule(writes: &mut Writes, nodes: &[Node], pods: &[Pod], now: DateTi
     }
 }
 
-/// One pass of the agent of node `index` over `pod`: accepts it (with an address not `taken`
+/// One pass of the agent of node `index` over `pod` (typed, and as JSON): accepts it (with an address not `taken`
 /// on the node, which it then takes), writes its status as it changes, records its stop once
-/// (remembering its uid among those `stopping`), removes it once stopped after a deletion.
-/// Returns when the pod next changes by itself.
+/// (remembering its uid among those `stopping`), removes it once stopped after a deletion; a
+/// pod its kubelet evicted (`eviction`) is stopped with the eviction's grace period and ends
+/// Failed. Returns its containers now, when worked out (not for a pod not yet started or
+/// already finished).
 async fn run_pod(
     writes: &mut Writes,
     index: usize,
-    pod: &Pod,
+    (pod, json): (&Pod, &Value),
+    eviction: Option<&Eviction>,
     taken: &mut Vec<String>,
     stopping: &mut BTreeSet<String>,
     now: DateTime<Utc>,
-) -> Option<DateTime<Utc>> {
-    let json = serde_json::to_value(pod).ok()?;
+) -> Option<lifecycle::Pod> {
     let status = &json["status"];
     let deleting = json["metadata"]["deletionTimestamp"].as_str().and_then(parse_time);
     let Some(started) = status["startTime"].as_str().and_then(parse_time) else {
@@ -245,7 +324,7 @@ async fn run_pod(
             let ip = free_address(index, taken);
             taken.push(ip.clone());
             let place = Place { host_ip: &registration::address(index), pod_ip: &ip };
-            writes.patch_status(pod, pod_status::accepted(&json, &place, now)).await;
+            writes.patch_status(pod, pod_status::accepted(json, &place, now)).await;
         }
         return None;
     };
@@ -255,43 +334,43 @@ async fn run_pod(
     }
     let grace = json["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
     let deadline = json["spec"]["activeDeadlineSeconds"].as_i64().map(|s| started + Duration::seconds(s));
-    let stop = match (deleting, deadline) {
-        (Some(kill), _) => Some(Stop { term: kill - Duration::seconds(grace), kill }),
-        (None, Some(d)) => {
+    let stop = match (deleting, eviction, deadline) {
+        (Some(kill), _, _) => Some(Stop { term: kill - Duration::seconds(grace), kill }),
+        (None, Some(e), _) => Some(Stop { term: e.at, kill: e.at + Duration::seconds(e.grace_seconds) }),
+        (None, None, Some(d)) => {
             let grace = json["spec"]["terminationGracePeriodSeconds"].as_i64().unwrap_or(DEFAULT_GRACE);
             Some(Stop { term: d, kill: d + Duration::seconds(grace) })
         }
-        (None, None) => None,
+        (None, None, None) => None,
     };
     let containers = lifecycle::at(&json["spec"], started, stop, now);
     let stopped = stop.is_some_and(|s| now >= s.term);
     if stopped && stopping.insert(json["metadata"]["uid"].as_str().unwrap_or_default().to_string()) {
-        events::killing(writes.client(), &json, now).await;
+        events::killing(writes.client(), json, now).await;
     }
     let terminal = stopped && containers.all_stopped();
-    let deadline_exceeded = deleting.is_none() && stopped;
-    let ip = status["podIP"].as_str().unwrap_or_default().to_string();
-    let seen = Seen {
-        place: Place { host_ip: &registration::address(index), pod_ip: &ip },
-        started,
-        containers: &containers,
-        terminal,
-        deadline_exceeded,
+    let ended_by = match eviction {
+        _ if deleting.is_some() || !stopped => None,
+        Some(e) => Some(EndedBy { reason: EVICTED_REASON, message: &e.message, disruption: true }),
+        None => Some(pod_status::DEADLINE),
     };
-    let mut next = pod_status::running(&json, &seen, now);
-    if deadline_exceeded && terminal {
+    let ip = status["podIP"].as_str().unwrap_or_default().to_string();
+    let seen =
+        Seen { place: Place { host_ip: &registration::address(index), pod_ip: &ip }, started, containers: &containers, terminal, ended_by };
+    let mut next = pod_status::running(json, &seen, now);
+    if ended_by.is_some() && terminal {
         next["phase"] = json!("Failed");
     }
     if changes(status, &as_stored(next.clone())) {
         if !writes.patch_status(pod, next.clone()).await {
-            return None;
+            return Some(containers);
         }
-        events::containers_changed(writes.client(), &json, status, &next, now).await;
+        events::containers_changed(writes.client(), json, status, &next, now).await;
     }
     if terminal && deleting.is_some() {
         writes.delete_now(pod).await;
     }
-    containers.next
+    Some(containers)
 }
 
 /// `status` as it reads back once stored (through the typed PodStatus, as the pod it is
@@ -302,12 +381,12 @@ fn as_stored(status: Value) -> Value {
 }
 
 /// The addresses the unfinished pods among `on_node` hold.
-fn addresses_taken(on_node: &[&Pod]) -> Vec<String> {
+fn addresses_taken(on_node: &[Value]) -> Vec<String> {
     on_node
         .iter()
-        .filter_map(|p| p.status.as_ref())
-        .filter(|s| !matches!(s.phase.as_deref(), Some("Succeeded" | "Failed")))
-        .filter_map(|s| s.pod_ip.clone())
+        .map(|p| &p["status"])
+        .filter(|s| !matches!(s["phase"].as_str(), Some("Succeeded" | "Failed")))
+        .filter_map(|s| s["podIP"].as_str().map(String::from))
         .collect()
 }
 

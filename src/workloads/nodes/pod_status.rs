@@ -20,16 +20,30 @@ pub struct Place<'a> {
     pub pod_ip: &'a str,
 }
 
-/// Why a kubelet ended a pod before its containers did: its active deadline (`pkg/kubelet/
-/// active_deadline.go`).
-pub const DEADLINE_REASON: &str = "DeadlineExceeded";
+/// Why a kubelet ended a pod before its containers did, as the pod's status says: its active
+/// deadline (`pkg/kubelet/active_deadline.go`), or an eviction (`pkg/kubelet/eviction/
+/// eviction_manager.go`, `evictPod`), which also marks the pod a disruption target
+/// (`TerminationByKubelet`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndedBy<'a> {
+    /// The status's `reason`.
+    pub reason: &'a str,
+    /// The status's `message`.
+    pub message: &'a str,
+    /// Whether the pod gets a `DisruptionTarget` condition.
+    pub disruption: bool,
+}
 
-/// The message of a pod ended by its active deadline.
-const DEADLINE_MESSAGE: &str = "Pod was active on the node longer than the specified deadline";
+/// A pod ended by its active deadline.
+pub const DEADLINE: EndedBy<'static> =
+    EndedBy { reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline", disruption: false };
+
+/// The reason of a pod its kubelet evicted.
+pub const EVICTED_REASON: &str = "Evicted";
 
 /// What the agent knows of a pod besides its spec: where it runs, when it started, where its
-/// containers are, whether the kubelet treats it as terminal (it is being deleted or is past
-/// its deadline, and nothing of it runs) and whether its deadline ended it.
+/// containers are, whether the kubelet treats it as terminal (it is being deleted, past its
+/// deadline or evicted, and nothing of it runs) and whether the kubelet ended it.
 pub struct Seen<'a> {
     /// Where it runs.
     pub place: Place<'a>,
@@ -39,8 +53,8 @@ pub struct Seen<'a> {
     pub containers: &'a lifecycle::Pod,
     /// Whether it is terminal.
     pub terminal: bool,
-    /// Whether its active deadline ended it.
-    pub deadline_exceeded: bool,
+    /// What ended it, when the kubelet did (not a deletion).
+    pub ended_by: Option<EndedBy<'a>>,
 }
 
 /// The status of a pod its agent has just taken on: pending, its sandbox being made, its
@@ -115,7 +129,7 @@ pub fn running(pod: &Value, seen: &Seen, now: DateTime<Utc>) -> Value {
     };
     let ready = !done && unready.is_empty();
     let pending_init: Vec<&str> = seen.containers.init.iter().filter(|c| !init_done(c)).map(|c| c.name.as_str()).collect();
-    let conditions = vec![
+    let mut conditions = vec![
         condition(old, "PodReadyToStartContainers", !(seen.terminal && seen.containers.all_stopped()), None, &at),
         condition(
             old,
@@ -130,16 +144,19 @@ pub fn running(pod: &Value, seen: &Seen, now: DateTime<Utc>) -> Value {
     ];
     let mut status = addresses(&seen.place);
     status["phase"] = json!(phase);
-    status["conditions"] = json!(conditions);
     status["startTime"] = json!(format_time(seen.started));
     status["containerStatuses"] = json!(containers);
     if !init.is_empty() {
         status["initContainerStatuses"] = json!(init);
     }
-    if seen.deadline_exceeded {
-        status["reason"] = json!(DEADLINE_REASON);
-        status["message"] = json!(DEADLINE_MESSAGE);
+    if let Some(ended) = seen.ended_by {
+        status["reason"] = json!(ended.reason);
+        status["message"] = json!(ended.message);
+        if ended.disruption {
+            conditions.push(condition(old, "DisruptionTarget", true, Some(("TerminationByKubelet", ended.message.to_string())), &at));
+        }
     }
+    status["conditions"] = json!(conditions);
     status
 }
 
@@ -401,7 +418,7 @@ mod tests {
             started: t(0),
             containers: &containers,
             terminal,
-            deadline_exceeded: false,
+            ended_by: None,
         };
         running(&pod, &seen, t(now))
     }

@@ -6,6 +6,9 @@
 //!   `exit N`, `:` and `echo …`, joined by `;`, `&&` or new lines: its time is the sum of its
 //!   sleeps, its code that of `exit` or of the last command run. No variable is read: an
 //!   `exit` of an expansion (`exit $CODE`, `exit $(( $RANDOM / 16384 ))`) exits 0.
+//! - `fallocate -l SIZE FILE` (also in a script) writes SIZE bytes to the container's writable
+//!   layer at once and exits 0 (`10G`, `512M`, `1Gi`: powers of 1024; `1GB`: of 1000), so that a
+//!   pod can fill its node's disk (the kubelet model on each node counts them).
 //! - Anything else (no command: the image's own entrypoint; a server; a script with other
 //!   commands) runs until it is stopped.
 //!
@@ -38,6 +41,8 @@ pub struct Program {
     pub exit: Exit,
     /// Whether it exits (with 0) as soon as it is asked to stop.
     pub stops_on_term: bool,
+    /// The bytes it writes to its container's writable layer when it starts.
+    pub writes: i64,
 }
 
 /// The shells whose `-c` script is read.
@@ -50,21 +55,22 @@ pub fn program(container: &Value) -> Program {
     };
     let command = words("command");
     if command.is_empty() {
-        return Program { exit: Exit::Never, stops_on_term: true };
+        return Program { exit: Exit::Never, stops_on_term: true, writes: 0 };
     }
     let argv: Vec<String> = command.into_iter().chain(words("args")).collect();
     let name = basename(&argv[0]);
     if SHELLS.contains(&name) && argv.get(1).map(String::as_str) == Some("-c") {
         let script = argv.get(2).map(String::as_str).unwrap_or("");
-        return Program { exit: script_exit(script), stops_on_term: false };
+        let (exit, writes) = run_script(script);
+        return Program { exit, stops_on_term: false, writes };
     }
-    let stops_on_term = !matches!(name, "sleep" | "true" | "false");
-    let exit = match run_command(&argv) {
-        Some(Step::Ran { took, code }) => Exit::After { after: took, code },
-        Some(Step::Exit(code)) => Exit::After { after: Duration::zero(), code },
-        None => Exit::Never,
+    let stops_on_term = !matches!(name, "sleep" | "true" | "false" | "fallocate");
+    let (exit, writes) = match run_command(&argv) {
+        Some(Step::Ran { took, code, wrote }) => (Exit::After { after: took, code }, wrote),
+        Some(Step::Exit(code)) => (Exit::After { after: Duration::zero(), code }, 0),
+        None => (Exit::Never, 0),
     };
-    Program { exit, stops_on_term }
+    Program { exit, stops_on_term, writes }
 }
 
 /// The last component of a path.
@@ -75,22 +81,26 @@ fn basename(path: &str) -> &str {
 /// What one command of a script does: runs for a while and ends with a code, or exits the
 /// script.
 enum Step {
-    Ran { took: Duration, code: i32 },
+    Ran { took: Duration, code: i32, wrote: i64 },
     Exit(i32),
 }
 
 /// The step `argv` makes; none for a command that is not read (or runs for ever).
 fn run_command(argv: &[String]) -> Option<Step> {
     let (first, rest) = argv.split_first()?;
-    let ran = |code| Some(Step::Ran { took: Duration::zero(), code });
+    let ran = |code| Some(Step::Ran { took: Duration::zero(), code, wrote: 0 });
     match basename(first) {
         "sleep" => {
             let mut took = Duration::zero();
             for operand in rest {
                 took += sleep_operand(operand)?;
             }
-            (!rest.is_empty()).then_some(Step::Ran { took, code: 0 })
+            (!rest.is_empty()).then_some(Step::Ran { took, code: 0, wrote: 0 })
         }
+        "fallocate" => match rest {
+            [flag, size, _file] if flag == "-l" => Some(Step::Ran { took: Duration::zero(), code: 0, wrote: file_size(size)? }),
+            _ => None,
+        },
         "true" | ":" | "echo" => ran(0),
         "false" => ran(1),
         "exit" => match rest {
@@ -120,10 +130,27 @@ fn sleep_operand(operand: &str) -> Option<Duration> {
     Some(Duration::milliseconds((seconds * scale * 1000.0).round() as i64))
 }
 
-/// When a `sh -c` script ends: after its sleeps, with the code of `exit` or of its last
-/// command; never if it runs a command that is not read.
-fn script_exit(script: &str) -> Exit {
+/// fallocate's `--length`: a number with an optional suffix, `K`, `M`, `G`, `T` (or `KiB`, …)
+/// in powers of 1024, `KB`, `MB`, `GB`, `TB` in powers of 1000; none for what it refuses.
+fn file_size(text: &str) -> Option<i64> {
+    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let number: i64 = text[..digits].parse().ok()?;
+    let (unit, suffix) = text[digits..].split_at(text[digits..].len().min(1));
+    let power = ["", "K", "M", "G", "T"].iter().position(|u| *u == unit)? as u32;
+    let base: i64 = match suffix {
+        "" | "iB" => 1024,
+        "B" if power > 0 => 1000,
+        _ => return None,
+    };
+    number.checked_mul(base.checked_pow(power)?)
+}
+
+/// What a `sh -c` script does: when it ends (after its sleeps, with the code of `exit` or of
+/// its last command; never if it runs a command that is not read), and the bytes it writes
+/// until then.
+fn run_script(script: &str) -> (Exit, i64) {
     let mut took = Duration::zero();
+    let mut wrote = 0i64;
     let mut last = 0;
     for line in script.split('\n') {
         for (joined_by_and, statement) in statements(line) {
@@ -135,16 +162,17 @@ fn script_exit(script: &str) -> Exit {
                 continue;
             }
             match run_command(&words) {
-                Some(Step::Ran { took: t, code }) => {
+                Some(Step::Ran { took: t, code, wrote: w }) => {
                     took += t;
+                    wrote = wrote.saturating_add(w);
                     last = code;
                 }
-                Some(Step::Exit(code)) => return Exit::After { after: took, code: if code < 0 { last } else { code } },
-                None => return Exit::Never,
+                Some(Step::Exit(code)) => return (Exit::After { after: took, code: if code < 0 { last } else { code } }, wrote),
+                None => return (Exit::Never, wrote),
             }
         }
     }
-    Exit::After { after: took, code: last }
+    (Exit::After { after: took, code: last }, wrote)
 }
 
 /// The statements of one line, each with whether `&&` joins it to the one before.
@@ -197,9 +225,20 @@ mod tests {
     #[test]
     fn other_programs_run_until_stopped_and_stop_on_sigterm() {
         let server = program(&json!({"image": "nginx"}));
-        assert_eq!(server, Program { exit: Exit::Never, stops_on_term: true });
+        assert_eq!(server, Program { exit: Exit::Never, stops_on_term: true, writes: 0 });
         assert!(program(&json!({"command": ["/agnhost", "pause"]})).stops_on_term);
         assert!(!program(&json!({"command": ["sleep", "3600"]})).stops_on_term);
         assert!(!program(&json!({"command": ["sh", "-c", "sleep 3600"]})).stops_on_term);
+    }
+
+    #[test]
+    fn fallocate_writes_its_length_to_the_writable_layer() {
+        let filler = program(&json!({"command": ["sh", "-c", "fallocate -l 9G /data; sleep infinity"]}));
+        assert_eq!((filler.exit, filler.writes), (Exit::Never, 9 << 30));
+        let alone = program(&json!({"command": ["fallocate", "-l", "512M", "/f"]}));
+        assert_eq!((alone.exit, alone.writes), (after(0, 0), 512 << 20));
+        assert_eq!(program(&json!({"command": ["fallocate", "-l", "2GB", "/f"]})).writes, 2_000_000_000);
+        assert_eq!(program(&json!({"command": ["fallocate", "-l", "3Gi", "/f"]})).writes, 3 << 30);
+        assert_eq!(program(&json!({"command": ["fallocate", "-l", "3Q", "/f"]})).exit, Exit::Never, "a size fallocate refuses");
     }
 }

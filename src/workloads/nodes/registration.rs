@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
 use crate::clock::format_time;
+use crate::workloads::nodes::kubelet::Report;
 
 /// How often a node agent renews its Lease.
 pub const LEASE_RENEWAL: Duration = Duration::seconds(10);
@@ -60,8 +61,8 @@ pub fn node(index: usize) -> Value {
 }
 
 /// The status of the `index`-th agent's Node at `now`, its conditions' transitions kept from
-/// `old` (the Node's conditions as stored).
-pub fn status(index: usize, old: &Value, now: DateTime<Utc>) -> Value {
+/// `old` (the Node's conditions as stored), with what its kubelet `reports`.
+pub fn status(index: usize, old: &Value, now: DateTime<Utc>, reports: &Report) -> Value {
     let at = format_time(now);
     let condition = |kind: &str, status: &str, reason: &str, message: &str| {
         let since = old
@@ -72,14 +73,17 @@ pub fn status(index: usize, old: &Value, now: DateTime<Utc>) -> Value {
             .map_or(json!(at), |c| c["lastTransitionTime"].clone());
         json!({"type": kind, "status": status, "lastHeartbeatTime": at, "lastTransitionTime": since, "reason": reason, "message": message})
     };
-    let resources =
-        json!({"cpu": "4", "ephemeral-storage": "100Gi", "hugepages-1Gi": "0", "hugepages-2Mi": "0", "memory": "16Gi", "pods": "110"});
-    json!({
+    let resources = json!({"cpu": "4", "ephemeral-storage": format!("{}Ki", reports.capacity / 1024), "hugepages-1Gi": "0", "hugepages-2Mi": "0", "memory": "16Gi", "pods": "110"});
+    let mut status = json!({
         "capacity": resources,
         "allocatable": resources,
         "conditions": [
             condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-            condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            if reports.disk_pressure {
+                condition("DiskPressure", "True", "KubeletHasDiskPressure", "kubelet has disk pressure")
+            } else {
+                condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure")
+            },
             condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
             condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
         ],
@@ -97,7 +101,17 @@ pub fn status(index: usize, old: &Value, now: DateTime<Utc>) -> Value {
             "operatingSystem": "linux",
             "architecture": "amd64",
         },
-    })
+    });
+    // Always written, so that a patch clears the list when the last image goes.
+    status["images"] = reports.images.clone();
+    status
+}
+
+/// Whether the stored Node `status` says other than the kubelet `reports`.
+pub fn outdated(status: &Value, reports: &Report) -> bool {
+    let pressure = status["conditions"].as_array().into_iter().flatten().any(|c| c["type"] == "DiskPressure" && c["status"] == "True");
+    let images = if status["images"].is_null() { json!([]) } else { status["images"].clone() };
+    pressure != reports.disk_pressure || images != reports.images
 }
 
 /// The Lease of the Node `name` (uid `uid`), renewed at `now`.
