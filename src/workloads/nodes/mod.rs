@@ -4,8 +4,9 @@
 //! nodes; each agent takes the pods bound to its node through their lives as a kubelet reports
 //! them — accepted, containers running and ready, exiting by the rule of [`programs`],
 //! restarted as their policy says, stopped when deleted (and then removed), failed past their
-//! active deadline. With them, `kubectl rollout status` completes, a Job's pods finish on
-//! their own, and the cleanups that follow a pod's life see real lives.
+//! active deadline or when their node's kubelet model evicts them. With them, `kubectl rollout
+//! status` completes, a Job's pods finish on their own, and the cleanups that follow a pod's
+//! life see real lives.
 //!
 //! - [`programs`]: what a container's command does when it runs.
 //! - [`kubelet`]: the kubelet model on each node: images, dead containers, disk pressure and
@@ -220,8 +221,15 @@ impl Agents {
             if self.sent.contains_key(&key) {
                 continue;
             }
+            let pod = match event.object.strip_prefix("Pod/") {
+                // An Event about a pod that is gone has nothing to be about.
+                Some(uid) => match on_node.iter().find(|p| p["metadata"]["uid"] == uid) {
+                    Some(pod) => Some(pod),
+                    None => continue,
+                },
+                None => None,
+            };
             self.sent.insert(key, now);
-            let pod = event.object.strip_prefix("Pod/").and_then(|uid| on_node.iter().find(|p| p["metadata"]["uid"] == uid));
             events::kubelet(client, node, pod, &event, now).await;
         }
     }
@@ -300,12 +308,12 @@ async fn schedule(writes: &mut Writes, nodes: &[Node], pods: &[Pod], now: DateTi
     }
 }
 
-/// One pass of the agent of node `index` over `pod` (typed, and as JSON): accepts it (with an address not `taken`
-/// on the node, which it then takes), writes its status as it changes, records its stop once
-/// (remembering its uid among those `stopping`), removes it once stopped after a deletion; a
-/// pod its kubelet evicted (`eviction`) is stopped with the eviction's grace period and ends
-/// Failed. Returns its containers now, when worked out (not for a pod not yet started or
-/// already finished).
+/// One pass of the agent of node `index` over `pod` (typed, and as JSON): accepts it (with an
+/// address not `taken` on the node, which it then takes), writes its status as it changes,
+/// records its stop once (remembering its uid among those `stopping`), removes it once stopped
+/// after a deletion; a pod its kubelet evicted (`eviction`) is stopped with the eviction's grace
+/// period and ends Failed. Returns its containers now, when worked out (not for a pod not yet
+/// started or already finished).
 async fn run_pod(
     writes: &mut Writes,
     index: usize,

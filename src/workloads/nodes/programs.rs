@@ -7,8 +7,9 @@
 //!   sleeps, its code that of `exit` or of the last command run. No variable is read: an
 //!   `exit` of an expansion (`exit $CODE`, `exit $(( $RANDOM / 16384 ))`) exits 0.
 //! - `fallocate -l SIZE FILE` (also in a script) writes SIZE bytes to the container's writable
-//!   layer at once and exits 0 (`10G`, `512M`, `1Gi`: powers of 1024; `1GB`: of 1000), so that a
-//!   pod can fill its node's disk (the kubelet model on each node counts them).
+//!   layer at once and exits 0 (`10G`, `512M`, `1GiB`: powers of 1024; `1GB`: of 1000; `1Gi`
+//!   is refused), so that a pod can fill its node's disk (the kubelet model on each node counts
+//!   them).
 //! - Anything else (no command: the image's own entrypoint; a server; a script with other
 //!   commands) runs until it is stopped.
 //!
@@ -238,7 +239,9 @@ mod tests {
         let alone = program(&json!({"command": ["fallocate", "-l", "512M", "/f"]}));
         assert_eq!((alone.exit, alone.writes), (after(0, 0), 512 << 20));
         assert_eq!(program(&json!({"command": ["fallocate", "-l", "2GB", "/f"]})).writes, 2_000_000_000);
-        assert_eq!(program(&json!({"command": ["fallocate", "-l", "3Gi", "/f"]})).writes, 3 << 30);
-        assert_eq!(program(&json!({"command": ["fallocate", "-l", "3Q", "/f"]})).exit, Exit::Never, "a size fallocate refuses");
+        assert_eq!(program(&json!({"command": ["fallocate", "-l", "3GiB", "/f"]})).writes, 3 << 30);
+        for refused in ["3Q", "3Gi", "G"] {
+            assert_eq!(program(&json!({"command": ["fallocate", "-l", refused, "/f"]})).exit, Exit::Never, "fallocate refuses {refused}");
+        }
     }
 }
