@@ -26,12 +26,12 @@ use crate::kubelet::eviction::manager::{EvictionConfig, EvictionManager, PodUsag
 use crate::kubelet::images::ImageGcManager;
 use crate::kubelet::loops::{GcLoops, move_clock_to};
 use crate::kubelet::pods::PodState;
-use crate::kubelet::quantity::parse_bytes;
 use crate::kubelet::runtime::{Container, ContainerState, Image};
 use crate::kubelet::time::add;
 use crate::workloads::nodes::lifecycle::{self, State};
 use crate::workloads::nodes::pod_status::image_names;
 use crate::workloads::nodes::programs::program;
+use crate::workloads::nodes::scheduler::requests;
 
 /// How often the eviction manager synchronizes.
 const EVICTION_MONITORING: Duration = Duration::seconds(10);
@@ -281,12 +281,8 @@ impl NodeKubelet {
     /// What pod `uid` uses of the disk, for the eviction manager's ranking.
     fn usage(&self, uid: &str, pod: &Value) -> PodUsage {
         let disk_usage = self.node.runtime.containers.iter().filter(|c| c.pod_uid == uid).map(|c| c.size).sum();
-        let ephemeral_storage_request = ["initContainers", "containers"]
-            .iter()
-            .flat_map(|list| pod["spec"][*list].as_array().into_iter().flatten())
-            .filter_map(|c| c["resources"]["requests"]["ephemeral-storage"].as_str())
-            .filter_map(|q| parse_bytes(q).ok())
-            .sum();
+        let requested = requests(&pod["spec"]).get("ephemeral-storage").copied().unwrap_or(0) / 1000;
+        let ephemeral_storage_request = i64::try_from(requested).unwrap_or(i64::MAX);
         let priority = pod["spec"]["priority"].as_i64().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
         PodUsage { name: uid.to_string(), priority, disk_usage, ephemeral_storage_request }
     }

@@ -106,7 +106,7 @@ impl Misfit {
 
 /// The resources a pod spec asks for, in thousandths: each of its containers' requests added,
 /// or the largest of an init container's if that is more (`computePodResourceRequest`).
-fn requests(spec: &Value) -> BTreeMap<String, i128> {
+pub fn requests(spec: &Value) -> BTreeMap<String, i128> {
     let mut total: BTreeMap<String, i128> = BTreeMap::new();
     let each = |c: &Value| -> BTreeMap<String, i128> {
         let requests = c["resources"]["requests"].as_object().cloned().unwrap_or_default();
