@@ -28,6 +28,7 @@ use std::time::Duration;
 use crate::activity::Activity;
 use crate::apiserver::{ApiServer, Config};
 use crate::cleanup::Cleanup;
+use crate::cloud::Cloud;
 use crate::gc::GarbageCollector;
 use crate::workloads::Workloads;
 use crate::workloads::nodes::Agents;
@@ -50,6 +51,7 @@ pub struct Cluster {
     collector: Option<Arc<GarbageCollector>>,
     workloads: Option<Workloads>,
     cleanup: Cleanup,
+    cloud: Cloud,
 }
 
 /// How to start a [`Cluster`]; every part is on unless turned off.
@@ -125,10 +127,11 @@ impl Builder {
         let server = self.server.unwrap_or_default();
         let collector =
             (!self.no_collector).then(|| Arc::new(GarbageCollector::start(server.client(), self.collector.unwrap_or_default())));
-        let workloads = (!self.no_workloads)
-            .then(|| Workloads::start(server.client(), server.clock().clone(), Agents::new(self.nodes).with_disks(self.node_disks)));
-        let cleanup = Cleanup::start(server.client(), server.clock().clone(), self.cleanup.unwrap_or_default());
-        Cluster { server, collector, workloads, cleanup }
+        let cloud = Cloud::new();
+        let agents = Agents::new(self.nodes).with_disks(self.node_disks).with_cloud(cloud.clone());
+        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client(), server.clock().clone(), agents));
+        let cleanup = Cleanup::start(server.client(), server.clock().clone(), self.cleanup.unwrap_or_default(), &cloud);
+        Cluster { server, collector, workloads, cleanup, cloud }
     }
 }
 
@@ -152,6 +155,12 @@ impl Cluster {
     /// The API server (to serve it on a port, inspect it, or advance its clock).
     pub fn server(&self) -> &ApiServer {
         &self.server
+    }
+
+    /// The fake cloud whose machines back the cluster's Nodes: say there that a machine is
+    /// gone or shut down, and its node agent stops and the cloud node lifecycle controller acts.
+    pub fn cloud(&self) -> &Cloud {
+        &self.cloud
     }
 
     /// The garbage collector, unless it was turned off.

@@ -37,6 +37,7 @@
 //! - [`activity`]: the signal a part of a cluster raises when it finishes a step, which
 //!   settling waits for.
 //! - [`clock`]: the real and the virtual clock time-dependent behaviour is measured on.
+//! - [`cloud`]: the fake cloud whose machines back a cluster's Nodes, which a test controls.
 //! - [`go_duration`]: Go's `time.ParseDuration`, for the kubelet model and CronJob schedules.
 //! - [`metadata`]: the Kubernetes metadata names (the garbage-collection finalizers) the API
 //!   server and the collector share.
@@ -51,6 +52,7 @@ pub mod activity;
 pub mod apiserver;
 pub mod cleanup;
 pub mod clock;
+pub mod cloud;
 pub mod cluster;
 pub mod gc;
 pub mod go_duration;

@@ -40,6 +40,9 @@ pub enum Component {
     /// kubegc's hollow node: the release's kubelet as kubemark runs it, on a fake container
     /// runtime (`upstream/cmd/kubegc-hollow-node/`).
     HollowNode,
+    /// The cloud node lifecycle controller of `k8s.io/cloud-provider` over a fake cloud that a
+    /// file says the state of (`upstream/cmd/kubegc-cloud-controller/`).
+    CloudController,
     /// kubegc's driver of the kubelet's image and container garbage collection, eviction and
     /// configuration code (`upstream/cmd/kubegc-kubelet-driver/`).
     KubeletDriver,
@@ -51,13 +54,14 @@ pub enum Component {
 impl Component {
     /// Every program `kubegc upstream build` builds, in build order (the e2e tests are built
     /// by `kubegc e2e`, which needs them alone).
-    pub const ALL: [Component; 7] = [
+    pub const ALL: [Component; 8] = [
         Component::Etcd,
         Component::KubeApiserver,
         Component::KubeControllerManager,
         Component::Kubectl,
         Component::KubeScheduler,
         Component::HollowNode,
+        Component::CloudController,
         Component::KubeletDriver,
     ];
 
@@ -70,6 +74,7 @@ impl Component {
             Component::Kubectl => "kubectl",
             Component::KubeScheduler => "kube-scheduler",
             Component::HollowNode => "kubegc-hollow-node",
+            Component::CloudController => "kubegc-cloud-controller",
             Component::KubeletDriver => "kubegc-kubelet-driver",
             Component::E2e => "kubegc-e2e.test",
         }
@@ -84,6 +89,7 @@ impl Component {
             Component::Kubectl => "k8s.io/kubernetes/cmd/kubectl",
             Component::KubeScheduler => "k8s.io/kubernetes/cmd/kube-scheduler",
             Component::HollowNode => "./cmd/kubegc-hollow-node",
+            Component::CloudController => "./cmd/kubegc-cloud-controller",
             Component::KubeletDriver => "./cmd/kubegc-kubelet-driver",
             Component::E2e => "./e2e",
         }
@@ -95,6 +101,7 @@ impl Component {
         match self {
             Component::KubeletDriver => Some("cmd/kubegc-kubelet-driver"),
             Component::HollowNode => Some("cmd/kubegc-hollow-node"),
+            Component::CloudController => Some("cmd/kubegc-cloud-controller"),
             Component::E2e => Some("e2e"),
             _ => None,
         }

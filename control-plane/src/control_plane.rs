@@ -56,6 +56,9 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 /// The address range of Services (kubeadm's default).
 const SERVICE_CIDR: &str = "10.96.0.0/12";
 
+/// The name of the cloud node lifecycle controller's process.
+const CLOUD_CONTROLLER: &str = "kubegc-cloud-controller";
+
 /// How long hollow nodes may take to register and become Ready.
 const NODES_READY_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -96,7 +99,7 @@ impl ControlPlane {
         let mut components = vec![Component::Etcd, Component::KubeApiserver, Component::KubeControllerManager];
         let nodes = nodes.filter(|n| n.count > 0);
         if nodes.is_some() {
-            components.extend([Component::KubeScheduler, Component::HollowNode]);
+            components.extend([Component::KubeScheduler, Component::HollowNode, Component::CloudController]);
         }
         let build = upstream.clone();
         tokio::task::spawn_blocking(move || build.ensure(&components)).await??;
@@ -180,7 +183,40 @@ impl ControlPlane {
             ];
             self.processes.push(Process::spawn(name, &upstream.binary(Component::HollowNode), &args, &logs)?);
         }
+        let cloud = [format!("--kubeconfig={}", self.kubeconfig.display()), format!("--cloud-file={}", self.cloud_file().display())];
+        self.processes.push(Process::spawn(CLOUD_CONTROLLER, &upstream.binary(Component::CloudController), &cloud, &logs)?);
         self.wait_nodes_ready(nodes.count).await
+    }
+
+    /// The file the cloud controller's fake cloud reads: `{"instances": {"node-1": "gone"}}`
+    /// (a node it does not name runs).
+    fn cloud_file(&self) -> PathBuf {
+        self.dir.path().join("cloud.json")
+    }
+
+    /// Says that the machine of hollow node `node` is now `instance` (`running`, `shutdown` or
+    /// `gone`) to the cloud controller's fake cloud; a machine that is not running freezes its
+    /// hollow node's kubelet, which then neither reports nor renews its Lease.
+    pub fn set_instance(&mut self, node: &str, instance: &str) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.processes.iter().any(|p| p.name() == CLOUD_CONTROLLER),
+            "this control plane runs no cloud controller (it has no hollow nodes)"
+        );
+        let path = self.cloud_file();
+        let mut cloud: serde_json::Value = match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)?,
+            Err(_) => serde_json::json!({"instances": {}}),
+        };
+        cloud["instances"][node] = serde_json::json!(instance);
+        let written = path.with_extension("json.new");
+        std::fs::write(&written, serde_json::to_vec(&cloud)?)?;
+        std::fs::rename(&written, &path)?;
+        if instance != "running" {
+            if let Some(kubelet) = self.processes.iter_mut().find(|p| p.name() == node) {
+                kubelet.freeze();
+            }
+        }
+        Ok(())
     }
 
     /// Polls the Nodes until `count` of them are Ready, failing if a component exits.

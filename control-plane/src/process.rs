@@ -38,6 +38,11 @@ impl Process {
         Ok(Self { name, child, log })
     }
 
+    /// The name it was started with.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Fails with the end of the log if the program has exited.
     pub fn check_running(&mut self) -> anyhow::Result<()> {
         match self.child.try_wait()? {
@@ -58,13 +63,23 @@ impl Process {
         std::fs::read_to_string(&self.log).is_ok_and(|t| t.contains(needle))
     }
 
+    /// Freezes the program (SIGSTOP): it keeps its place among the running, but does nothing
+    /// (a machine that is off, to the rest of the cluster) until it is stopped.
+    pub fn freeze(&mut self) {
+        // SAFETY: signalling our own child's pid.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGSTOP) };
+    }
+
     /// Asks the program to stop and waits up to `grace` before killing it.
     pub fn stop(&mut self, grace: Duration) {
         if self.child.try_wait().ok().flatten().is_some() {
             return;
         }
-        // SAFETY: signalling our own child's pid.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        // SAFETY: signalling our own child's pid (a frozen one handles SIGTERM once continued).
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGCONT);
+        }
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline {
             if self.child.try_wait().ok().flatten().is_some() {

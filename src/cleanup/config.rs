@@ -20,6 +20,11 @@ pub struct Config {
     pub ttl_after_finished: bool,
     /// The CSR cleaner (`certificatesigningrequest-cleaner-controller`), if it runs.
     pub csr_cleaner: Option<crate::cleanup::csr_cleaner::Settings>,
+    /// Whether the node lifecycle controller's health check (`node-lifecycle-controller`) runs.
+    pub node_health: bool,
+    /// Whether a cloud's node lifecycle controller (`cloud-node-lifecycle-controller`, a
+    /// cloud-controller-manager's) runs over the cluster's fake cloud.
+    pub cloud_nodes: bool,
     /// The deliberately broken rule, if any (never outside a check of the specification).
     pub mutant: Option<Mutant>,
 }
@@ -35,6 +40,8 @@ impl Default for Config {
             identity_leases: Some(crate::cleanup::identity_leases::Settings::default()),
             ttl_after_finished: true,
             csr_cleaner: Some(crate::cleanup::csr_cleaner::Settings::default()),
+            node_health: true,
+            cloud_nodes: true,
             mutant: None,
         }
     }
@@ -51,6 +58,8 @@ impl Config {
             identity_leases: None,
             ttl_after_finished: false,
             csr_cleaner: None,
+            node_health: false,
+            cloud_nodes: false,
             mutant: None,
         }
     }
@@ -62,7 +71,7 @@ impl Config {
 
     /// The names of the controllers this configuration runs.
     pub fn selected(&self) -> Vec<&'static str> {
-        self.controllers().iter().map(|c| c.name()).collect()
+        self.controllers(&crate::cloud::Cloud::new()).iter().map(|c| c.name()).collect()
     }
 
     /// The controllers a comma-separated `list` selects, as kube-controller-manager's
@@ -100,12 +109,14 @@ impl Config {
             identity_leases: all.identity_leases.filter(|_| on("apiserver-identity-lease-gc")),
             ttl_after_finished: on("ttl-after-finished-controller"),
             csr_cleaner: all.csr_cleaner.filter(|_| on("certificatesigningrequest-cleaner-controller")),
+            node_health: on("node-lifecycle-controller"),
+            cloud_nodes: on("cloud-node-lifecycle-controller"),
             mutant: None,
         })
     }
 
-    /// The controllers to run.
-    pub(crate) fn controllers(&self) -> Vec<Box<dyn Controller>> {
+    /// The controllers to run, the cloud node lifecycle controller asking `cloud`.
+    pub(crate) fn controllers(&self, cloud: &crate::cloud::Cloud) -> Vec<Box<dyn Controller>> {
         let mut controllers: Vec<Box<dyn Controller>> = Vec::new();
         if let Some(settings) = &self.pod_gc {
             controllers.push(Box::new(crate::cleanup::pod_gc::PodGc::new(settings.clone())));
@@ -128,6 +139,12 @@ impl Config {
         if let Some(settings) = &self.csr_cleaner {
             controllers.push(Box::new(crate::cleanup::csr_cleaner::CsrCleaner::new(settings.clone())));
         }
+        if self.node_health {
+            controllers.push(Box::new(crate::cleanup::node_health::NodeHealth));
+        }
+        if self.cloud_nodes {
+            controllers.push(Box::new(crate::cleanup::cloud_nodes::CloudNodes::new(cloud.clone())));
+        }
         controllers
     }
 }
@@ -139,12 +156,12 @@ mod tests {
     #[test]
     fn a_list_selects_as_the_controller_managers_flag_does() {
         let every = Config::select("*").unwrap();
-        assert_eq!(every.controllers().len(), Config::names().len());
+        assert_eq!(every.selected().len(), Config::names().len());
         let without = Config::select("*,-pod-garbage-collector-controller").unwrap();
         assert!(without.pod_gc.is_none() && without.ttl_after_finished);
         let one = Config::select("ttl-after-finished-controller").unwrap();
-        assert_eq!(one.controllers().iter().map(|c| c.name()).collect::<Vec<_>>(), ["ttl-after-finished-controller"]);
-        assert!(Config::select("").unwrap().controllers().is_empty());
+        assert_eq!(one.selected(), ["ttl-after-finished-controller"]);
+        assert!(Config::select("").unwrap().selected().is_empty());
         assert!(Config::select("no-such-controller").unwrap_err().contains("pod-garbage-collector-controller"));
     }
 }

@@ -16,14 +16,18 @@
 //! - [`identity_leases`]: kube-apiserver's collector of expired identity leases.
 //! - [`ttl_after_finished`]: the TTL-after-finished controller, for finished Jobs.
 //! - [`csr_cleaner`]: the cleaner of stale certificate signing requests.
+//! - [`node_health`]: the node lifecycle controller's marking of silent Nodes `Unknown`.
+//! - [`cloud_nodes`]: a cloud's node lifecycle controller: Nodes whose machine is gone.
 //! - [`config`]: which controllers run, with which thresholds, and the mutants.
 //! - [`pass`]: what a pass reads through and what it tells the loop.
 //! - [`mutant`]: deliberately broken rules, for judging the specification.
 
+pub mod cloud_nodes;
 pub mod config;
 pub mod csr_cleaner;
 pub mod identity_leases;
 pub mod mutant;
+pub mod node_health;
 pub mod pass;
 pub mod pod_gc;
 pub mod protection;
@@ -46,6 +50,7 @@ use pass::{Context, Controller};
 
 use crate::activity::Activity;
 use crate::clock::Clock;
+use crate::cloud::Cloud;
 use crate::unreadable::Reporter;
 
 /// How long a quiet round waits for a change or a due moment before it looks again anyway.
@@ -58,6 +63,7 @@ const RETRY: Duration = Duration::from_millis(200);
 pub struct Cleanup {
     progress: Arc<Progress>,
     clock: Clock,
+    cloud: Option<Cloud>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -92,17 +98,20 @@ struct Progress {
 struct Settled {
     seen: BTreeMap<(String, String), u64>,
     due: Option<DateTime<Utc>>,
+    /// The generation of the cloud the round read, if a controller asks one.
+    cloud_seen: Option<u64>,
 }
 
 impl Cleanup {
-    /// Starts the controllers `config` turns on against `client`, timed by `clock`. Must be
-    /// called inside a Tokio runtime.
-    pub fn start(client: kube::Client, clock: Clock, config: Config) -> Self {
+    /// Starts the controllers `config` turns on against `client`, timed by `clock`, the cloud
+    /// node lifecycle controller asking `cloud`. Must be called inside a Tokio runtime.
+    pub fn start(client: kube::Client, clock: Clock, config: Config, cloud: &Cloud) -> Self {
         let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
-        let controllers = config.controllers();
+        let controllers = config.controllers(cloud);
+        let cloud = controllers.iter().find_map(|c| c.cloud().cloned());
         let context = Context::new(client, clock.clone(), config.mutant);
         let task = tokio::spawn(run(context, controllers, progress.clone()));
-        Self { progress, clock, task }
+        Self { progress, clock, cloud, task }
     }
 
     /// The earliest moment a controller waits for, as the last quiet round left it.
@@ -136,6 +145,12 @@ impl Cleanup {
                 pending.push(format!("the cleanup controllers have seen {resource} up to {seen}, written at {written}"));
             }
         }
+        if let (Some(cloud), Some(seen)) = (&self.cloud, settled.cloud_seen) {
+            if cloud.generation() > seen {
+                pending
+                    .push(format!("the cleanup controllers have seen the cloud up to change {seen}, changed {} times", cloud.generation()));
+            }
+        }
         if let Some(due) = settled.due.filter(|due| *due <= self.clock.now()) {
             pending.push(format!("the cleanup controllers look again at {due}"));
         }
@@ -155,6 +170,7 @@ async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: 
         all.dedup_by(|a, b| a.group == b.group && a.plural == b.plural);
         all
     };
+    let cloud = controllers.iter().find_map(|c| c.cloud().cloned());
     let mut scheduled: Vec<Scheduled> = controllers.into_iter().map(|controller| Scheduled { controller, again_at: None }).collect();
     let mut seen: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut watches: Option<Watches> = None;
@@ -163,6 +179,7 @@ async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: 
     loop {
         progress.busy.store(true, Ordering::SeqCst);
         context.start_round();
+        let cloud_seen = cloud.as_ref().map(Cloud::generation);
         let now = context.clock.now();
         let mut wrote = false;
         let mut failure = None;
@@ -201,7 +218,7 @@ async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: 
         let due = scheduled.iter().filter_map(|entry| entry.again_at).min();
         let watched_seen =
             watched.iter().filter_map(|r| seen.get_key_value(&(r.group.clone(), r.plural.clone()))).map(|(k, v)| (k.clone(), *v)).collect();
-        *progress.settled.lock().unwrap_or_else(|e| e.into_inner()) = Settled { seen: watched_seen, due };
+        *progress.settled.lock().unwrap_or_else(|e| e.into_inner()) = Settled { seen: watched_seen, due, cloud_seen };
         progress.busy.store(false, Ordering::SeqCst);
         progress.activity.raise();
         let open = match watches.take() {
@@ -215,7 +232,7 @@ async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: 
                 }
             },
         };
-        watches = open.wait(&context, due).await;
+        watches = open.wait(&context, due, cloud.as_ref().zip(cloud_seen)).await;
         everyone = watches.is_none();
     }
 }
@@ -245,10 +262,22 @@ impl Watches {
         Ok(Self(all))
     }
 
-    /// Waits until a watched resource changes, an error ends a watch, the clock reaches `due`,
-    /// or [`RESYNC`] passes. Gives the watches back when the clock alone woke it: nothing they
-    /// watch has changed, and they serve the next wait.
-    async fn wait(mut self, context: &Context, due: Option<DateTime<Utc>>) -> Option<Self> {
+    /// Waits until a watched resource changes, an error ends a watch, the `cloud` changes after
+    /// the generation the round read, the clock reaches `due`, or [`RESYNC`] passes. Gives the
+    /// watches back when the clock alone woke it: nothing they watch has changed, and they
+    /// serve the next wait.
+    async fn wait(mut self, context: &Context, due: Option<DateTime<Utc>>, cloud: Option<(&Cloud, u64)>) -> Option<Self> {
+        let cloud_changed = async {
+            match cloud {
+                Some((cloud, seen)) => {
+                    let changed = cloud.changed();
+                    if cloud.generation() == seen {
+                        changed.await;
+                    }
+                }
+                None => futures::future::pending().await,
+            }
+        };
         let due = async {
             match due {
                 Some(at) => context.clock.sleep_until(at).await,
@@ -263,6 +292,7 @@ impl Watches {
         };
         let clock_alone = tokio::select! {
             () = changed => false,
+            () = cloud_changed => false,
             () = due => true,
             () = tokio::time::sleep(RESYNC) => false,
         };

@@ -56,4 +56,13 @@ crate::mutants::define_mutants! {
     /// A request approved but never issued counts as issued (upstream `isIssuedPastDeadline`'s
     /// certificate check dropped).
     CsrApprovedUnissued = "csr-approved-unissued",
+    /// A silent Node is marked Unknown only after twice the grace period (upstream
+    /// `tryUpdateNodeHealth`'s grace broken).
+    NodeHealthGraceDoubled = "node-health-grace-doubled",
+    /// A Ready Node is asked about too, and deleted when its instance is gone (upstream
+    /// `MonitorNodes`' Ready check dropped).
+    CloudAsksAboutReadyNodes = "cloud-asks-about-ready-nodes",
+    /// A Node whose instance is shut down is deleted as if it were gone (upstream
+    /// `MonitorNodes`' existence check and shutdown check confused).
+    CloudDeletesShutdownNodes = "cloud-deletes-shutdown-nodes",
 }

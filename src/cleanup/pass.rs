@@ -23,6 +23,10 @@ pub trait Controller: Send {
     fn watches(&self) -> Vec<ApiResource> {
         Vec::new()
     }
+    /// The cloud it asks, if any: a change there gives it work as a watched change does.
+    fn cloud(&self) -> Option<&crate::cloud::Cloud> {
+        None
+    }
     /// One pass: read afresh through `context`, act, and say whether anything was written and
     /// when to look again regardless of changes.
     fn pass<'a>(&'a mut self, context: &'a Context) -> BoxFuture<'a, kube::Result<Outcome>>;

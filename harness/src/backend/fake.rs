@@ -135,6 +135,11 @@ impl Backend for FakeBackend {
         })
     }
 
+    fn set_instance(&self, node: &str, instance: kubegc::cloud::Instance) -> BoxFuture<'_, Result<(), String>> {
+        self.cluster.cloud().set(node, instance);
+        Box::pin(async { Ok(()) })
+    }
+
     fn let_time_pass(&self, by: Duration) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async move {
             if !self.cluster.server().clock().is_virtual() {

@@ -30,6 +30,8 @@ pub struct KubeconfigBackend {
     path: Option<PathBuf>,
     /// What must live as long as the backend (the container of a k3s cluster).
     _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// The control plane of a scenario's own cluster with nodes, whose cloud it controls.
+    plane: Option<std::sync::Mutex<ControlPlane>>,
 }
 
 impl std::fmt::Debug for KubeconfigBackend {
@@ -53,7 +55,17 @@ impl KubeconfigBackend {
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
         let client = kube::Client::try_from(config).context("cannot build a client")?;
         client.apiserver_version().await.context("cannot reach the API server")?;
-        Ok(Self { client, name: "kubeconfig", hold, timeout, collector: None, controller_managers: None, path: None, _keep: None })
+        Ok(Self {
+            client,
+            name: "kubeconfig",
+            hold,
+            timeout,
+            collector: None,
+            controller_managers: None,
+            path: None,
+            _keep: None,
+            plane: None,
+        })
     }
 
     /// The same backend, called `name` in reports.
@@ -82,6 +94,12 @@ impl KubeconfigBackend {
         self._keep = Some(Box::new(guard));
         self
     }
+
+    /// The same backend, running on `plane` of its own (which lives as long as it does).
+    fn owning(mut self, plane: ControlPlane) -> Self {
+        self.plane = Some(std::sync::Mutex::new(plane));
+        self
+    }
 }
 
 impl KubeconfigBackend {
@@ -98,7 +116,7 @@ impl KubeconfigBackend {
             .map_err(|e| format!("cannot start a control plane with {} hollow nodes: {e:#}", spec.nodes))?;
         let backend = KubeconfigBackend::connect(plane.kubeconfig(), self.hold, self.timeout).await.map_err(|e| format!("{e:#}"))?;
         let kubeconfig = plane.kubeconfig().to_path_buf();
-        Ok(backend.named(self.name).starting_controller_managers(upstream.clone(), kubeconfig).keeping(plane))
+        Ok(backend.named(self.name).starting_controller_managers(upstream.clone(), kubeconfig).owning(plane))
     }
 }
 
@@ -157,6 +175,18 @@ impl Backend for KubeconfigBackend {
                 .map_err(|e| format!("cannot start a controller manager with {}: {e:#}", flags.join(" ")))?;
             Ok(Own::Guard(Box::new(kcm)))
         })
+    }
+
+    fn set_instance(&self, node: &str, instance: kubegc::cloud::Instance) -> BoxFuture<'_, Result<(), String>> {
+        let result = match &self.plane {
+            Some(plane) => {
+                let state = serde_json::to_value(instance).unwrap_or_default();
+                let mut plane = plane.lock().unwrap_or_else(|e| e.into_inner());
+                plane.set_instance(node, state.as_str().unwrap_or("running")).map_err(|e| format!("{e:#}"))
+            }
+            None => Err("only a cluster of its own with nodes has a cloud a scenario controls here".into()),
+        };
+        Box::pin(async move { result })
     }
 
     fn can_run(&self, tags: &[String]) -> Result<(), String> {

@@ -75,6 +75,14 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn own_cluster(&self, _spec: &OwnCluster) -> BoxFuture<'_, Result<Own, String>> {
         Box::pin(async { Err(format!("the {} backend cannot give a scenario controllers of its own", self.name())) })
     }
+    /// Says that the cloud machine of Node `node` is now `instance`: a machine gone or shut
+    /// down runs no kubelet, and the cloud's node lifecycle controller acts on what the cloud
+    /// says.
+    fn set_instance(&self, _node: &str, _instance: kubegc::cloud::Instance) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async {
+            Err(format!("the {} backend has no cloud a scenario controls (the fake and --target upstream have)", self.name()))
+        })
+    }
     /// Lets `by` pass: a virtual clock moves, otherwise real time passes (up to
     /// [`REAL_TIME_LIMIT`]).
     fn let_time_pass(&self, by: Duration) -> BoxFuture<'_, Result<(), String>> {

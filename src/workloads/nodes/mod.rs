@@ -34,6 +34,7 @@ use kube::api::Api;
 use serde_json::{Value, json};
 
 use crate::clock::{earliest, parse_time};
+use crate::cloud::{Cloud, Instance};
 use crate::kubelet::events::Event as KubeletEvent;
 use crate::workloads::nodes::kubelet::{Eviction, NodeDisks, NodeKubelet, Observed, Report};
 use crate::workloads::nodes::lifecycle::Stop;
@@ -60,6 +61,8 @@ pub struct Agents {
     stopping: BTreeSet<String>,
     /// What the nodes' disks hold.
     disks: NodeDisks,
+    /// The machines the nodes run on: an agent whose machine is shut down or gone does nothing.
+    cloud: Cloud,
     /// The kubelet model of each agent, by node index.
     kubelets: BTreeMap<usize, NodeKubelet>,
     /// The evictions the kubelets made, by pod uid, until their pods are gone.
@@ -103,6 +106,11 @@ impl Agents {
     /// The agents with `disks` on their nodes.
     pub fn with_disks(self, disks: NodeDisks) -> Self {
         Self { disks, ..self }
+    }
+
+    /// The agents on the machines of `cloud`.
+    pub fn with_cloud(self, cloud: Cloud) -> Self {
+        Self { cloud, ..self }
     }
 
     /// Whether any node runs.
@@ -155,19 +163,23 @@ impl Agents {
         let mut running = Vec::new();
         for index in 1..=self.count {
             let name = registration::name(index);
-            let node = nodes.iter().find(|n| n.metadata.name.as_deref() == Some(name.as_str()));
-            let Some(uid) = self.registered.get(&index).cloned() else {
-                match node.and_then(|n| n.metadata.uid.clone()) {
-                    Some(uid) => {
-                        self.registered.insert(index, uid);
-                    }
-                    None => {
-                        if let Ok(node) = serde_json::from_value::<Node>(registration::node(index)) {
-                            writes.create_cluster(&node).await;
-                        }
-                    }
-                }
+            // A machine that is off runs no kubelet: no status, no Lease, its pods left as they are.
+            if self.cloud.instance(&name) != Instance::Running {
                 continue;
+            }
+            let node = nodes.iter().find(|n| n.metadata.name.as_deref() == Some(name.as_str()));
+            let uid = match (self.registered.get(&index), node.and_then(|n| n.metadata.uid.clone())) {
+                (Some(uid), _) => uid.clone(),
+                (None, Some(uid)) => {
+                    self.registered.insert(index, uid.clone());
+                    uid
+                }
+                (None, None) => {
+                    if let Ok(node) = serde_json::from_value::<Node>(registration::node(index)) {
+                        writes.create_cluster(&node).await;
+                    }
+                    continue;
+                }
             };
             // A kubelet whose Node was deleted does not register again.
             let Some(node) = node.filter(|n| n.metadata.uid.as_deref() == Some(uid.as_str())) else { continue };
