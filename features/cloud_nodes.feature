@@ -14,7 +14,8 @@ Feature: Nodes whose machines the cloud no longer has
   Nothing deletes what the Node held directly. Its Lease names the Node as its owner (the
   kubelet sets that reference), so the garbage collector deletes the Lease; its pods are
   orphaned, and the pod garbage collector force-deletes pods whose node is gone once they have
-  been so for its 40 s quarantine; their ReplicaSet then replaces them on a node that remains.
+  been so for its 40 s quarantine; their ReplicaSet then replaces them on a node that remains,
+  while a DaemonSet, which runs one pod per Node, has one Node fewer to run on.
 
   On the fake the cloud is kubegc's fake cloud (`Cluster::cloud`) and a machine that is gone or
   shut down runs no node agent; on `--target upstream` the controller is the real one of
@@ -27,12 +28,14 @@ Feature: Nodes whose machines the cloud no longer has
   pkg/kubelet/util/nodelease.go (`SetNodeOwnerFunc`), pkg/controller/podgc/gc_controller.go
   (`gcOrphaned`).
 
-  @upstream(Test_NodesDeleted/node-ready-condition-is-unknown-node-doesnt-exist)
-  @upstream(Test_NodesDeleted/[instancev2]-node-ready-condition-is-unknown-node-doesnt-exist)
+  @upstream(Test_NodesDeleted/node-ready-condition-is-unknown-node-doesn-t-exist)
+  @upstream(Test_NodesDeleted/[instancev2]-node-ready-condition-is-unknown-node-doesn-t-exist)
   Scenario: A Node whose machine is gone is deleted once it is not Ready, and its Lease and pods go after it
     Given a cluster of its own with 2 nodes
     And a ReplicaSet named "spread" with 2 replicas
-    And every Pod named "spread-*" is Running and Ready on a node
+    And a DaemonSet named "agent"
+    Then every Pod named "spread-*" is Running and Ready on a node
+    And DaemonSet "agent" has "status.numberReady" set to "2"
     When the cloud no longer has the machine of Node "node-2"
     And 70 seconds pass
     Then Node "node-2" is gone
@@ -41,6 +44,10 @@ Feature: Nodes whose machines the cloud no longer has
     When 50 seconds pass
     Then ReplicaSet "spread" has "status.readyReplicas" set to "2"
     And every Pod named "spread-*" is Running and Ready on a node
+    # The DaemonSet's pod on node-2 went with the pod garbage collector; none is made for a
+    # Node that is gone.
+    And DaemonSet "agent" controls 1 Pod
+    And DaemonSet "agent" has "status.desiredNumberScheduled" set to "1"
 
   @upstream(Test_NodesDeleted/node-is-ready-but-provider-said-it-is-deleted-maybe-a-bug-in-provider)
   @upstream(Test_NodesDeleted/[instancev2]-node-is-ready-but-provider-said-it-is-deleted-maybe-a-bug-in-provider)
@@ -102,7 +109,7 @@ Feature: Nodes whose machines the cloud no longer has
       | that is not Ready         |
       | whose readiness is Unknown |
 
-  @upstream(Test_NodesShutdown/node-is-ready-but-provider-says-its-shutdown-maybe-a-bug-by-provider)
+  @upstream(Test_NodesShutdown/node-is-ready-but-provider-says-it-s-shutdown-maybe-a-bug-by-provider)
   Scenario: A Node that is still Ready is not tainted, even when its machine is shut down
     Given a cluster of its own with 2 nodes
     When the cloud shuts down the machine of Node "node-2"

@@ -3,10 +3,12 @@
 //! after the deployment and a hash of the template, and moves replicas from the old ones to it
 //! as its strategy says: `RollingUpdate` (surge and unavailability bounds, upstream's
 //! `NewRSNewReplicas` and `reconcileOldReplicaSets`) or `Recreate`. A deployment being deleted
-//! or paused only has its status written.
+//! or paused only has its status written. A paused deployment, or one whose rollout is complete,
+//! deletes its oldest old ReplicaSets beyond `revisionHistoryLimit` that have scaled to nothing
+//! (`cleanupDeployment`).
 //!
-//! Left out: proportional scaling of several active ReplicaSets, progress conditions, rollback
-//! and the clean-up of old ReplicaSets beyond `revisionHistoryLimit`.
+//! Left out: proportional scaling of several active ReplicaSets, progress conditions and
+//! rollback.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, ReplicaSetSpec};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
@@ -48,9 +50,40 @@ pub async fn sync(writes: &mut Writes, d: &Deployment, all: &[ReplicaSet]) {
             plan.roll(writes).await;
         }
     }
+    if d.meta().deletion_timestamp.is_none() && (spec.paused == Some(true) || complete(d)) {
+        clean_up(writes, d, &old).await;
+    }
     let status = status(d, new, &owned);
     if status::changes(&serde_json::to_value(&d.status).unwrap_or_default(), &status) {
         writes.patch_status(d, status).await;
+    }
+}
+
+/// Whether the rollout is complete as the stored status says (`DeploymentComplete`): every
+/// replica updated and available, none more, and the status up to the spec's generation.
+fn complete(d: &Deployment) -> bool {
+    let Some(s) = d.status.as_ref() else { return false };
+    let want = d.spec.replicas.unwrap_or(1);
+    [s.updated_replicas, s.replicas, s.available_replicas].iter().all(|n| n.unwrap_or(0) == want)
+        && s.observed_generation.unwrap_or(0) >= d.meta().generation.unwrap_or(0)
+}
+
+/// Deletes the oldest of the `old` ReplicaSets beyond the revision history limit, by revision
+/// (`cleanupDeployment`): every old one not being deleted counts, but one that still has
+/// replicas, or whose status has not caught up with its spec, is kept.
+async fn clean_up(writes: &mut Writes, d: &Deployment, old: &[&ReplicaSet]) {
+    let Some(limit) = d.spec.revision_history_limit.and_then(|l| usize::try_from(l).ok()) else { return };
+    let mut alive: Vec<&ReplicaSet> = old.iter().copied().filter(|rs| rs.meta().deletion_timestamp.is_none()).collect();
+    let excess = alive.len().saturating_sub(limit);
+    let revision = |rs: &ReplicaSet| rs.annotations().get(REVISION).and_then(|r| r.parse::<i64>().ok()).unwrap_or(0);
+    alive.sort_by_key(|rs| (revision(rs), rs.metadata.creation_timestamp.as_ref().map(|t| t.0)));
+    for rs in alive.into_iter().take(excess) {
+        let status = rs.status.as_ref();
+        let idle = spec_replicas(rs) == 0 && status.is_some_and(|s| s.replicas == 0);
+        let caught_up = rs.meta().generation.unwrap_or(0) <= status.and_then(|s| s.observed_generation).unwrap_or(0);
+        if idle && caught_up {
+            writes.delete(rs).await;
+        }
     }
 }
 

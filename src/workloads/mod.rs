@@ -1,5 +1,5 @@
 //! Workload controllers for the fake API server: what kube-controller-manager's deployment,
-//! replicaset, replicationcontroller, job and cronjob controllers do that garbage collection
+//! replicaset, daemonset, replicationcontroller, job and cronjob controllers do that garbage collection
 //! rests on, the disruption controller's PodDisruptionBudget status, and the endpoints,
 //! EndpointSlice, EndpointSlice mirroring and service account controllers, which give Services
 //! their endpoints and namespaces their `default` account, and the node lifecycle controller's
@@ -23,6 +23,7 @@
 //! - [`pods`]: pods from a template, active, ready and available pods, the removal order.
 //! - [`replicas`]: ReplicaSets and ReplicationControllers.
 //! - [`deployments`]: Deployments, rolling and recreating.
+//! - [`daemon_sets`]: DaemonSets: a pod on every Node that should run one.
 //! - [`jobs`]: Jobs and their tracking finalizer.
 //! - [`cronjobs`]: CronJobs: Jobs on a schedule, and their history limits.
 //! - [`disruption`]: PodDisruptionBudgets: the healthy and expected pods they count.
@@ -39,6 +40,7 @@
 
 pub mod claims;
 pub mod cronjobs;
+pub mod daemon_sets;
 pub mod deployments;
 pub mod disruption;
 pub mod endpoint_pods;
@@ -64,7 +66,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Node, Pod, ReplicationController, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
@@ -243,6 +245,9 @@ async fn pass(
         for rc in &snapshot.replication_controllers {
             replicas::sync(&mut writes, rc, &snapshot.pods).await;
         }
+        for ds in &snapshot.daemon_sets {
+            daemon_sets::sync(&mut writes, ds, &snapshot.nodes, &snapshot.pods, &snapshot.controller_revisions).await;
+        }
         for job in &snapshot.jobs {
             jobs::sync(&mut writes, job, &snapshot.pods, clock.now()).await;
         }
@@ -268,6 +273,8 @@ async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, du
     let watches = [
         watch::<Deployment>(client, revision, "").await,
         watch::<ReplicaSet>(client, revision, "").await,
+        watch::<DaemonSet>(client, revision, "").await,
+        watch::<ControllerRevision>(client, revision, "").await,
         watch::<ReplicationController>(client, revision, "").await,
         watch::<CronJob>(client, revision, "").await,
         watch::<Job>(client, revision, "").await,

@@ -1,9 +1,10 @@
-//! One pass's view of the cluster: every Deployment, ReplicaSet, ReplicationController, CronJob,
+//! One pass's view of the cluster: every Deployment, ReplicaSet, DaemonSet, ControllerRevision,
+//! ReplicationController, CronJob,
 //! Job, PodDisruptionBudget and Pod, Service, Endpoints, EndpointSlice, Namespace,
 //! ServiceAccount and Node, and every namespace's `kube-root-ca.crt` ConfigMap, each listed afresh (a list is a consistent read, so a pass sees every write
 //! before it), and the oldest revision among the lists.
 
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Node, Pod, ReplicationController, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
@@ -16,9 +17,11 @@ use crate::workloads::root_ca;
 
 /// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
 /// has seen every write to them up to `r`.
-pub const LISTED: [(&str, &str); 13] = [
+pub const LISTED: [(&str, &str); 15] = [
     ("apps", "deployments"),
     ("apps", "replicasets"),
+    ("apps", "daemonsets"),
+    ("apps", "controllerrevisions"),
     ("", "replicationcontrollers"),
     ("batch", "cronjobs"),
     ("batch", "jobs"),
@@ -39,6 +42,10 @@ pub struct Snapshot {
     pub deployments: Vec<Deployment>,
     /// apps/v1 ReplicaSets.
     pub replica_sets: Vec<ReplicaSet>,
+    /// apps/v1 DaemonSets.
+    pub daemon_sets: Vec<DaemonSet>,
+    /// apps/v1 ControllerRevisions.
+    pub controller_revisions: Vec<ControllerRevision>,
     /// core/v1 ReplicationControllers.
     pub replication_controllers: Vec<ReplicationController>,
     /// batch/v1 CronJobs.
@@ -75,6 +82,8 @@ impl Snapshot {
         let seen = &mut Seen { revision: u64::MAX, unreadable: Vec::new() };
         let deployments = list::<Deployment>(client, seen).await?;
         let replica_sets = list::<ReplicaSet>(client, seen).await?;
+        let daemon_sets = list::<DaemonSet>(client, seen).await?;
+        let controller_revisions = list::<ControllerRevision>(client, seen).await?;
         let replication_controllers = list::<ReplicationController>(client, seen).await?;
         let cron_jobs = list::<CronJob>(client, seen).await?;
         let jobs = list::<Job>(client, seen).await?;
@@ -92,6 +101,8 @@ impl Snapshot {
         Ok(Self {
             deployments,
             replica_sets,
+            daemon_sets,
+            controller_revisions,
             replication_controllers,
             cron_jobs,
             jobs,

@@ -264,8 +264,8 @@ async fn pods_left(world: &mut KubeWorld, names: String) -> StepResult {
     result.map_err(|e| format!("{e}; left: {:?}", have.get()))
 }
 
-/// `Then 10 Pods are left`: eventually the scenario's namespace holds that many pods.
-#[then(regex = r"^((?-u:\d)+) Pods are left$")]
+/// `Then 10 Pods are left` (`1 Pod is left`): eventually the scenario's namespace holds that many pods.
+#[then(regex = r"^((?-u:\d)+) Pods? (?:are|is) left$")]
 async fn pods_counted(world: &mut KubeWorld, count: usize) -> StepResult {
     let (api, _, _) = world.api("Pod").await?;
     let have = Seen::default();

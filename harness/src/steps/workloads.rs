@@ -1,12 +1,14 @@
-//! Steps on what the workload controllers build: a Deployment, ReplicaSet, ReplicationController
-//! or Job whose children the controllers make (their names generated, so the steps find them
-//! through their controller references), and what is left of the tree afterwards.
+//! Steps on what the workload controllers build: a Deployment, ReplicaSet, ReplicationController,
+//! Job or CronJob whose children the controllers make (their names generated, so the steps find
+//! them through their controller references), a Deployment's new template, and what is left of
+//! the tree afterwards.
 
-use cucumber::{given, then};
+use cucumber::{given, then, when};
+use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
-use kube::api::ListParams;
+use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::core::DynamicObject;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::support::create_body;
 use crate::world::StepResult;
@@ -17,10 +19,66 @@ use crate::world::api::KubeWorld;
 /// the rest. The pods' template is one every cluster accepts.
 #[given(regex = r#"^an? (Deployment|ReplicaSet|ReplicationController|Job) named "([^"]+)" with ((?-u:\d)+) (?:replicas?|pods?)$"#)]
 async fn workload(world: &mut KubeWorld, kind: String, name: String, count: i64) -> StepResult {
+    let body = workload_body(&kind, &name, count);
+    create_body(world, &kind, &name, body, false).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))
+}
+
+/// `Given a Deployment named "web" with 1 replica that keeps 1 old ReplicaSet`: as `a
+/// Deployment named "web" with 1 replica`, with that revision history limit.
+#[given(regex = r#"^a Deployment named "([^"]+)" with ((?-u:\d)+) replicas? that keeps ((?-u:\d)+) old ReplicaSets?$"#)]
+async fn deployment_with_history(world: &mut KubeWorld, name: String, count: i64, kept: i64) -> StepResult {
+    let mut body = workload_body("Deployment", &name, count);
+    body["spec"]["revisionHistoryLimit"] = json!(kept);
+    create_body(world, "Deployment", &name, body, false).await.map_err(|e| format!("cannot create Deployment {name:?}: {e}"))
+}
+
+/// `When Deployment "web" rolls out a new template`: its pod template changes (an annotation
+/// counting the rollouts), which its controller rolls out as a new ReplicaSet.
+#[when(regex = r#"^Deployment "([^"]+)" rolls out a new template$"#)]
+async fn roll_out(world: &mut KubeWorld, name: String) -> StepResult {
+    let namespace = world.namespace().await?;
+    let api: Api<Deployment> = Api::namespaced(world.client(), &namespace);
+    let stored = api.get(&name).await.map_err(|e| format!("cannot read Deployment {name:?}: {e}"))?;
+    let annotations = stored.spec.template.metadata.and_then(|m| m.annotations).unwrap_or_default();
+    let count = annotations.get(ROLLOUT).and_then(|c| c.parse::<u64>().ok()).unwrap_or(0) + 1;
+    let patch = json!({"spec": {"template": {"metadata": {"annotations": {ROLLOUT: count.to_string()}}}}});
+    world.settled = false;
+    api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .map_err(|e| format!("cannot change Deployment {name:?}: {e}"))?;
+    Ok(())
+}
+
+/// The pod template annotation [`roll_out`] counts rollouts in.
+const ROLLOUT: &str = "kubegc.io/rollout";
+
+/// `Given a CronJob named "tick" that runs "true" every minute` (optionally `, keeping 2
+/// successful and 0 failed Jobs`; else the API server's defaults, 3 and 1): on schedule
+/// `*/1 * * * *`, each Job one pod that runs the command once (restartPolicy Never, no retry).
+#[given(
+    regex = r#"^a CronJob named "([^"]+)" that runs "([^"]+)" every minute(?:, keeping ((?-u:\d)+) successful and ((?-u:\d)+) failed Jobs)?$"#
+)]
+async fn cron_job(world: &mut KubeWorld, name: String, command: String, successful: String, failed: String) -> StepResult {
+    let command: Vec<&str> = command.split_whitespace().collect();
+    let template = json!({"spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
+        "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10", "command": command}]}});
+    let mut spec = json!({"schedule": "*/1 * * * *", "jobTemplate": {"spec": {"backoffLimit": 0, "template": template}}});
+    for (field, limit) in [("successfulJobsHistoryLimit", &successful), ("failedJobsHistoryLimit", &failed)] {
+        if !limit.is_empty() {
+            spec[field] = json!(limit.parse::<i64>().map_err(|e| format!("{limit}: {e}"))?);
+        }
+    }
+    let body = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name}, "spec": spec});
+    create_body(world, "CronJob", &name, body, false).await.map_err(|e| format!("cannot create CronJob {name:?}: {e}"))
+}
+
+/// A manifest of a workload of `kind` named `name` with `count` replicas (a Job: `count` pods
+/// at once until `count` succeed), its pods' template one every cluster accepts.
+fn workload_body(kind: &str, name: &str, count: i64) -> Value {
     let labels = json!({"kubegc.io/workload": name});
     let template = json!({"metadata": {"labels": labels}, "spec": {"terminationGracePeriodSeconds": 0,
         "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}});
-    let spec = match kind.as_str() {
+    let spec = match kind {
         "Job" => {
             let mut template = template;
             template["spec"]["restartPolicy"] = json!("Never");
@@ -29,13 +87,12 @@ async fn workload(world: &mut KubeWorld, kind: String, name: String, count: i64)
         "ReplicationController" => json!({"replicas": count, "selector": labels, "template": template}),
         _ => json!({"replicas": count, "selector": {"matchLabels": labels}, "template": template}),
     };
-    let api_version = match kind.as_str() {
+    let api_version = match kind {
         "Job" => "batch/v1",
         "ReplicationController" => "v1",
         _ => "apps/v1",
     };
-    let body = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "spec": spec});
-    create_body(world, &kind, &name, body, false).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))
+    json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "spec": spec})
 }
 
 /// The objects of `kind` in the scenario namespace.

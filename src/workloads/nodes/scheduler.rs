@@ -200,7 +200,7 @@ fn nonzero(spec: &Value, resource: &str, default: i128) -> i128 {
 
 /// Whether `tolerations` tolerate a taint (`Toleration.ToleratesTaint`): same effect or none,
 /// and `Exists` of its key (or of every key) or `Equal` to its key and value.
-fn tolerated(tolerations: &[Value], key: &str, value: &str, effect: &str) -> bool {
+pub fn tolerated(tolerations: &[Value], key: &str, value: &str, effect: &str) -> bool {
     tolerations.iter().any(|t| {
         let t_effect = t["effect"].as_str().unwrap_or_default();
         if !t_effect.is_empty() && t_effect != effect {
@@ -220,7 +220,7 @@ fn tolerated(tolerations: &[Value], key: &str, value: &str, effect: &str) -> boo
 
 /// Whether a node with `meta` matches the pod `spec`'s node selector and its required node
 /// affinity (any of its terms, each wholly).
-fn selected(spec: &Value, meta: &Value) -> bool {
+pub fn selected(spec: &Value, meta: &Value) -> bool {
     let labels = &meta["labels"];
     let selector = spec["nodeSelector"].as_object().cloned().unwrap_or_default();
     if !selector.iter().all(|(k, v)| labels[k] == *v) {
