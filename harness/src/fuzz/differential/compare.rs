@@ -433,6 +433,24 @@ pub fn align_pages(request: &FuzzRequest, fake: &mut Seen, upstream: &mut Seen) 
     }
 }
 
+/// Cuts upstream's events of a watch asked to time out before it starts (a negative
+/// `timeoutSeconds`) to the fake's, when the fake's are the first of upstream's. Upstream's
+/// timer has fired before the first event is sent, and Go's `select` picks at random among the
+/// timer and each ready event (k8s.io/apiserver pkg/endpoints/handlers/watch.go, `HandleHTTP`),
+/// so upstream sends any number of its first events; the fake sends none.
+pub fn cut_expired_watch(request: &FuzzRequest, fake: &Seen, upstream: &mut Seen) {
+    let query = request.uri.split_once('?').map_or("", |(_, q)| q);
+    let timeout = form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "timeoutSeconds").and_then(|(_, v)| v.parse::<i64>().ok());
+    if !timeout.is_some_and(|t| t < 0) {
+        return;
+    }
+    if let (Shape::Events(f), Shape::Events(u)) = (&fake.body, &mut upstream.body) {
+        if f.len() < u.len() && u.starts_with(f) {
+            u.truncate(f.len());
+        }
+    }
+}
+
 /// The name upstream's IP repair controller reports its Events under.
 const IP_REPAIR: &str = "ipallocator-repair-controller";
 
@@ -734,6 +752,27 @@ mod tests {
         let fake = see(&request, &answer(200, json!({"kind": "PartialObjectMetadataList", "items": null})), false);
         assert_eq!(differences(&fake, &see(&request, &answer(200, list(vec![metadata("kube-apiserver")])), false)), vec![]);
         assert_eq!(differences(&fake, &see(&request, &answer(200, list(vec![metadata("fuzz")])), false)).len(), 1);
+    }
+
+    #[test]
+    fn a_watch_that_expired_before_it_started_is_compared_up_to_the_fakes_events() {
+        let stream = |names: &[&str]| Seen {
+            code: 200,
+            media: "application/json".into(),
+            warnings: vec![],
+            body: Shape::Events(names.iter().map(|n| json!({"type": "ADDED", "object": {"metadata": {"name": n}}})).collect()),
+        };
+        let cut = |uri: &str, fake: &[&str], upstream: &[&str]| {
+            let (fake, mut upstream) = (stream(fake), stream(upstream));
+            cut_expired_watch(&get(uri), &fake, &mut upstream);
+            differences(&fake, &upstream)
+        };
+        let expired = "/api/v1/watch/namespaces/default/pods?timeoutSeconds=-1";
+        assert_eq!(cut(expired, &[], &["a", "b"]), vec![]);
+        assert_eq!(cut(expired, &["a"], &["a", "b"]), vec![]);
+        assert_eq!(cut(expired, &["b"], &["a", "b"]).len(), 1, "not the first of upstream's");
+        assert_eq!(cut(expired, &["a", "b"], &["a"]).len(), 1, "more than upstream's");
+        assert_eq!(cut("/api/v1/watch/namespaces/default/pods?timeoutSeconds=1", &[], &["a"]).len(), 1, "a timeout still to come");
     }
 
     #[test]

@@ -328,6 +328,7 @@ impl Pair {
         let context = compare::shared_context(to_fake, request);
         let (mut fake, mut upstream): (Seen, Seen) = (see_in(to_fake, &fake, watch, &context), see_in(request, &upstream, watch, &context));
         compare::align_pages(request, &mut fake, &mut upstream);
+        compare::cut_expired_watch(request, &fake, &mut upstream);
         let shape = request_shape(request, watch);
         let differences = differences(&fake, &upstream)
             .into_iter()
