@@ -18,12 +18,13 @@ pub struct Args {
 #[derive(clap::Subcommand, Debug)]
 enum Command {
     /// Build etcd, kube-apiserver, kube-controller-manager, kubectl, kube-scheduler, the hollow
-    /// node and the kubelet driver of the pinned release (or find them built), and print where
-    /// they are.
+    /// node, the cloud node lifecycle controller and the kubelet driver of the pinned release (or
+    /// find them built), and print where they are.
     Build,
     /// Run the real control plane (etcd, kube-apiserver, kube-controller-manager) on loopback
     /// until interrupted, with an admin kubeconfig for any client; with nodes, also
-    /// kube-scheduler and hollow nodes that run pods.
+    /// kube-scheduler, hollow nodes that run pods, and the cloud node lifecycle controller
+    /// (over a fake cloud in which every node's machine runs).
     Serve(ServeArgs),
 }
 
@@ -40,7 +41,7 @@ struct ServeArgs {
     controllers: String,
     /// Hollow nodes to run (`node-1` … `node-N`): the release's kubelet on a fake container
     /// runtime, whose containers exit as `kubegc program` says, pods bound to them by
-    /// kube-scheduler. 0 runs neither.
+    /// kube-scheduler, beside the cloud node lifecycle controller. 0 runs none of them.
     #[arg(long, default_value_t = 1)]
     nodes: usize,
 }
