@@ -20,6 +20,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("src/steps/storage_and_leases.rs", include_str!("storage_and_leases.rs")),
     ("src/steps/finished_jobs.rs", include_str!("finished_jobs.rs")),
     ("src/steps/certificates.rs", include_str!("certificates.rs")),
+    ("src/steps/cloud.rs", include_str!("cloud.rs")),
     ("src/steps/kubelet/setup.rs", include_str!("kubelet/setup.rs")),
     ("src/steps/kubelet/actions.rs", include_str!("kubelet/actions.rs")),
     ("src/steps/kubelet/checks.rs", include_str!("kubelet/checks.rs")),
