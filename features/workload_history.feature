@@ -48,6 +48,17 @@ Feature: What a workload keeps of its past
       | true    | succeeded | 2     | 2    |
       | false   | failed    | 2     | 2    |
 
+    @upstream(CronJob/should-delete-successful-finished-jobs-with-limit-of-one-successful-job)
+    Examples: the e2e test's limit of one successful Job
+      | command | ended     | limit | kept |
+      | true    | succeeded | 1     | 1    |
+
+    @upstream(CronJob/should-delete-failed-finished-jobs-with-limit-of-one-job)
+    Examples: the e2e test's limit of one failed Job
+      | command | ended  | limit | kept |
+      | false   | failed | 1     | 1    |
+
+  @upstream(Deployment/deployment-should-delete-old-replica-sets)
   Scenario: A Deployment keeps as many old ReplicaSets as its revision history limit
     Given a cluster of its own with 1 node
     And a Deployment named "web" with 1 replica that keeps 1 old ReplicaSet

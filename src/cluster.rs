@@ -65,6 +65,7 @@ pub struct Builder {
     nodes: usize,
     node_disks: NodeDisks,
     cleanup: Option<crate::cleanup::Config>,
+    workload_mutant: Option<crate::workloads::mutant::Mutant>,
 }
 
 impl Builder {
@@ -122,6 +123,13 @@ impl Builder {
         self
     }
 
+    /// Breaks one rule of the workload controllers (only to judge a specification: see
+    /// [`crate::workloads::mutant`]).
+    pub fn workload_mutant(mut self, mutant: Option<crate::workloads::mutant::Mutant>) -> Self {
+        self.workload_mutant = mutant;
+        self
+    }
+
     /// Starts the cluster. Must be called inside a Tokio runtime.
     pub fn start(self) -> Cluster {
         let server = self.server.unwrap_or_default();
@@ -129,7 +137,8 @@ impl Builder {
             (!self.no_collector).then(|| Arc::new(GarbageCollector::start(server.client(), self.collector.unwrap_or_default())));
         let cloud = Cloud::new();
         let agents = Agents::new(self.nodes).with_disks(self.node_disks).with_cloud(cloud.clone());
-        let workloads = (!self.no_workloads).then(|| Workloads::start(server.client(), server.clock().clone(), agents));
+        let workloads =
+            (!self.no_workloads).then(|| Workloads::start(server.client(), server.clock().clone(), agents, self.workload_mutant));
         let cleanup = Cleanup::start(server.client(), server.clock().clone(), self.cleanup.unwrap_or_default(), &cloud);
         Cluster { server, collector, workloads, cleanup, cloud }
     }

@@ -1,6 +1,8 @@
 //! Judging the specification with mutants: the scenarios run on the fake backend once as they
 //! are and once per deliberately broken rule of the API server
-//! ([`kubegc::apiserver::mutant`]) or of the reference collector ([`kubegc::gc::mutant`]). A
+//! ([`kubegc::apiserver::mutant`]), of the reference collector ([`kubegc::gc::mutant`]), of a
+//! cleanup controller ([`kubegc::cleanup::mutant`]) or of a workload controller
+//! ([`kubegc::workloads::mutant`]). A
 //! mutant no scenario notices is a rule the specification does not pin down; a scenario no
 //! mutant makes fail is one whose breakage nothing here demonstrates (it may still guard a rule
 //! no mutant breaks). The kubelet model has its own mutants, selected per process (see
@@ -13,6 +15,7 @@ use std::time::Duration;
 use kubegc::apiserver::{ApiServer, Config as ServerConfig, mutant::Mutant as ServerMutant};
 use kubegc::cleanup::mutant::Mutant as CleanupMutant;
 use kubegc::gc::{Config as GcConfig, mutant::Mutant as GcMutant};
+use kubegc::workloads::mutant::Mutant as WorkloadMutant;
 
 use crate::backend::Backend;
 use crate::backend::fake::{FakeBackend, Recipe};
@@ -28,6 +31,8 @@ pub enum Mutant {
     Collector(GcMutant),
     /// A rule of a cleanup controller.
     Cleanup(CleanupMutant),
+    /// A rule of a workload controller.
+    Workload(WorkloadMutant),
 }
 
 impl std::fmt::Display for Mutant {
@@ -36,16 +41,19 @@ impl std::fmt::Display for Mutant {
             Self::ApiServer(m) => write!(f, "apiserver/{m}"),
             Self::Collector(m) => write!(f, "gc/{m}"),
             Self::Cleanup(m) => write!(f, "cleanup/{m}"),
+            Self::Workload(m) => write!(f, "workloads/{m}"),
         }
     }
 }
 
 impl Mutant {
-    /// Every API server mutant, then every collector mutant, then every cleanup controller's.
+    /// Every API server mutant, then every collector mutant, then every cleanup controller's,
+    /// then every workload controller's.
     pub fn all() -> Vec<Mutant> {
         let server = ServerMutant::ALL.iter().map(|m| Self::ApiServer(*m));
         let collector = GcMutant::ALL.iter().map(|m| Self::Collector(*m));
-        server.chain(collector).chain(CleanupMutant::ALL.iter().map(|m| Self::Cleanup(*m))).collect()
+        let cleanup = CleanupMutant::ALL.iter().map(|m| Self::Cleanup(*m));
+        server.chain(collector).chain(cleanup).chain(WorkloadMutant::ALL.iter().map(|m| Self::Workload(*m))).collect()
     }
 }
 
@@ -74,9 +82,14 @@ pub async fn report(mutant: Option<Mutant>, options: &RunOptions) -> std::io::Re
         Some(Mutant::Cleanup(m)) => Some(m),
         _ => None,
     };
+    let workload_mutant = match mutant {
+        Some(Mutant::Workload(m)) => Some(m),
+        _ => None,
+    };
     let server = ApiServer::with_config(ServerConfig { mutant: server_mutant, ..ServerConfig::default() });
     let cleanup = kubegc::cleanup::Config { mutant: cleanup_mutant, ..Default::default() };
-    let recipe = Recipe { server_mutant, collector: Some(GcConfig { mutant: gc_mutant, ..GcConfig::default() }), cleanup };
+    let collector = Some(GcConfig { mutant: gc_mutant, ..GcConfig::default() });
+    let recipe = Recipe { server_mutant, collector, cleanup, workload_mutant };
     let backend = FakeBackend::from_recipe(server, recipe).with_eventually_timeout(EVENTUALLY);
     // The collector's and the controllers' start (discovery, first lists) is not charged to
     // the first scenarios' short "eventually": they start on a settled cluster. A mutant that

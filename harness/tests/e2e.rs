@@ -45,10 +45,10 @@ fn upstream_s_gc_e2e_tests_pass_on_the_upstream_control_plane() {
 
 #[test]
 fn upstream_s_deletion_e2e_tests_pass_on_the_fake() {
-    e2e("deletion", "fake", 57);
+    e2e("deletion", "fake", 58);
 }
 
 #[test]
 fn upstream_s_deletion_e2e_tests_pass_on_the_upstream_control_plane() {
-    e2e("deletion", "upstream", 57);
+    e2e("deletion", "upstream", 58);
 }

@@ -15,33 +15,29 @@
 //!   deleted (to be replaced), and of several running all but the oldest deleted; on a Node
 //!   that should not keep it, every one is deleted. A pod waiting for a Node that no longer
 //!   exists is deleted; one bound to a Node that is gone is left to the pod garbage collector.
-//! - Its template's history is kept in ControllerRevisions named `<daemonset>-<hash>`, owned
-//!   by it, revision numbers counting up; a rolling update (the default, one pod unavailable
+//! - Its template's history is kept in ControllerRevisions ([`revisions`]); a rolling update (the default, one pod unavailable
 //!   at a time unless `maxUnavailable` says otherwise) deletes pods of older revisions, an
 //!   `OnDelete` one waits for someone else to.
 //! - Its status counts the Nodes that should run the pod and how their pods are.
 //!
 //! Not modelled: the back-off before deleting a failed pod again, surge updates, and
-//! trimming revisions beyond `revisionHistoryLimit`. The hash is the fake's own
-//! ([`deployments::template_hash`]).
+//! trimming revisions beyond `revisionHistoryLimit`.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet};
 use k8s_openapi::api::core::v1::{Node, Pod, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
-use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use crate::workloads::claims::{ChildSelector, claim_children, controller_reference};
-use crate::workloads::deployments::{self, scaled};
+use crate::workloads::deployments::scaled;
+use crate::workloads::mutant::Mutant;
 use crate::workloads::nodes::scheduler::{selected, tolerated};
+use crate::workloads::revisions::{self, HASH_LABEL};
 use crate::workloads::writes::Writes;
 use crate::workloads::{pods, status};
-
-/// The label naming the revision a daemon pod (and a ControllerRevision) was made from.
-pub const HASH_LABEL: &str = "controller-revision-hash";
 
 /// The label with the DaemonSet's generation when a pod was made.
 const GENERATION_LABEL: &str = "pod-template-generation";
@@ -66,10 +62,8 @@ pub async fn sync(writes: &mut Writes, ds: &DaemonSet, nodes: &[Node], all_pods:
     let namespace = ds.namespace().unwrap_or_default();
     let reference = controller_reference("apps/v1", "DaemonSet", ds.meta());
     let selector = ChildSelector::of(Some(&spec.selector));
+    let Some(hash) = revisions::current(writes, ds, &reference, &selector, &spec.template, all_revisions).await else { return };
     let in_namespace = |meta: &ObjectMeta| meta.namespace.as_deref() == Some(&namespace);
-    let revisions = all_revisions.iter().filter(|r| in_namespace(r.meta())).collect();
-    let revisions = claim_children(writes, ds, &reference, &selector, revisions).await;
-    let Some(hash) = current_revision(writes, ds, &spec.template, &revisions).await else { return };
     let candidates = all_pods.iter().filter(|p| in_namespace(p.meta())).collect();
     let controlled = claim_children(writes, ds, &reference, &selector, candidates).await;
     let mut by_node: BTreeMap<String, Vec<&Pod>> = BTreeMap::new();
@@ -77,13 +71,18 @@ pub async fn sync(writes: &mut Writes, ds: &DaemonSet, nodes: &[Node], all_pods:
         by_node.entry(target_node(pod)).or_default().push(pod);
     }
     let template = serde_json::to_value(&spec.template.spec).unwrap_or_default();
-    let tolerations = daemon_tolerations(&template);
+    let tolerations = if writes.mutated(Mutant::DaemonSetNoDaemonTolerations) {
+        template["tolerations"].as_array().cloned().unwrap_or_default()
+    } else {
+        daemon_tolerations(&template)
+    };
     let mut deletions: Vec<&Pod> = Vec::new();
     let mut counts = Counts::default();
     let mut rolling = Rolling::default();
     for node in nodes {
         let name = node.name_any();
-        let (should_run, should_continue) = should_run(&template, &tolerations, node);
+        let (should_run, mut should_continue) = should_run(&template, &tolerations, node);
+        should_continue &= should_run || !writes.mutated(Mutant::DaemonSetNoScheduleEvicts);
         let on_node: Vec<&Pod> =
             by_node.remove(&name).unwrap_or_default().into_iter().filter(|p| p.meta().deletion_timestamp.is_none()).collect();
         if should_run && on_node.is_empty() {
@@ -166,57 +165,6 @@ fn should_run(template: &Value, tolerations: &[Value], node: &Node) -> (bool, bo
     (true, true)
 }
 
-/// The hash of the DaemonSet's current revision: the ControllerRevision of its template among
-/// `revisions` (by hash, or else by content), renumbered to come last if an older template's
-/// came after it, or one made for it. `None` until it can be made.
-async fn current_revision(
-    writes: &mut Writes,
-    ds: &DaemonSet,
-    template: &PodTemplateSpec,
-    revisions: &[&ControllerRevision],
-) -> Option<String> {
-    let hash = deployments::template_hash(template);
-    let data = revision_data(template);
-    let is_current = |r: &&&ControllerRevision| r.labels().get(HASH_LABEL) == Some(&hash) || r.data.0 == data;
-    let newest_other = revisions.iter().filter(|r| !is_current(r)).filter_map(|r| r.revision).max().unwrap_or(0);
-    let current = revisions.iter().filter(is_current).max_by_key(|r| r.revision.unwrap_or(0));
-    match current {
-        Some(current) => {
-            if current.revision.unwrap_or(0) <= newest_other {
-                let mut renumbered = (*current).clone();
-                renumbered.revision = Some(newest_other + 1);
-                writes.replace(&renumbered).await;
-            }
-            Some(current.labels().get(HASH_LABEL).cloned().unwrap_or(hash))
-        }
-        None => {
-            let mut labels = template.metadata.as_ref().and_then(|m| m.labels.clone()).unwrap_or_default();
-            labels.insert(HASH_LABEL.into(), hash.clone());
-            let revision = ControllerRevision {
-                metadata: ObjectMeta {
-                    name: Some(format!("{}-{hash}", ds.name_any())),
-                    namespace: ds.namespace(),
-                    labels: Some(labels),
-                    annotations: ds.meta().annotations.clone(),
-                    owner_references: Some(vec![controller_reference("apps/v1", "DaemonSet", ds.meta())]),
-                    ..Default::default()
-                },
-                data: RawExtension(data),
-                revision: Some(newest_other + 1),
-            };
-            writes.create(&ds.namespace().unwrap_or_default(), &revision).await.map(|_| hash)
-        }
-    }
-}
-
-/// What a DaemonSet's ControllerRevision holds: its template as a patch that replaces it
-/// (`getPatch`).
-fn revision_data(template: &PodTemplateSpec) -> Value {
-    let mut template = serde_json::to_value(template).unwrap_or_default();
-    template["$patch"] = json!("replace");
-    json!({"spec": {"template": template}})
-}
-
 /// Creates the daemon pod for `node` from `template` at revision `hash`.
 async fn create(writes: &mut Writes, ds: &DaemonSet, template: &PodTemplateSpec, hash: &str, reference: &OwnerReference, node: &str) {
     let namespace = ds.namespace().unwrap_or_default();
@@ -225,7 +173,9 @@ async fn create(writes: &mut Writes, ds: &DaemonSet, template: &PodTemplateSpec,
     labels.insert(HASH_LABEL.into(), hash.into());
     labels.insert(GENERATION_LABEL.into(), ds.meta().generation.unwrap_or(0).to_string());
     let mut spec = serde_json::to_value(&pod.spec).unwrap_or_default();
-    spec["tolerations"] = json!(daemon_tolerations(&spec));
+    if !writes.mutated(Mutant::DaemonSetNoDaemonTolerations) {
+        spec["tolerations"] = json!(daemon_tolerations(&spec));
+    }
     // Only the node's name is required of it, whatever else the template's affinity said of nodes
     // (`ReplaceDaemonSetPodNodeNameNodeAffinity`).
     let term = json!({"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]});

@@ -18,6 +18,7 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use crate::workloads::claims::{ChildSelector, claim_children, controller_reference};
+use crate::workloads::mutant::Mutant;
 use crate::workloads::status;
 use crate::workloads::writes::Writes;
 
@@ -72,7 +73,11 @@ fn complete(d: &Deployment) -> bool {
 /// (`cleanupDeployment`): every old one not being deleted counts, but one that still has
 /// replicas, or whose status has not caught up with its spec, is kept.
 async fn clean_up(writes: &mut Writes, d: &Deployment, old: &[&ReplicaSet]) {
-    let Some(limit) = d.spec.revision_history_limit.and_then(|l| usize::try_from(l).ok()) else { return };
+    let Some(mut limit) = d.spec.revision_history_limit.and_then(|l| usize::try_from(l).ok()) else { return };
+    if writes.mutated(Mutant::DeploymentHistoryNeverDeleted) {
+        return;
+    }
+    limit += usize::from(writes.mutated(Mutant::DeploymentKeepsOneMore));
     let mut alive: Vec<&ReplicaSet> = old.iter().copied().filter(|rs| rs.meta().deletion_timestamp.is_none()).collect();
     let excess = alive.len().saturating_sub(limit);
     let revision = |rs: &ReplicaSet| rs.annotations().get(REVISION).and_then(|r| r.parse::<i64>().ok()).unwrap_or(0);

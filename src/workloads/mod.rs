@@ -1,5 +1,5 @@
 //! Workload controllers for the fake API server: what kube-controller-manager's deployment,
-//! replicaset, daemonset, replicationcontroller, job and cronjob controllers do that garbage collection
+//! replicaset, daemonset, statefulset, replicationcontroller, job and cronjob controllers do that garbage collection
 //! rests on, the disruption controller's PodDisruptionBudget status, and the endpoints,
 //! EndpointSlice, EndpointSlice mirroring and service account controllers, which give Services
 //! their endpoints and namespaces their `default` account, and the node lifecycle controller's
@@ -24,6 +24,10 @@
 //! - [`replicas`]: ReplicaSets and ReplicationControllers.
 //! - [`deployments`]: Deployments, rolling and recreating.
 //! - [`daemon_sets`]: DaemonSets: a pod on every Node that should run one.
+//! - [`stateful_sets`]: StatefulSets: pods with a stable identity, their claims, and the
+//!   claims' retention policy.
+//! - [`revisions`]: the ControllerRevisions that keep a DaemonSet's or StatefulSet's template
+//!   history.
 //! - [`jobs`]: Jobs and their tracking finalizer.
 //! - [`cronjobs`]: CronJobs: Jobs on a schedule, and their history limits.
 //! - [`disruption`]: PodDisruptionBudgets: the healthy and expected pods they count.
@@ -37,6 +41,7 @@
 //! - [`root_ca`]: the `kube-root-ca.crt` ConfigMap of every namespace.
 //! - [`nodes`]: on a cluster with nodes, the scheduler and node agents that run pods.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
+//! - [`mutant`]: deliberately broken rules, for judging the specification.
 
 pub mod claims;
 pub mod cronjobs;
@@ -48,14 +53,17 @@ pub mod endpoint_slices;
 pub mod endpoints;
 pub mod jobs;
 pub mod mirroring;
+pub mod mutant;
 pub mod node_taints;
 pub mod nodes;
 pub mod pods;
 pub mod replicas;
+pub mod revisions;
 pub mod root_ca;
 pub mod service_accounts;
 pub mod slicing;
 pub mod snapshot;
+pub mod stateful_sets;
 pub mod status;
 pub mod writes;
 
@@ -66,9 +74,11 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet};
+use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Node, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Endpoints, Namespace, Node, PersistentVolumeClaim, Pod, ReplicationController, Service, ServiceAccount,
+};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
@@ -124,10 +134,11 @@ struct Progress {
 impl Workloads {
     /// Starts the controllers against `client`, writing the times they record (a Job's
     /// conditions, its start and completion) from `clock`, with the node `agents` and the
-    /// scheduler if any node runs. Must be called inside a Tokio runtime.
-    pub fn start(client: kube::Client, clock: Clock, agents: nodes::Agents) -> Self {
+    /// scheduler if any node runs, broken by `mutant` if any (only to judge a specification).
+    /// Must be called inside a Tokio runtime.
+    pub fn start(client: kube::Client, clock: Clock, agents: nodes::Agents, mutant: Option<mutant::Mutant>) -> Self {
         let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
-        let task = tokio::spawn(run(client, clock.clone(), agents, progress.clone()));
+        let task = tokio::spawn(run(client, clock.clone(), agents, mutant, progress.clone()));
         Self { progress, clock, task }
     }
 
@@ -173,12 +184,12 @@ impl Workloads {
 }
 
 /// The controllers' loop: passes until one writes nothing, then a wait for a change.
-async fn run(client: kube::Client, clock: Clock, mut agents: nodes::Agents, progress: Arc<Progress>) {
+async fn run(client: kube::Client, clock: Clock, mut agents: nodes::Agents, mutant: Option<mutant::Mutant>, progress: Arc<Progress>) {
     let mut known_services = endpoints::KnownServices::default();
     let mut reporter = Reporter::new(writes::FIELD_MANAGER);
     loop {
         progress.busy.store(true, Ordering::SeqCst);
-        let failure = match pass(&client, &clock, &mut known_services, &mut agents, &mut reporter).await {
+        let failure = match pass(&client, &clock, mutant, &mut known_services, &mut agents, &mut reporter).await {
             Ok(p) if p.writes.landed > 0 => continue,
             Ok(p) if !p.writes.retry.is_empty() => Some(p.writes.retry.join("; ")),
             Ok(p) => {
@@ -210,19 +221,21 @@ struct Pass {
 }
 
 /// One pass: every controller syncs each of its objects; a kind's writes end the pass, so
-/// that the next controller reads them. `known_services` are the Services the endpoints
+/// that the next controller reads them. `mutant` breaks a rule of one controller if any.
+/// `known_services` are the Services the endpoints
 /// controller saw in the last pass; `agents` run the cluster's nodes, after the controllers
 /// have settled. An object that cannot be read is left out, and `reporter` says so once.
 async fn pass(
     client: &kube::Client,
     clock: &Clock,
+    mutant: Option<mutant::Mutant>,
     known_services: &mut endpoints::KnownServices,
     agents: &mut nodes::Agents,
     reporter: &mut Reporter,
 ) -> kube::Result<Pass> {
     let snapshot = Snapshot::read(client).await?;
     reporter.report(client, clock.now(), &snapshot.unreadable).await;
-    let mut writes = Writes::new(client.clone());
+    let mut writes = Writes::new(client.clone(), mutant);
     let mut due: Option<DateTime<Utc>> = None;
     for d in &snapshot.deployments {
         deployments::sync(&mut writes, d, &snapshot.replica_sets).await;
@@ -247,6 +260,10 @@ async fn pass(
         }
         for ds in &snapshot.daemon_sets {
             daemon_sets::sync(&mut writes, ds, &snapshot.nodes, &snapshot.pods, &snapshot.controller_revisions).await;
+        }
+        let members = stateful_sets::Members { pods: &snapshot.pods, claims: &snapshot.claims, revisions: &snapshot.controller_revisions };
+        for set in &snapshot.stateful_sets {
+            stateful_sets::sync(&mut writes, set, &members).await;
         }
         for job in &snapshot.jobs {
             jobs::sync(&mut writes, job, &snapshot.pods, clock.now()).await;
@@ -274,12 +291,14 @@ async fn wait_for_change(client: &kube::Client, clock: &Clock, revision: u64, du
         watch::<Deployment>(client, revision, "").await,
         watch::<ReplicaSet>(client, revision, "").await,
         watch::<DaemonSet>(client, revision, "").await,
+        watch::<StatefulSet>(client, revision, "").await,
         watch::<ControllerRevision>(client, revision, "").await,
         watch::<ReplicationController>(client, revision, "").await,
         watch::<CronJob>(client, revision, "").await,
         watch::<Job>(client, revision, "").await,
         watch::<PodDisruptionBudget>(client, revision, "").await,
         watch::<Pod>(client, revision, "").await,
+        watch::<PersistentVolumeClaim>(client, revision, "").await,
         watch::<Service>(client, revision, "").await,
         watch::<Endpoints>(client, revision, "").await,
         watch::<EndpointSlice>(client, revision, "").await,

@@ -1,12 +1,14 @@
-//! One pass's view of the cluster: every Deployment, ReplicaSet, DaemonSet, ControllerRevision,
-//! ReplicationController, CronJob,
-//! Job, PodDisruptionBudget and Pod, Service, Endpoints, EndpointSlice, Namespace,
+//! One pass's view of the cluster: every Deployment, ReplicaSet, DaemonSet, StatefulSet,
+//! ControllerRevision, ReplicationController, CronJob, Job, PodDisruptionBudget, Pod and
+//! PersistentVolumeClaim, Service, Endpoints, EndpointSlice, Namespace,
 //! ServiceAccount and Node, and every namespace's `kube-root-ca.crt` ConfigMap, each listed afresh (a list is a consistent read, so a pass sees every write
 //! before it), and the oldest revision among the lists.
 
-use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet};
+use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Namespace, Node, Pod, ReplicationController, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Endpoints, Namespace, Node, PersistentVolumeClaim, Pod, ReplicationController, Service, ServiceAccount,
+};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
@@ -17,16 +19,18 @@ use crate::workloads::root_ca;
 
 /// The resources a snapshot lists, as `(group, plural)`: a pass that saw revision `r` of each
 /// has seen every write to them up to `r`.
-pub const LISTED: [(&str, &str); 15] = [
+pub const LISTED: [(&str, &str); 17] = [
     ("apps", "deployments"),
     ("apps", "replicasets"),
     ("apps", "daemonsets"),
+    ("apps", "statefulsets"),
     ("apps", "controllerrevisions"),
     ("", "replicationcontrollers"),
     ("batch", "cronjobs"),
     ("batch", "jobs"),
     ("policy", "poddisruptionbudgets"),
     ("", "pods"),
+    ("", "persistentvolumeclaims"),
     ("", "services"),
     ("", "endpoints"),
     ("discovery.k8s.io", "endpointslices"),
@@ -44,6 +48,8 @@ pub struct Snapshot {
     pub replica_sets: Vec<ReplicaSet>,
     /// apps/v1 DaemonSets.
     pub daemon_sets: Vec<DaemonSet>,
+    /// apps/v1 StatefulSets.
+    pub stateful_sets: Vec<StatefulSet>,
     /// apps/v1 ControllerRevisions.
     pub controller_revisions: Vec<ControllerRevision>,
     /// core/v1 ReplicationControllers.
@@ -56,6 +62,8 @@ pub struct Snapshot {
     pub disruption_budgets: Vec<PodDisruptionBudget>,
     /// core/v1 Pods.
     pub pods: Vec<Pod>,
+    /// core/v1 PersistentVolumeClaims.
+    pub claims: Vec<PersistentVolumeClaim>,
     /// core/v1 Services.
     pub services: Vec<Service>,
     /// core/v1 Endpoints.
@@ -83,6 +91,7 @@ impl Snapshot {
         let deployments = list::<Deployment>(client, seen).await?;
         let replica_sets = list::<ReplicaSet>(client, seen).await?;
         let daemon_sets = list::<DaemonSet>(client, seen).await?;
+        let stateful_sets = list::<StatefulSet>(client, seen).await?;
         let controller_revisions = list::<ControllerRevision>(client, seen).await?;
         let replication_controllers = list::<ReplicationController>(client, seen).await?;
         let cron_jobs = list::<CronJob>(client, seen).await?;
@@ -91,6 +100,7 @@ impl Snapshot {
         // Pods are listed even when nothing controls them: a pod left with the Job tracking
         // finalizer by a Job that is gone must be let go.
         let pods = list::<Pod>(client, seen).await?;
+        let claims = list::<PersistentVolumeClaim>(client, seen).await?;
         let services = list::<Service>(client, seen).await?;
         let endpoints = list::<Endpoints>(client, seen).await?;
         let endpoint_slices = list::<EndpointSlice>(client, seen).await?;
@@ -102,12 +112,14 @@ impl Snapshot {
             deployments,
             replica_sets,
             daemon_sets,
+            stateful_sets,
             controller_revisions,
             replication_controllers,
             cron_jobs,
             jobs,
             disruption_budgets,
             pods,
+            claims,
             services,
             endpoints,
             endpoint_slices,

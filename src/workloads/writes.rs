@@ -11,6 +11,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::workloads::mutant::Mutant;
+
 /// A namespaced kind the workload controllers write.
 pub trait Workload: Resource<Scope = NamespaceResourceScope, DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned {}
 
@@ -22,6 +24,8 @@ pub const FIELD_MANAGER: &str = "kube-controller-manager";
 /// One pass's writes and their outcome.
 pub struct Writes {
     client: kube::Client,
+    /// The rule broken in this pass, when judging a specification.
+    mutant: Option<Mutant>,
     /// The field manager the writes carry.
     manager: &'static str,
     /// Writes that landed.
@@ -31,9 +35,15 @@ pub struct Writes {
 }
 
 impl Writes {
-    /// No writes yet, through `client`.
-    pub fn new(client: kube::Client) -> Self {
-        Self { client, manager: FIELD_MANAGER, landed: 0, retry: Vec::new() }
+    /// No writes yet, through `client`, by controllers broken by `mutant` if any.
+    pub fn new(client: kube::Client, mutant: Option<Mutant>) -> Self {
+        Self { client, mutant, manager: FIELD_MANAGER, landed: 0, retry: Vec::new() }
+    }
+
+    /// Whether the controllers of this pass break the rule `mutant` breaks (see
+    /// [`crate::workloads::mutant`]).
+    pub fn mutated(&self, mutant: Mutant) -> bool {
+        self.mutant == Some(mutant)
     }
 
     /// Makes the writes that follow carry `manager` as their field manager (the scheduler's

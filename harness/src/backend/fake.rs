@@ -34,6 +34,8 @@ pub struct Recipe {
     pub collector: Option<Config>,
     /// The cleanup controllers that run, and their mutant.
     pub cleanup: kubegc::cleanup::Config,
+    /// The workload controllers' mutant.
+    pub workload_mutant: Option<kubegc::workloads::mutant::Mutant>,
 }
 
 impl std::fmt::Debug for FakeBackend {
@@ -47,7 +49,7 @@ impl FakeBackend {
     /// against `server`. Must be called inside a Tokio runtime.
     pub fn start(server: ApiServer) -> Self {
         let mutant = server.mutant();
-        Self::from_recipe(server, Recipe { server_mutant: mutant, collector: Some(Config::default()), cleanup: Default::default() })
+        Self::from_recipe(server, Recipe { server_mutant: mutant, collector: Some(Config::default()), ..Recipe::default() })
     }
 
     /// The controllers `recipe` says against `server`, and clusters of scenarios' own made
@@ -57,11 +59,12 @@ impl FakeBackend {
         Self { cluster, eventually: DEFAULT_EVENTUALLY, recipe }
     }
 
-    /// A cluster builder with the collector of `recipe`.
+    /// A cluster builder with the collector and the workload mutant of `recipe`.
     fn builder(recipe: &Recipe) -> kubegc::cluster::Builder {
+        let builder = Cluster::builder().workload_mutant(recipe.workload_mutant);
         match &recipe.collector {
-            Some(config) => Cluster::builder().collector_config(config.clone()),
-            None => Cluster::builder().without_collector(),
+            Some(config) => builder.collector_config(config.clone()),
+            None => builder.without_collector(),
         }
     }
 

@@ -209,6 +209,7 @@ fn category_title(category: &str) -> &'static str {
         "T" => "TTL-after-finished controller tests",
         "S" => "CSR cleaner tests",
         "E" => "Event TTL",
+        "W.1" => "workload cleanup e2e tests",
         _ => "",
     }
 }

@@ -1,5 +1,6 @@
 //! `kubegc mutants`: runs the specification on the fake backend against every mutant API
-//! server, collector and cleanup controller and reports which scenarios catch which mutant.
+//! server, collector, cleanup controller and workload controller and reports which scenarios
+//! catch which mutant.
 
 use std::path::PathBuf;
 
@@ -21,8 +22,8 @@ pub struct Args {
     #[arg(long, default_value = "not @kubelet")]
     pub tags: String,
     /// Only the mutants whose name (`apiserver/ignore-preconditions`, `gc/never-orphan`,
-    /// `cleanup/pod-gc-newest-first`) starts with this (repeatable; `apiserver`, `gc` or
-    /// `cleanup` for a whole family).
+    /// `cleanup/pod-gc-newest-first`, `workloads/cronjob-keeps-one-more`) starts with this
+    /// (repeatable; `apiserver`, `gc`, `cleanup` or `workloads` for a whole family).
     #[arg(long)]
     pub only: Vec<String>,
     /// Scenarios run at once (most of a mutant's failing scenarios just wait).

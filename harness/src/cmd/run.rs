@@ -139,7 +139,7 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     let backend: Arc<dyn Backend> = match (args.target, args.gc) {
         (Target::Fake, None | Some(GcChoice::Reference | GcChoice::None)) => {
             let collector = (args.gc != Some(GcChoice::None)).then(kubegc::gc::Config::default);
-            let recipe = Recipe { server_mutant: args.apiserver_mutant, collector, cleanup: args.cleanup.clone() };
+            let recipe = Recipe { server_mutant: args.apiserver_mutant, collector, cleanup: args.cleanup.clone(), workload_mutant: None };
             Arc::new(FakeBackend::from_recipe(server(), recipe))
         }
         (Target::Fake, Some(GcChoice::External)) => Arc::new(ExternalGcBackend::start(server(), &gc_command()?, hold, timeout).await?),

@@ -14,7 +14,7 @@ use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::core::DynamicObject;
 use serde_json::Value;
 
-use super::support::{glob, list};
+use super::support::{glob, list, settled};
 use crate::world::StepResult;
 use crate::world::api::KubeWorld;
 
@@ -32,15 +32,6 @@ async fn lookup(api: &Api<DynamicObject>, name: &str) -> Result<Option<DynamicOb
     }
 }
 
-/// Waits for the collector to settle, unless it has since the scenario's last change.
-async fn settled(world: &mut KubeWorld) -> StepResult {
-    if !world.settled {
-        world.backend().settle().await?;
-        world.settled = true;
-    }
-    Ok(())
-}
-
 /// Turns a failed check into a failure message that explains the scenario's state.
 async fn explained(world: &mut KubeWorld, result: StepResult) -> StepResult {
     match result {
@@ -49,12 +40,28 @@ async fn explained(world: &mut KubeWorld, result: StepResult) -> StepResult {
     }
 }
 
-/// The value at a dotted path (`metadata.finalizers.0`) of a JSON document.
+/// The value at a dotted path (`metadata.finalizers.0`) of a JSON document; a key with dots
+/// in it goes in brackets (`metadata.labels[apps.kubernetes.io/pod-index]`).
 fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(v, |v, key| match v {
+    segments(path).into_iter().try_fold(v, |v, key| match v {
         Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
         _ => v.get(key),
     })
+}
+
+/// The keys of a path as [`at`] reads it.
+fn segments(path: &str) -> Vec<&str> {
+    let mut keys = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        let (key, after) = match rest.strip_prefix('[') {
+            Some(bracketed) => bracketed.split_once(']').unwrap_or((bracketed, "")),
+            None => rest.split_at(rest.find(['.', '[']).unwrap_or(rest.len())),
+        };
+        keys.push(key);
+        rest = after.strip_prefix('.').unwrap_or(after);
+    }
+    keys
 }
 
 /// A JSON value as a step writes it: strings bare, `unset` for a missing field or null.
@@ -263,7 +270,8 @@ async fn owner_table_check(world: &mut KubeWorld, kind: String, name: String, st
 }
 
 /// `Then ConfigMap "held" has "metadata.deletionGracePeriodSeconds" set to "0"`: a field at a
-/// dotted path, after settling (`unset` for an absent field; `${Kind/name}` for a uid); where
+/// dotted path (a key with dots in brackets), after settling (`unset` for an absent field;
+/// `${Kind/name}` for a uid); where
 /// settling is only a hold, read until it has that value or the backend's timeout passes.
 #[then(regex = r#"^((?-u:\w)+) "([^"]+)" has "([^"]+)" set to "([^"]*)"$"#)]
 async fn field(world: &mut KubeWorld, kind: String, name: String, path: String, value: String) -> StepResult {
@@ -699,4 +707,17 @@ async fn watch_saw_deleted(world: &mut KubeWorld, watched: String, kind: String,
     }
     .await;
     explained(world, result).await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_path_reads_bracketed_keys_whole() {
+        assert_eq!(
+            super::segments("metadata.labels[apps.kubernetes.io/pod-index]"),
+            ["metadata", "labels", "apps.kubernetes.io/pod-index"]
+        );
+        assert_eq!(super::segments("a[b.c].d.0"), ["a", "b.c", "d", "0"]);
+        assert_eq!(super::segments("spec.volumes.0.name"), ["spec", "volumes", "0", "name"]);
+    }
 }

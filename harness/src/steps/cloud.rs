@@ -10,7 +10,7 @@ use kube::api::{Api, Patch, PatchParams};
 use kubegc::cloud::Instance;
 use serde_json::json;
 
-use super::support::{create_body, manifest_with};
+use super::support::{create_body, manifest_with, settled};
 use crate::world::StepResult;
 use crate::world::api::KubeWorld;
 
@@ -36,9 +36,7 @@ async fn machine(world: &mut KubeWorld, what: String, node: String) -> StepResul
     let instance = if what == "no longer has" { Instance::Gone } else { Instance::Shutdown };
     // What the steps before set going has happened (the Node registered, say) before the
     // machine goes.
-    if !world.settled {
-        world.backend().settle().await?;
-    }
+    settled(world).await?;
     world.settled = false;
     world.backend().set_instance(&node, instance).await
 }
@@ -62,10 +60,7 @@ async fn lease_gone(world: &mut KubeWorld, node: String) -> StepResult {
 /// the backend's timeout for it to hold, after the cluster has settled).
 #[then(regex = r#"^Node "([^"]+)" has (the|no) taint "([^"]+)"$"#)]
 async fn node_taint(world: &mut KubeWorld, node: String, which: String, taint: String) -> StepResult {
-    if !world.settled {
-        world.backend().settle().await?;
-        world.settled = true;
-    }
+    settled(world).await?;
     let api: Api<Node> = Api::all(world.client());
     let wanted = which == "the";
     world

@@ -11,6 +11,16 @@ use crate::world::api::{Created, KubeWorld};
 /// A custom resource definition.
 pub type Crd = k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
+/// Waits for the collector and the controllers to settle, unless they have since the
+/// scenario's last change.
+pub async fn settled(world: &mut KubeWorld) -> StepResult {
+    if !world.settled {
+        world.backend().settle().await?;
+        world.settled = true;
+    }
+    Ok(())
+}
+
 /// A comma-separated list in a step (`"a, b"`), trimmed; empty for `""`.
 pub fn list(s: &str) -> Vec<String> {
     s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()

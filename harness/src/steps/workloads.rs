@@ -1,7 +1,7 @@
 //! Steps on what the workload controllers build: a Deployment, ReplicaSet, ReplicationController,
-//! Job or CronJob whose children the controllers make (their names generated, so the steps find
-//! them through their controller references), a Deployment's new template, and what is left of
-//! the tree afterwards.
+//! Job, CronJob or StatefulSet whose children the controllers make (their names mostly
+//! generated, so the steps find them through their controller references), a Deployment's new
+//! template, a workload scaled, and what is left of the tree afterwards.
 
 use cucumber::{given, then, when};
 use k8s_openapi::api::apps::v1::Deployment;
@@ -70,6 +70,46 @@ async fn cron_job(world: &mut KubeWorld, name: String, command: String, successf
     }
     let body = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name}, "spec": spec});
     create_body(world, "CronJob", &name, body, false).await.map_err(|e| format!("cannot create CronJob {name:?}: {e}"))
+}
+
+/// `Given a StatefulSet named "web" with 3 replicas` (pods started one by one, in ordinal
+/// order); `started in parallel` for the Parallel pod management policy; `, each with a claim
+/// "data"` for a volume claim template, its claims retained unless `deleted when the set is
+/// deleted`, `deleted when the set scales down`, or `deleted when the set is deleted or scales
+/// down` (the claim retention policy). The set's service name is its own name.
+#[given(
+    regex = r#"^a StatefulSet named "([^"]+)" with ((?-u:\d)+) replicas?( started in parallel)?(?:, each with a claim "([^"]+)"(?: deleted when the set (is deleted|scales down|is deleted or scales down))?)?$"#
+)]
+async fn stateful_set(world: &mut KubeWorld, name: String, count: i64, parallel: String, claim: String, deleted: String) -> StepResult {
+    let mut body = workload_body("StatefulSet", &name, count);
+    body["spec"]["serviceName"] = json!(name);
+    if !parallel.is_empty() {
+        body["spec"]["podManagementPolicy"] = json!("Parallel");
+    }
+    if !claim.is_empty() {
+        body["spec"]["volumeClaimTemplates"] = json!([{"metadata": {"name": claim},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}}}}]);
+        body["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] = json!([{"name": claim, "mountPath": "/data"}]);
+        let policy = |on: bool| if on { "Delete" } else { "Retain" };
+        body["spec"]["persistentVolumeClaimRetentionPolicy"] = json!({
+            "whenDeleted": policy(deleted.starts_with("is deleted")),
+            "whenScaled": policy(deleted.ends_with("scales down")),
+        });
+    }
+    create_body(world, "StatefulSet", &name, body, false).await.map_err(|e| format!("cannot create StatefulSet {name:?}: {e}"))
+}
+
+/// `When StatefulSet "web" is scaled to 1 replica` (or a Deployment, ReplicaSet or
+/// ReplicationController), through its `scale` subresource as `kubectl scale` does.
+#[when(regex = r#"^((?-u:\w)+) "([^"]+)" is scaled to ((?-u:\d)+) replicas?$"#)]
+async fn scale(world: &mut KubeWorld, kind: String, name: String, count: i64) -> StepResult {
+    let (api, _, _) = world.api(&kind).await?;
+    world.settled = false;
+    let patch = json!({"spec": {"replicas": count}});
+    api.patch_scale(&name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .map_err(|e| format!("cannot scale {kind} {name:?}: {e}"))?;
+    Ok(())
 }
 
 /// A manifest of a workload of `kind` named `name` with `count` replicas (a Job: `count` pods
@@ -159,6 +199,19 @@ async fn none_left(world: &mut KubeWorld, kind: String, other: String) -> StepRe
         }
     }
     Ok(())
+}
+
+/// `Then the Pods are "web-0, web-1"`: once the collector and the controllers have settled,
+/// the scenario namespace holds exactly the objects of that kind so named (`""` for none).
+#[given(regex = r#"^the ((?-u:\w)+?)s are "([^"]*)"$"#)]
+#[then(regex = r#"^the ((?-u:\w)+?)s are "([^"]*)"$"#)]
+async fn exactly(world: &mut KubeWorld, kind: String, names: String) -> StepResult {
+    world.backend().settle().await?;
+    let mut have: Vec<String> = listed(world, &kind).await?.iter().map(|o| o.name_any()).collect();
+    let mut want = super::support::list(&names);
+    have.sort();
+    want.sort();
+    if have == want { Ok(()) } else { Err(format!("the {kind}s are {have:?}, expected {want:?}")) }
 }
 
 /// `Then 1 ReplicaSet is left, with no owner references, controlling 2 Pods` (` each` when
