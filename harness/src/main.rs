@@ -3,6 +3,7 @@
 //! - `kubegc serve`: run the fake apiserver (and by default the reference garbage collector)
 //!   on a TCP port and write a kubeconfig for it.
 //! - `kubegc gc`: run the reference garbage collector against any cluster.
+//! - `kubegc settle`: wait until a `kubegc serve` has settled.
 //! - `kubegc run`: run the specification's scenarios against a backend.
 //! - `kubegc list`: list the scenarios and their tags.
 //! - `kubegc chaos`: random graphs, deletions, faults and cold restarts thrown at the collector.
@@ -17,6 +18,7 @@
 
 mod cmd;
 mod debug_routes;
+mod settle_route;
 
 use clap::{Parser, Subcommand};
 
@@ -34,12 +36,16 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Run the reference garbage collector against a cluster until interrupted.
     Gc(cmd::gc::Args),
+    /// Wait until a `kubegc serve` has settled (its collector and controllers have nothing left
+    /// to do); exit 0 if it did, 1 if not within the timeout, 2 on usage errors.
+    Settle(cmd::settle::Args),
     /// Run scenarios against a backend; exit 0 if all pass, 1 if any fails, 2 on usage errors.
     Run(cmd::run::Args),
     /// List the scenarios of the feature files, with their tags.
     List(cmd::list::Args),
-    /// Run the specification against every mutant API server and collector and report which
-    /// scenarios catch which; exit 0 if every mutant is caught, 1 if not.
+    /// Run the specification against every mutant (of the API server, the collector, the cleanup
+    /// and the workload controllers) and report which scenarios catch which; exit 0 if every
+    /// mutant is caught, 1 if not.
     Mutants(cmd::mutants::Args),
     /// Throw seeded random object graphs, bursts of deletions and finalizer changes, faults
     /// (5xx, 429, conflicts, lost answers, slow answers, cut watches, 410 on resume) and cold
@@ -104,6 +110,7 @@ fn main() -> std::process::ExitCode {
         match cli.command {
             Command::Serve(args) => cmd::serve::run(args).await.map(|()| true),
             Command::Gc(args) => cmd::gc::run(args).await.map(|()| true),
+            Command::Settle(args) => cmd::settle::run(args).await,
             Command::Run(args) => cmd::run::run(args).await,
             Command::List(args) => cmd::list::run(args).map(|()| true),
             Command::Program(args) => cmd::program::run(args).map(|()| true),

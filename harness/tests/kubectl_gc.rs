@@ -87,3 +87,34 @@ fn invalid_cross_namespace_reference_is_reported_as_an_event(on: On) {
     );
     assert!(s.kubectl(&["-n", "ns-b", "get", "cm", "parent"]).status.success(), "the real parent is untouched");
 }
+
+/// `kubegc settle` tells a script when the served cluster is done, in place of a sleep: once it
+/// says so after `kubectl create deployment`, kubectl sees every pod; once it says so after a
+/// background delete of an owner of 1000 ConfigMaps, the collector has taken them all. A timeout
+/// Go cannot parse is a usage error.
+#[test]
+fn kubegc_settle_waits_for_the_controllers_and_the_collector() {
+    let s = support::Served::start();
+    let settle = |timeout: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kubegc"))
+            .args(["settle", "--timeout", timeout, "--kubeconfig"])
+            .arg(s.kubeconfig())
+            .output()
+            .unwrap()
+    };
+    s.ok(&["create", "deployment", "web", "--image=registry.k8s.io/pause:3.10", "--replicas=3"]);
+    let settled = settle("30s");
+    assert_eq!(settled.status.code(), Some(0), "{settled:?}");
+    assert_eq!(String::from_utf8_lossy(&settled.stdout).trim(), "settled");
+    assert_eq!(s.ok(&["get", "pods", "-o", "name"]).lines().count(), 3);
+    s.ok(&["create", "configmap", "owner"]);
+    let uid = s.uid("cm", "owner");
+    let children: String = (0..1000).map(|i| format!("---\n{}", cm(&format!("child-{i}"), &[("owner", &uid, false)]))).collect();
+    s.apply_file("create", "children.yaml", &children);
+    s.ok(&["delete", "cm", "owner", "--cascade=background", "--wait=false"]);
+    assert_eq!(settle("30s").status.code(), Some(0));
+    assert_eq!(s.ok(&["get", "cm", "-o", "name"]).trim(), "configmap/kube-root-ca.crt");
+    let refused = settle("3x");
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains(r#"time: unknown unit "x" in duration "3x""#), "{refused:?}");
+}

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use kubegc::gc::queue::Backoff;
 use kubegc::gc::retry::{Delays, describe, is_transient};
 use kubegc::gc::{Config, GarbageCollector};
@@ -46,9 +45,7 @@ pub struct Args {
 
 /// Runs the collector until Ctrl-C or SIGTERM.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let kubeconfig =
-        Kubeconfig::read_from(&args.kubeconfig).with_context(|| format!("cannot read kubeconfig {}", args.kubeconfig.display()))?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.context("invalid kubeconfig")?;
+    let config = super::kube_config(&args.kubeconfig).await?;
     let cluster = config.cluster_url.clone();
     let limit = args.kube_api_qps.map(|qps| RateLimit::garbage_collector(qps, args.kube_api_burst)).transpose()?;
     let client = rate_limit::client(config, limit.as_ref()).context("cannot build a client")?;

@@ -1,14 +1,16 @@
 //! `kubegc serve`: the fake apiserver on a TCP port, with a kubeconfig for kubectl, and by
 //! default the reference garbage collector and the workload controllers running against it
-//! (a [`kubegc::Cluster`]).
+//! (a [`kubegc::Cluster`]), and the settle endpoint ([`crate::settle_route`]) that tells a test
+//! when they are done.
 
 use anyhow::Context;
 use kubegc::Cluster;
 use kubegc::apiserver::kubeconfig::kubeconfig_yaml;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use crate::debug_routes;
+use crate::{debug_routes, settle_route};
 
 /// Which garbage collector runs beside the served apiserver.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,8 +69,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
     let nodes = args.nodes.unwrap_or(if args.no_workloads { 0 } else { 1 });
     cluster = cluster.nodes(nodes);
-    let cluster = cluster.cleanup_config(args.cleanup).start();
-    let mut router = cluster.server().router();
+    let cluster = Arc::new(cluster.cleanup_config(args.cleanup).start());
+    let mut router = cluster.server().router().merge(settle_route::router(cluster.clone()));
     if let Some(gc) = cluster.collector() {
         router = router.merge(debug_routes::router(gc.clone()));
     }
