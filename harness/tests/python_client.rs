@@ -4,12 +4,10 @@
 //! `force_conflicts`), unchanged.
 //!
 //! The client is installed from PyPI, once, into a virtual environment under Cargo's target
-//! directory; `python3` (with `venv`) must be on PATH, and the test fails saying so when it is
-//! not.
+//! directory (see `support::python_with`).
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
@@ -51,32 +49,8 @@ out["managers"] = [[e.manager, e.operation] for e in read.metadata.managed_field
 print(json.dumps(out))
 "#;
 
-/// A virtual environment with the client, made once (under a lock: tests run at once) and
-/// kept under the target directory.
-fn python_with_client() -> PathBuf {
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let lock = std::fs::File::create(tmp.join("python-client.lock")).unwrap();
-    lock.lock().unwrap();
-    let venv = tmp.join("python-client");
-    let python = venv.join("bin").join("python");
-    let marker = venv.join(format!("{CLIENT}.installed"));
-    if marker.exists() {
-        return python;
-    }
-    let made = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(&venv)
-        .status()
-        .unwrap_or_else(|e| panic!("the Python client test needs `python3` (3.9 or newer, with the venv module) on PATH: {e}"));
-    assert!(made.success(), "`python3 -m venv {}` failed: install Python's venv module", venv.display());
-    let pip = Command::new(&python).args(["-m", "pip", "install", "--quiet", CLIENT]).status().expect("pip runs");
-    assert!(pip.success(), "`pip install {CLIENT}` failed: the test installs the client from PyPI");
-    std::fs::write(&marker, "").unwrap();
-    python
-}
-
 fn server_side_apply_through_the_python_client(on: On) {
-    let python = python_with_client();
+    let python = support::python_with("python-client", &[CLIENT]);
     let served = on.start();
     let out = Command::new(python).arg("-c").arg(SCRIPT).arg(served.kubeconfig()).output().expect("python runs");
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

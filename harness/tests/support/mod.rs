@@ -185,3 +185,29 @@ pub fn kubectl() -> &'static PathBuf {
 pub fn strings(v: &Value) -> Vec<String> {
     v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
 }
+
+/// The `python` of a virtual environment named `name` under Cargo's target directory, with
+/// `packages` installed from PyPI; made once per set of packages (under a lock: tests run at
+/// once). `python3` (3.9 or newer, with `venv`) must be on PATH, and the test fails saying so
+/// when it is not.
+pub fn python_with(name: &str, packages: &[&str]) -> PathBuf {
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let lock = std::fs::File::create(tmp.join(format!("{name}.lock"))).unwrap();
+    lock.lock().unwrap();
+    let venv = tmp.join(name);
+    let python = venv.join("bin").join("python");
+    let marker = venv.join(format!("{}.installed", packages.join("+")));
+    if marker.exists() {
+        return python;
+    }
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .unwrap_or_else(|e| panic!("this test needs `python3` (3.9 or newer, with the venv module) on PATH: {e}"));
+    assert!(made.success(), "`python3 -m venv {}` failed: install Python's venv module", venv.display());
+    let pip = Command::new(&python).args(["-m", "pip", "install", "--quiet"]).args(packages).status().expect("pip runs");
+    assert!(pip.success(), "`pip install {}` failed: the test installs them from PyPI", packages.join(" "));
+    std::fs::write(&marker, "").unwrap();
+    python
+}
