@@ -2,7 +2,8 @@
 // with its garbage collector, the workload controllers and one node that runs pods (`kubegc
 // serve`). Start hands back a *rest.Config for client-go or controller-runtime; Settle returns
 // once the collector and the controllers have nothing left to do, so a test reads an outcome
-// instead of sleeping for one.
+// instead of sleeping for one. StartGC adds kubegc's garbage collector to another API server,
+// such as envtest's, which has none.
 //
 // The kubegc binary is the one $KUBEGC names, else the one on PATH (`cargo install --path
 // harness` in kubegc's repository).
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Server is a running `kubegc serve`, stopped when the test that started it ends.
@@ -38,6 +40,24 @@ type Server struct {
 // `--nodes`, `2`, ...), and returns once it accepts connections.
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	first := run(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--kubeconfig", kubeconfig}, args...)...)
+	// The first line says where it listens; the kubeconfig is written before it.
+	if !strings.Contains(first, "listening on") {
+		t.Fatalf("kubegc serve did not start: %q", first)
+	}
+	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatalf("reading the kubeconfig of kubegc serve: %v", err)
+	}
+	config.QPS = -1
+	return &Server{Config: config, Kubeconfig: kubeconfig}
+}
+
+// run starts kubegc with args, stopped when the test ends, and returns the first line it
+// prints (the rest is read and dropped).
+func run(t testing.TB, args ...string) string {
+	t.Helper()
 	binary := os.Getenv("KUBEGC")
 	if binary == "" {
 		found, err := exec.LookPath("kubegc")
@@ -46,30 +66,20 @@ func Start(t testing.TB, args ...string) *Server {
 		}
 		binary = found
 	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0", "--kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.Command(binary, args...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatalf("kubegc serve: %v", err)
+		t.Fatalf("kubegc %s: %v", args[0], err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("kubegc serve: %v", err)
+		t.Fatalf("kubegc %s: %v", args[0], err)
 	}
 	t.Cleanup(func() { stop(cmd) })
-	// The first line says where it listens; the kubeconfig is written before it.
 	lines := bufio.NewReader(stdout)
-	first, err := lines.ReadString('\n')
-	if !strings.Contains(first, "listening on") {
-		t.Fatalf("kubegc serve did not start: %q %v", first, err)
-	}
+	first, _ := lines.ReadString('\n')
 	go func() { _, _ = io.Copy(io.Discard, lines) }()
-	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatalf("reading the kubeconfig of kubegc serve: %v", err)
-	}
-	config.QPS = -1
-	return &Server{Config: config, Kubeconfig: kubeconfig}
+	return first
 }
 
 // Settle returns nil once the garbage collector and every controller have seen every change
@@ -97,5 +107,25 @@ func stop(cmd *exec.Cmd) {
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
+	}
+}
+
+// StartGC runs kubegc's reference garbage collector (`kubegc gc`) against the API server
+// config reaches — envtest's, say, which has no controller manager and so collects no
+// garbage — and stops it when the test ends.
+func StartGC(t testing.TB, config *rest.Config) {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	file := clientcmdapi.NewConfig()
+	file.Clusters["target"] = &clientcmdapi.Cluster{Server: config.Host, CertificateAuthorityData: config.CAData, InsecureSkipTLSVerify: config.Insecure}
+	file.AuthInfos["gc"] = &clientcmdapi.AuthInfo{ClientCertificateData: config.CertData, ClientKeyData: config.KeyData, Token: config.BearerToken}
+	file.Contexts["target"] = &clientcmdapi.Context{Cluster: "target", AuthInfo: "gc"}
+	file.CurrentContext = "target"
+	if err := clientcmd.WriteToFile(*file, kubeconfig); err != nil {
+		t.Fatalf("writing a kubeconfig for kubegc gc: %v", err)
+	}
+	first := run(t, "gc", "--kubeconfig", kubeconfig)
+	if !strings.Contains(first, "garbage collector running against") {
+		t.Fatalf("kubegc gc did not start: %q", first)
 	}
 }
