@@ -32,7 +32,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the fake Kubernetes API server until interrupted, and write a kubeconfig for it.
+    /// Run the fake Kubernetes API server until interrupted, with a kubeconfig for it (removed
+    /// on exit); exit 1 if it cannot listen, 2 on usage errors.
     Serve(cmd::serve::Args),
     /// Run the reference garbage collector against a cluster until interrupted.
     Gc(cmd::gc::Args),
@@ -108,7 +109,7 @@ fn main() -> std::process::ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Serve(args) => cmd::serve::run(args).await.map(|()| true),
+            Command::Serve(args) => cmd::serve::run(args).await,
             Command::Gc(args) => cmd::gc::run(args).await.map(|()| true),
             Command::Settle(args) => cmd::settle::run(args).await,
             Command::Run(args) => cmd::run::run(args).await,

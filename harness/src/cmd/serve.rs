@@ -6,7 +6,7 @@
 use anyhow::Context;
 use kubegc::Cluster;
 use kubegc::apiserver::kubeconfig::kubeconfig_yaml;
-use std::net::SocketAddr;
+use std::io::ErrorKind;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -25,9 +25,10 @@ pub enum GcChoice {
 /// Arguments of `kubegc serve`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Address to listen on (port 0 picks a free port).
+    /// Address to listen on, `host:port` (a name such as `localhost` is looked up; port 0
+    /// picks a free port).
     #[arg(long, default_value = "127.0.0.1:6443")]
-    pub addr: SocketAddr,
+    pub addr: String,
     /// Where to write the kubeconfig for clients.
     #[arg(long, default_value = "kubegc.kubeconfig")]
     pub kubeconfig: PathBuf,
@@ -57,8 +58,10 @@ pub struct Args {
     pub cleanup: kubegc::cleanup::Config,
 }
 
-/// Runs the server until Ctrl-C or SIGTERM.
-pub async fn run(args: Args) -> anyhow::Result<()> {
+/// Runs the server until Ctrl-C or SIGTERM, then removes the kubeconfig it wrote; `Ok(false)`
+/// (exit 1) when the address is in use, not this machine's or not permitted: a failure, not a
+/// usage error (an address that cannot be read or looked up is one).
+pub async fn run(args: Args) -> anyhow::Result<bool> {
     let mut cluster = Cluster::builder();
     if args.gc == GcChoice::None {
         cluster = cluster.without_collector();
@@ -74,7 +77,14 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     if let Some(gc) = cluster.collector() {
         router = router.merge(debug_routes::router(gc.clone()));
     }
-    let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
+    let listener = match tokio::net::TcpListener::bind(&args.addr).await {
+        Ok(listener) => listener,
+        Err(e) if matches!(e.kind(), ErrorKind::AddrInUse | ErrorKind::AddrNotAvailable | ErrorKind::PermissionDenied) => {
+            eprintln!("kubegc: cannot listen on {}: {e}", args.addr);
+            return Ok(false);
+        }
+        Err(e) => anyhow::bail!("--addr {}: {e}", args.addr),
+    };
     let addr = listener.local_addr()?;
     cluster.server().lock().advertise(addr);
     let url = format!("http://{addr}");
@@ -86,6 +96,9 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         "kubegc apiserver listening on {url} (kubeconfig: {}, gc: {gc_name}, workload controllers: {workloads}, nodes: {nodes})",
         args.kubeconfig.display(),
     );
-    axum::serve(listener, router).with_graceful_shutdown(crate::shutdown_signal()).await.context("serving the API")?;
-    Ok(())
+    let served = axum::serve(listener, router).with_graceful_shutdown(crate::shutdown_signal()).await;
+    // A kubeconfig pointing at a port no one listens on any more would only mislead.
+    let _ = std::fs::remove_file(&args.kubeconfig);
+    served.context("serving the API")?;
+    Ok(true)
 }
