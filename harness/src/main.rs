@@ -105,6 +105,8 @@ fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("KUBEGC_LOG").unwrap_or_else(|_| default_filter.into()))
         .with_writer(std::io::stderr)
+        // Colours only for a terminal: a log written to a file or a CI log keeps plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
     let result = runtime.block_on(async {

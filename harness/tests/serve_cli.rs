@@ -11,7 +11,7 @@ fn kubegc() -> Command {
 /// A host name is looked up (`localhost:0`); on SIGTERM the server stops with exit 0 and
 /// removes its kubeconfig, which would otherwise point at a port no one listens on. A second
 /// server on the same port exits 1 (a failure, not a usage error); an address that cannot be
-/// read exits 2.
+/// read exits 2. Its log, written to a pipe, has no terminal colours.
 #[test]
 fn addresses_exit_codes_and_the_kubeconfig_left_behind() {
     let dir = tempfile::tempdir().unwrap();
@@ -19,7 +19,9 @@ fn addresses_exit_codes_and_the_kubeconfig_left_behind() {
     let mut first = kubegc()
         .args(["serve", "--addr", "localhost:0", "--nodes", "0", "--kubeconfig"])
         .arg(&kubeconfig)
+        .env("KUBEGC_LOG", "info")
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
@@ -37,6 +39,10 @@ fn addresses_exit_codes_and_the_kubeconfig_left_behind() {
 
     let killed = Command::new("kill").args(["-TERM", &first.id().to_string()]).status().unwrap();
     assert!(killed.success());
-    assert_eq!(first.wait().unwrap().code(), Some(0));
+    let stopped = first.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(0));
     assert!(!kubeconfig.exists(), "the kubeconfig is removed when the server stops");
+    let log = String::from_utf8_lossy(&stopped.stderr);
+    assert!(log.contains(" INFO "), "{log}");
+    assert!(!log.contains('\u{1b}'), "colours in a log written to a pipe: {log:?}");
 }
