@@ -118,3 +118,19 @@ fn kubegc_settle_waits_for_the_controllers_and_the_collector() {
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     assert!(String::from_utf8_lossy(&refused.stderr).contains(r#"time: unknown unit "x" in duration "3x""#), "{refused:?}");
 }
+
+/// README.md's shell example, as it is written: on `kubegc serve --gc none`, `kubectl create -f
+/// examples/owner.yaml` and a foreground delete leave the owner with the foregroundDeletion
+/// finalizer and a deletionTimestamp, the API server's half of deletion.
+#[test]
+fn the_readme_shell_example_shows_the_api_server_s_half() {
+    let readme = include_str!("../../README.md");
+    assert!(readme.contains("kubectl create -f examples/owner.yaml && kubectl delete configmap owner --cascade=foreground --wait=false"));
+    let s = support::Served::start_with_gc("none");
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/owner.yaml");
+    s.ok(&["create", "-f", manifest.to_str().unwrap()]);
+    s.ok(&["delete", "configmap", "owner", "--cascade=foreground", "--wait=false"]);
+    let kept = s.json(&["get", "configmap", "owner", "-o", "json"]);
+    assert_eq!(kept["metadata"]["finalizers"], serde_json::json!(["foregroundDeletion"]));
+    assert!(kept["metadata"]["deletionTimestamp"].is_string(), "{kept}");
+}
