@@ -31,6 +31,8 @@
 //! `minReadySeconds` holding back an ordered start, repairing the identity of an existing pod,
 //! and trimming revisions beyond `revisionHistoryLimit`.
 
+use std::sync::OnceLock;
+
 use k8s_openapi::api::apps::v1::{ControllerRevision, StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec};
 use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -74,7 +76,7 @@ pub async fn sync(writes: &mut Writes, set: &StatefulSet, members: &Members<'_>)
     let candidates = members.pods.iter().filter(|p| in_namespace(p.meta()) && ordinal(set, p).is_some()).collect();
     let owned = claim_children(writes, set, &reference, &selector, candidates).await;
     let claims: Vec<&PersistentVolumeClaim> = members.claims.iter().filter(|c| in_namespace(c.meta())).collect();
-    let set = Set { set, revision, reference, claims };
+    let set = Set { set, revision, reference, claims, live: OnceLock::new() };
     let range = set.range();
     let mut replicas: Vec<Option<&Pod>> = range.clone().map(|_| None).collect();
     let mut condemned: Vec<&Pod> = Vec::new();
@@ -103,11 +105,27 @@ struct Set<'a> {
     revision: String,
     reference: OwnerReference,
     claims: Vec<&'a PersistentVolumeClaim>,
+    /// Whether a fresh read found the set still live, once asked ([`Set::still_live`]).
+    live: OnceLock<bool>,
 }
 
 impl Set<'_> {
     fn spec(&self) -> &StatefulSetSpec {
         &self.set.spec
+    }
+
+    /// Whether a fresh read finds the set with its uid and not being deleted, asked once a
+    /// pass before it makes a claim or names itself a claim's controller: a pass's lists are
+    /// read one after another, so the set it read may have been deleted since, and a claim
+    /// made or owned for a set that is gone would be left behind or collected against the
+    /// propagation policy (the recheck upstream's controller reference manager makes before
+    /// adopting, `RecheckDeletionTimestamp`).
+    async fn still_live(&self, writes: &Writes) -> bool {
+        if let Some(live) = self.live.get() {
+            return *live;
+        }
+        let live = writes.can_adopt(self.set).await;
+        *self.live.get_or_init(|| live)
     }
 
     /// The ordinals its pods should have.
@@ -215,7 +233,10 @@ impl Set<'_> {
         for claim in self.claims_of(n) {
             match self.claims.iter().find(|c| c.name_any() == claim.name_any()) {
                 Some(existing) => usable &= existing.meta().deletion_timestamp.is_none(),
-                None => usable &= writes.create(&self.set.namespace().unwrap_or_default(), &claim).await.is_some(),
+                None if self.still_live(writes).await => {
+                    usable &= writes.create(&self.set.namespace().unwrap_or_default(), &claim).await.is_some();
+                }
+                None => usable = false,
             }
         }
         usable
@@ -234,6 +255,10 @@ impl Set<'_> {
         }
         for claim in self.own_claims(n) {
             if let Some(owners) = claim_owners(claim, &self.reference, pod, &policy, in_range) {
+                let names_the_set = |refs: &[OwnerReference]| refs.iter().any(|r| r.uid == self.reference.uid);
+                if names_the_set(&owners) && !names_the_set(claim.owner_references()) && !self.still_live(writes).await {
+                    continue;
+                }
                 let mut changed = claim.clone();
                 changed.metadata.owner_references = Some(owners);
                 writes.replace(&changed).await;

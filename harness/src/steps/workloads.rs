@@ -207,11 +207,23 @@ async fn none_left(world: &mut KubeWorld, kind: String, other: String) -> StepRe
 #[then(regex = r#"^the ((?-u:\w)+?)s are "([^"]*)"$"#)]
 async fn exactly(world: &mut KubeWorld, kind: String, names: String) -> StepResult {
     world.backend().settle().await?;
-    let mut have: Vec<String> = listed(world, &kind).await?.iter().map(|o| o.name_any()).collect();
+    let objects = listed(world, &kind).await?;
+    let mut have: Vec<String> = objects.iter().map(|o| o.name_any()).collect();
     let mut want = super::support::list(&names);
     have.sort();
     want.sort();
-    if have == want { Ok(()) } else { Err(format!("the {kind}s are {have:?}, expected {want:?}")) }
+    if have == want {
+        return Ok(());
+    }
+    let described: Vec<String> = objects
+        .iter()
+        .map(|o| {
+            let owners: Vec<&str> = o.owner_references().iter().map(|r| r.name.as_str()).collect();
+            let deleting = if o.metadata.deletion_timestamp.is_some() { ", being deleted" } else { "" };
+            format!("{} (owners {owners:?}, finalizers {:?}{deleting})", o.name_any(), o.finalizers())
+        })
+        .collect();
+    Err(format!("the {kind}s are {have:?}, expected {want:?}: {}", described.join("; ")))
 }
 
 /// `Then 1 ReplicaSet is left, with no owner references, controlling 2 Pods` (` each` when
