@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use kubegc::Cluster;
+use kubegc::apiserver::status::ApiError;
 use serde_json::json;
 
 /// Where the endpoint is served.
@@ -33,21 +33,13 @@ async fn settle(State(cluster): State<Arc<Cluster>>, RawQuery(query): RawQuery) 
         Some(Ok(d)) => d.to_std().unwrap_or_default(),
         Some(Err(e)) => {
             let message = e.message(asked.as_deref().unwrap_or_default(), |s| format!("{s:?}"));
-            return status(StatusCode::BAD_REQUEST, "BadRequest", &format!("invalid timeout: {message}"));
+            return ApiError::bad_request(format!("invalid timeout: {message}")).into_response();
         }
     };
     match cluster.try_settle(timeout).await {
-        Ok(()) => status(StatusCode::OK, "", "the cluster has settled"),
-        Err(pending) => status(StatusCode::GATEWAY_TIMEOUT, "Timeout", &pending),
+        Ok(()) => axum::Json(json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "message": "the cluster has settled", "code": 200}))
+        .into_response(),
+        Err(pending) => ApiError::timeout(pending).into_response(),
     }
-}
-
-/// A Status answer with `code`, `reason` and `message`.
-fn status(code: StatusCode, reason: &str, message: &str) -> Response {
-    let mut body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "message": message, "code": code.as_u16()});
-    body["status"] = json!(if code.is_success() { "Success" } else { "Failure" });
-    if !reason.is_empty() {
-        body["reason"] = json!(reason);
-    }
-    (code, axum::Json(body)).into_response()
 }

@@ -467,6 +467,12 @@ impl ApiError {
             .with_details(json!({"causes": [{"message": message}]}))
     }
 
+    /// 504 Timeout: the server could not finish in time (`NewTimeoutError`, without a retry
+    /// hint).
+    pub fn timeout(message: impl Into<String>) -> Self {
+        Self::new(504, "Timeout", message)
+    }
+
     /// 429 TooManyRequests, as an overloaded server (or API priority and fairness) answers.
     pub fn too_many_requests(message: impl Into<String>) -> Self {
         Self::new(429, "TooManyRequests", message)
