@@ -357,6 +357,12 @@ impl ApiError {
         Self::new(400, "BadRequest", message)
     }
 
+    /// 401 Unauthorized, as kube-apiserver answers a request it cannot authenticate when anonymous
+    /// requests are off.
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
     /// 403 Forbidden.
     pub fn forbidden(resource: QualifiedResource<'_>, name: &str, why: &str) -> Self {
         let subject = if name.is_empty() { resource.to_string() } else { format!("{resource} \"{name}\"") };

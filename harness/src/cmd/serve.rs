@@ -2,15 +2,25 @@
 //! default the reference garbage collector and the workload controllers running against it
 //! (a [`kubegc::Cluster`]), and the settle endpoint ([`crate::settle_route`]) that tells a test
 //! when they are done.
+//!
+//! On loopback the API is plain HTTP that asks no credentials. On any other address it is
+//! HTTPS only ([`tls`]), and every request needs the run's bearer token ([`bearer_token`]);
+//! `--insecure` serves plain HTTP there too.
+
+mod bearer_token;
+mod tls;
 
 use anyhow::Context;
+use axum::Router;
 use kubegc::Cluster;
-use kubegc::apiserver::kubeconfig::kubeconfig_yaml;
-use std::io::ErrorKind;
-use std::path::PathBuf;
+use kubegc::apiserver::kubeconfig::{kubeconfig_yaml, secured_kubeconfig_yaml};
+use std::fmt::Debug;
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::{debug_routes, settle_route};
+use bearer_token::BearerToken;
 
 /// Which garbage collector runs beside the served apiserver.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,10 +36,18 @@ pub enum GcChoice {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Address to listen on, `host:port` (a name such as `localhost` is looked up; port 0
-    /// picks a free port).
+    /// picks a free port). On loopback (127.0.0.0/8, ::1) the API is plain HTTP and asks no
+    /// credentials. On any other address it is HTTPS only, with a certificate authority and a
+    /// bearer token made for the run and written into the kubeconfig; a request without the
+    /// token gets 401 Unauthorized (unless --insecure).
     #[arg(long, default_value = "127.0.0.1:6443")]
     pub addr: String,
-    /// Where to write the kubeconfig for clients.
+    /// Serve plain HTTP without a token on any address, as on loopback: anyone who can reach
+    /// the address can read, change and delete everything served.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Where to write the kubeconfig for clients (readable by its owner only when it holds a
+    /// token); removed when the server stops.
     #[arg(long, default_value = "kubegc.kubeconfig")]
     pub kubeconfig: PathBuf,
     /// Garbage collector to run beside the apiserver.
@@ -87,18 +105,62 @@ pub async fn run(args: Args) -> anyhow::Result<bool> {
     };
     let addr = listener.local_addr()?;
     cluster.server().lock().advertise(addr);
-    let url = format!("http://{addr}");
-    std::fs::write(&args.kubeconfig, kubeconfig_yaml(&url))
-        .with_context(|| format!("cannot write kubeconfig {}", args.kubeconfig.display()))?;
     let gc_name = if cluster.collector().is_some() { "reference" } else { "none" };
     let workloads = if args.no_workloads { "off" } else { "on" };
-    println!(
-        "kubegc apiserver listening on {url} (kubeconfig: {}, gc: {gc_name}, workload controllers: {workloads}, nodes: {nodes})",
-        args.kubeconfig.display(),
-    );
-    let served = axum::serve(listener, router).with_graceful_shutdown(crate::shutdown_signal()).await;
+    let about = format!("kubeconfig: {}, gc: {gc_name}, workload controllers: {workloads}, nodes: {nodes}", args.kubeconfig.display());
+    if args.insecure {
+        eprintln!(
+            "kubegc: warning: --insecure: plain HTTP without authentication on {addr}: anyone who can reach this address can read, change and delete everything served"
+        );
+    }
+    let served = if addr.ip().is_loopback() || args.insecure {
+        let url = format!("http://{addr}");
+        write_kubeconfig(&args.kubeconfig, &kubeconfig_yaml(&url), false)?;
+        println!("kubegc apiserver listening on {url} ({about})");
+        serve_until_stopped(listener, router).await
+    } else {
+        let identity = tls::ServingIdentity::generate(addr.ip())?;
+        let token = BearerToken::random();
+        let url = format!("https://{}", tls::client_address(addr));
+        write_kubeconfig(&args.kubeconfig, &secured_kubeconfig_yaml(&url, identity.ca_pem(), token.as_str()), true)?;
+        println!("kubegc apiserver listening on {addr}, https only, with the bearer token in the kubeconfig: {url} ({about})");
+        let listener = identity.listener(listener).context("cannot serve TLS")?;
+        serve_until_stopped(listener, token.guard(router)).await
+    };
     // A kubeconfig pointing at a port no one listens on any more would only mislead.
     let _ = std::fs::remove_file(&args.kubeconfig);
     served.context("serving the API")?;
     Ok(true)
+}
+
+/// Serves `router` on `listener` until Ctrl-C or SIGTERM.
+async fn serve_until_stopped<L>(listener: L, router: Router) -> std::io::Result<()>
+where
+    L: axum::serve::Listener,
+    L::Addr: Debug,
+{
+    axum::serve(listener, router).with_graceful_shutdown(crate::shutdown_signal()).await
+}
+
+/// Writes `yaml` to `path`; a `private` one (it holds a token) readable and writable by its
+/// owner only, whatever mode the file had.
+fn write_kubeconfig(path: &Path, yaml: &str, private: bool) -> anyhow::Result<()> {
+    let write = || -> std::io::Result<()> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        if private {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(path)?;
+        #[cfg(unix)]
+        if private {
+            // `mode` applies to a new file only.
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        file.write_all(yaml.as_bytes())
+    };
+    write().with_context(|| format!("cannot write kubeconfig {}", path.display()))
 }
