@@ -23,6 +23,25 @@ async fn fetch(world: &mut KubeWorld, kind: &str, name: &str) -> Result<Option<D
     lookup(&api, name).await.map_err(|e| format!("cannot get {kind} {name:?}: {e}"))
 }
 
+/// Reads `kind` `name` after settling and judges it with `judge`: once where settling is exact;
+/// elsewhere, where a controller may still be making or moving it (a StatefulSet's claims, a
+/// kubelet's status), every 200 ms until `judge` passes or the backend's timeout does, the last
+/// complaint then the error.
+async fn read_until<F>(world: &mut KubeWorld, kind: &str, name: &str, mut judge: F) -> StepResult
+where
+    F: FnMut(DynamicObject) -> StepResult,
+{
+    settled(world).await?;
+    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
+    loop {
+        let verdict = fetch(world, kind, name).await?.ok_or(format!("{kind} {name:?} is gone")).and_then(&mut judge);
+        if verdict.is_ok() || world.backend().settles_exactly() || tokio::time::Instant::now() > deadline {
+            return verdict;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
 /// An object, `None` when it is not found or (a plain 404 page) its kind is no longer served.
 async fn lookup(api: &Api<DynamicObject>, name: &str) -> Result<Option<DynamicObject>, kube::Error> {
     match api.get(name).await {
@@ -228,7 +247,8 @@ async fn first_deletion_kept(world: &mut KubeWorld, kind: String, name: String) 
     explained(world, result).await
 }
 
-/// `Then ConfigMap "child" has owner references to "a, b"` (names; `""` for none), after settling.
+/// `Then ConfigMap "child" has owner references to "a, b"` (names; `""` for none), after settling
+/// (where settling is only a hold, read until it has them or the backend's timeout passes).
 #[then(regex = r#"^((?-u:\w)+) "([^"]+)" has owner references to "([^"]*)"$"#)]
 async fn owners(world: &mut KubeWorld, kind: String, name: String, expected: String) -> StepResult {
     let result = owners_check(&mut *world, kind, name, expected).await;
@@ -236,18 +256,20 @@ async fn owners(world: &mut KubeWorld, kind: String, name: String, expected: Str
 }
 
 async fn owners_check(world: &mut KubeWorld, kind: String, name: String, expected: String) -> StepResult {
-    settled(world).await?;
-    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
-    let have: Vec<String> = o.metadata.owner_references.unwrap_or_default().into_iter().map(|r| r.name).collect();
-    if have != list(&expected) {
-        return Err(format!("{kind} {name:?} has owner references to {have:?}, expected {:?}", list(&expected)));
-    }
-    Ok(())
+    read_until(world, &kind, &name, |o| {
+        let have: Vec<String> = o.metadata.owner_references.unwrap_or_default().into_iter().map(|r| r.name).collect();
+        if have != list(&expected) {
+            return Err(format!("{kind} {name:?} has owner references to {have:?}, expected {:?}", list(&expected)));
+        }
+        Ok(())
+    })
+    .await
 }
 
 /// `Then ConfigMap "b" has owner references:` and a table whose header names fields of an
 /// ownerReference (`name`, `kind`, `apiVersion`, `blockOwnerDeletion`, `controller`), one row
-/// per reference in order; `unset` for a field that is absent. Checked after settling.
+/// per reference in order; `unset` for a field that is absent. Checked after settling (where
+/// settling is only a hold, read until it has them or the backend's timeout passes).
 #[then(regex = r#"^((?-u:\w)+) "([^"]+)" has owner references:$"#)]
 async fn owner_table(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
     let result = owner_table_check(&mut *world, kind, name, step).await;
@@ -256,17 +278,18 @@ async fn owner_table(world: &mut KubeWorld, kind: String, name: String, step: &S
 
 async fn owner_table_check(world: &mut KubeWorld, kind: String, name: String, step: &Step) -> StepResult {
     let table = step.table.as_ref().ok_or("the step needs a table")?;
-    settled(world).await?;
-    let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
-    let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
-    let refs = o["metadata"]["ownerReferences"].as_array().cloned().unwrap_or_default();
     let header = &table.rows[0];
-    let have: Vec<Vec<String>> = refs.iter().map(|r| header.iter().map(|h| show(r.get(h.as_str()))).collect()).collect();
     let want: Vec<Vec<String>> = table.rows[1..].to_vec();
-    if have != want {
-        return Err(format!("{kind} {name:?} has owner references ({}) {have:?}, expected {want:?}", header.join(", ")));
-    }
-    Ok(())
+    read_until(world, &kind, &name, |o| {
+        let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
+        let refs = o["metadata"]["ownerReferences"].as_array().cloned().unwrap_or_default();
+        let have: Vec<Vec<String>> = refs.iter().map(|r| header.iter().map(|h| show(r.get(h.as_str()))).collect()).collect();
+        if have != want {
+            return Err(format!("{kind} {name:?} has owner references ({}) {have:?}, expected {want:?}", header.join(", ")));
+        }
+        Ok(())
+    })
+    .await
 }
 
 /// `Then ConfigMap "held" has "metadata.deletionGracePeriodSeconds" set to "0"`: a field at a
@@ -280,21 +303,16 @@ async fn field(world: &mut KubeWorld, kind: String, name: String, path: String, 
 }
 
 async fn field_check(world: &mut KubeWorld, kind: String, name: String, path: String, value: String) -> StepResult {
-    settled(world).await?;
     let want = world.resolve_uids(&value)?;
-    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
-    loop {
-        let o = fetch(world, &kind, &name).await?.ok_or(format!("{kind} {name:?} is gone"))?;
+    read_until(world, &kind, &name, |o| {
         let o = serde_json::to_value(&o).map_err(|e| e.to_string())?;
         let have = show(at(&o, &path));
-        if have == want {
-            return Ok(());
-        }
-        if world.backend().settles_exactly() || tokio::time::Instant::now() > deadline {
+        if have != want {
             return Err(format!("{kind} {name:?} has {path} = {have:?}, expected {want:?}"));
         }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
+        Ok(())
+    })
+    .await
 }
 
 /// The namespace's current state, `None` once it is gone.

@@ -67,6 +67,7 @@ async fn own_cluster_with_disks(world: &mut KubeWorld, count: usize, size: Strin
 
 /// Gives the scenario the controllers `spec` asks for.
 async fn start_own_cluster(world: &mut KubeWorld, spec: OwnCluster) -> StepResult {
+    world.on_nodes = spec.nodes > 0;
     let counts_terminated_pods = spec.terminated_pod_threshold.is_some_and(|t| t > 0);
     match world.backend().own_cluster(&spec).await? {
         Own::Backend(backend) => world.use_backend(backend),

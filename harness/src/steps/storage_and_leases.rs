@@ -13,7 +13,7 @@ use cucumber::{given, then};
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use super::support::create_body;
+use super::support::{create_body, unscheduled_without_nodes};
 use crate::world::StepResult;
 use crate::world::api::{Created, KubeWorld};
 
@@ -123,7 +123,7 @@ async fn volume_field(world: &mut KubeWorld, name: &str, field: &str, want: &str
 }
 
 /// `Given a Pod named "p" on node "n" in phase Succeeded using PersistentVolumeClaim "c"`
-/// (node and phase optional: without a node the pod is unscheduled, without a phase Pending).
+/// (node and phase optional: without a node the pod stays unscheduled, without a phase Pending).
 #[given(
     regex = r#"^a Pod named "([^"]+)"(?: on node "([^"]+)")?(?: in phase (Pending|Running|Succeeded|Failed))? using PersistentVolumeClaim "([^"]+)"$"#
 )]
@@ -133,7 +133,9 @@ async fn pod_using_claim(world: &mut KubeWorld, name: String, node: String, phas
         "terminationGracePeriodSeconds": 0,
         "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10", "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
         "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]}});
-    if !node.is_empty() {
+    if node.is_empty() {
+        unscheduled_without_nodes(world, &mut body["spec"]);
+    } else {
         body["spec"]["nodeName"] = json!(node);
     }
     create_body(world, "Pod", &name, body, false).await.map_err(|e| format!("cannot create Pod {name:?}: {e}"))?;

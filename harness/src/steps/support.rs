@@ -43,6 +43,15 @@ pub fn glob(pattern: &str, name: &str) -> bool {
 /// cluster, as a pod on a control plane without nodes does.
 const NO_SCHEDULER: &str = "kubegc-no-scheduler";
 
+/// Makes the pods of `pod_spec` unscheduled on any cluster ([`NO_SCHEDULER`]) unless the
+/// scenario asked for nodes that run pods: a scenario written for a control plane without
+/// nodes then judges alike on one with them (kind's, `kubegc serve`'s).
+pub fn unscheduled_without_nodes(world: &KubeWorld, pod_spec: &mut Value) {
+    if !world.on_nodes {
+        pod_spec["schedulerName"] = json!(NO_SCHEDULER);
+    }
+}
+
 /// A minimal valid manifest for `kind` (workloads with zero replicas, pods that no scheduler
 /// takes and that stop at once), so that a real cluster's controllers and nodes add nothing to
 /// the scenario.

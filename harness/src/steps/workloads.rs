@@ -10,7 +10,7 @@ use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::core::DynamicObject;
 use serde_json::{Value, json};
 
-use super::support::create_body;
+use super::support::{create_body, unscheduled_without_nodes};
 use crate::world::StepResult;
 use crate::world::api::KubeWorld;
 
@@ -83,6 +83,8 @@ async fn cron_job(world: &mut KubeWorld, name: String, command: String, successf
 async fn stateful_set(world: &mut KubeWorld, name: String, count: i64, parallel: String, claim: String, deleted: String) -> StepResult {
     let mut body = workload_body("StatefulSet", &name, count);
     body["spec"]["serviceName"] = json!(name);
+    // Else on a cluster with nodes the ordered set would not wait at its first pod.
+    unscheduled_without_nodes(world, &mut body["spec"]["template"]["spec"]);
     if !parallel.is_empty() {
         body["spec"]["podManagementPolicy"] = json!("Parallel");
     }
