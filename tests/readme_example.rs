@@ -1,4 +1,4 @@
-//! The Rust example of README.md ("In a controller's tests, from Rust"), kept here word for word
+//! The Rust example of README.md ("In a Rust test, with no socket"), kept here word for word
 //! between the markers and run as a test; `the_readme_shows_this_example` fails when the README
 //! no longer shows it.
 

@@ -138,8 +138,12 @@ impl Upstream {
 
     /// The pinned Kubernetes release (`v1.37.2`), read from `go.mod`.
     pub fn release(&self) -> anyhow::Result<String> {
-        let go_mod =
-            std::fs::read_to_string(self.source.join("go.mod")).with_context(|| format!("cannot read {}/go.mod", self.source.display()))?;
+        let go_mod = std::fs::read_to_string(self.source.join("go.mod")).with_context(|| {
+            format!(
+                "cannot read {}/go.mod (the upstream/ module of a kubegc checkout: set KUBEGC_UPSTREAM_SRC to one)",
+                self.source.display()
+            )
+        })?;
         go_mod
             .lines()
             .find_map(|l| l.trim().strip_prefix("require k8s.io/kubernetes ").or_else(|| l.trim().strip_prefix("k8s.io/kubernetes ")))

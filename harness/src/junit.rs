@@ -1,11 +1,11 @@
 //! Reading back the JUnit reports the runner writes: which scenario failed. Testcase names are
-//! cucumber's (`Scenario: <title>: <file>:<line>:<column>`, with `Rule: ...` in front inside a
-//! rule), reduced to the feature file's own name so that runs from different directories
-//! compare.
+//! `Scenario: <title>: <file>` (with `Rule: ...` in front inside a rule, the feature file's own
+//! name without its directory or line: `runner::stable_names`), so that runs from different
+//! directories and of edited files compare.
 
 use std::collections::BTreeMap;
 
-/// Scenario (normalised testcase name) → whether it failed.
+/// Scenario (testcase name) → whether it failed.
 pub type Verdicts = BTreeMap<String, bool>;
 
 /// The testcases of a JUnit report and whether each failed.
@@ -24,12 +24,12 @@ pub fn failures(xml: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Each testcase's normalised name and the XML inside it.
+/// Each testcase's name and the XML inside it.
 fn testcases(xml: &str) -> impl Iterator<Item = (String, &str)> {
     xml.split("<testcase name=\"").skip(1).filter_map(|chunk| {
         let (name, rest) = chunk.split_once('"')?;
         let body = rest.split("</testcase>").next().unwrap_or(rest);
-        Some((normalize(&unescape(name)), body))
+        Some((unescape(name), body))
     })
 }
 
@@ -38,18 +38,7 @@ fn unescape(text: &str) -> String {
     text.replace("&apos;", "'").replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 }
 
-/// A testcase name with its location reduced to `file.feature:line:column` (the runner may
-/// have copied the files into a temporary directory, under numbered names).
-fn normalize(name: &str) -> String {
-    let Some((title, location)) = name.rsplit_once(": ") else {
-        return name.to_string();
-    };
-    let file = location.rsplit('/').next().unwrap_or(location);
-    let file = file.split_once('-').filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit())).map_or(file, |(_, f)| f);
-    format!("{title}: {file}")
-}
-
-/// The short form of a testcase name: the scenario's title and `file:line:column`.
+/// The short form of a testcase name: the scenario's title and file.
 pub fn short(name: &str) -> &str {
     let title = name.rsplit("Scenario: ").next().unwrap_or(name);
     title.rsplit("Scenario Outline: ").next().unwrap_or(title)
@@ -61,16 +50,11 @@ mod tests {
 
     #[test]
     fn reads_names_and_failures() {
-        let xml = r#"<testsuites><testsuite><testcase name="Scenario: a: f:1:1" time="0"><system-out>x</system-out></testcase><testcase name="Rule: r: Scenario: it&apos;s b: f:2:1" time="0"><failure message="m"/></testcase></testsuite></testsuites>"#;
+        let xml = r#"<testsuites><testsuite><testcase name="Scenario: a: f.feature" time="0"><system-out>x</system-out></testcase><testcase name="Rule: r: Scenario: it&apos;s b: f.feature" time="0"><failure message="m"/></testcase></testsuite></testsuites>"#;
         let v = verdicts(xml);
-        assert_eq!(v.get("Scenario: a: f:1:1"), Some(&false));
-        assert_eq!(v.get("Rule: r: Scenario: it's b: f:2:1"), Some(&true));
-        assert_eq!(failures(xml).into_iter().collect::<Vec<_>>(), [("Rule: r: Scenario: it's b: f:2:1".to_string(), "m".to_string())]);
-        assert_eq!(short("Rule: r: Scenario: it's b: f:2:1"), "it's b: f:2:1");
-        assert_eq!(
-            normalize("Scenario: a: b: tmp/.tmpX/0003-kubelet_eviction.feature:35:3"),
-            "Scenario: a: b: kubelet_eviction.feature:35:3"
-        );
-        assert_eq!(normalize("Scenario: a: work/main/features/kubelet_config.feature:17:3"), "Scenario: a: kubelet_config.feature:17:3");
+        assert_eq!(v.get("Scenario: a: f.feature"), Some(&false));
+        assert_eq!(v.get("Rule: r: Scenario: it's b: f.feature"), Some(&true));
+        assert_eq!(failures(xml).into_iter().collect::<Vec<_>>(), [("Rule: r: Scenario: it's b: f.feature".to_string(), "m".to_string())]);
+        assert_eq!(short("Rule: r: Scenario: it's b: f.feature"), "it's b: f.feature");
     }
 }

@@ -33,7 +33,8 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run the fake Kubernetes API server until interrupted, with a kubeconfig for it (removed
-    /// on exit); exit 1 if it cannot listen, 2 on usage errors.
+    /// on exit): plain HTTP on loopback, HTTPS with a bearer token on any other address; exit 1
+    /// if it cannot listen, 2 on usage errors.
     Serve(cmd::serve::Args),
     /// Run the reference garbage collector against a cluster until interrupted.
     Gc(cmd::gc::Args),

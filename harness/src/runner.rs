@@ -166,26 +166,64 @@ fn merged_junit(reports: &[String]) -> String {
     out.push_str(pieces.next().unwrap_or_default());
     for (id, piece) in pieces.enumerate() {
         let rest = piece.split_once('"').map_or(piece, |(_, rest)| rest);
-        out.push_str(&format!("<testsuite id=\"{id}\"{}", with_classnames(rest)));
+        out.push_str(&format!("<testsuite id=\"{id}\"{}", stable_names(rest)));
     }
     out.push_str("</testsuites>");
     out
 }
 
-/// A test suite (from its attributes on) whose testcases name their feature as their
-/// `classname`, after their `name` (the scenario), as CI systems group them and as cucumber-jvm
-/// writes them. The suite is named `Feature: <name>: <file>`, already escaped for XML.
-fn with_classnames(suite: &str) -> String {
-    let name = suite.split_once(" name=\"").and_then(|(_, rest)| rest.split_once('"')).map_or("", |(name, _)| name);
-    let feature = name.strip_prefix("Feature: ").unwrap_or(name);
-    let feature = feature.rsplit_once(": ").map_or(feature, |(feature, _file)| feature);
-    let mut cases = suite.split("<testcase name=\"");
-    let mut out = cases.next().unwrap_or_default().to_string();
-    for case in cases {
-        let (name, rest) = case.split_once('"').unwrap_or((case, ""));
-        out.push_str(&format!("<testcase name=\"{name}\" classname=\"{feature}\"{rest}"));
+/// A test suite (from its attributes on) under stable names. Cucumber names a suite
+/// `Feature: <name>: <path>` and a testcase `<Rule: r: >Scenario: <title>: <path>:<line>:<column>`;
+/// here the path becomes the feature file's own name and the line and column go, so that a
+/// scenario keeps its name wherever the files are and whatever moves above it. A title a
+/// feature has more than once (an outline whose title names none of its placeholders) is
+/// numbered ` (1)`, ` (2)`, … in line order. Each testcase's `classname` is its feature's name,
+/// as CI systems group them and as cucumber-jvm writes them. The text is XML-escaped already.
+fn stable_names(suite: &str) -> String {
+    let mut pieces = suite.split("<testcase name=\"");
+    let (before, name, after) = attribute(pieces.next().unwrap_or_default(), "name");
+    let (feature, renamed) = match name.strip_prefix("Feature: ").and_then(|feature| feature.rsplit_once(": ")) {
+        Some((feature, path)) => (feature, format!("Feature: {feature}: {}", file_name(path))),
+        None => (name, name.to_string()),
+    };
+    let mut out = format!("{before}{renamed}{after}");
+    let cases: Vec<(&str, &str)> = pieces.map(|case| case.split_once('"').unwrap_or((case, ""))).collect();
+    let located: Vec<(&str, &str, u32)> = cases.iter().map(|(name, _)| location(name)).collect();
+    for (i, ((_, rest), (title, file, line))) in cases.iter().zip(&located).enumerate() {
+        let mut earlier = located.iter().filter(|(t, _, l)| t == title && l < line).count();
+        earlier += located[..i].iter().filter(|(t, _, l)| t == title && l == line).count();
+        let twice = located.iter().filter(|(t, _, _)| t == title).count() > 1;
+        let number = if twice { format!(" ({})", earlier + 1) } else { String::new() };
+        let file = if file.is_empty() { String::new() } else { format!(": {file}") };
+        out.push_str(&format!("<testcase name=\"{title}{number}{file}\" classname=\"{feature}\"{rest}"));
     }
     out
+}
+
+/// The text before an XML attribute's value, the value, and the text after it.
+fn attribute<'a>(element: &'a str, name: &str) -> (&'a str, &'a str, &'a str) {
+    let marker = format!(" {name}=\"");
+    let Some(start) = element.find(&marker).map(|i| i + marker.len()) else {
+        return (element, "", "");
+    };
+    let end = element[start..].find('"').map_or(element.len(), |i| start + i);
+    (&element[..start], &element[start..end], &element[end..])
+}
+
+/// A cucumber testcase name's title (everything before its location), feature file name and
+/// line; a name without a location is all title.
+fn location(name: &str) -> (&str, &str, u32) {
+    let parsed = name.rsplit_once(": ").and_then(|(title, location)| {
+        let mut parts = location.rsplitn(3, ':');
+        let (_column, line, path) = (parts.next()?, parts.next()?.parse().ok()?, parts.next()?);
+        Some((title, file_name(path), line))
+    });
+    parsed.unwrap_or((name, "", 0))
+}
+
+/// The last component of a path.
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// What the runs of every kind of scenario share.
@@ -298,6 +336,25 @@ mod tests {
             super::merged_junit(&[api, empty, kubelet]),
             format!(
                 r#"{head}<testsuites><testsuite id="0" name="Feature: A: f.feature"><testcase name="x" classname="A"/></testsuite><testsuite id="1" name="b"></testsuite><testsuite id="2" name="c"></testsuite></testsuites>"#
+            )
+        );
+    }
+
+    #[test]
+    fn testcase_names_keep_the_file_name_but_no_directory_or_line_and_number_a_repeated_title() {
+        let suite = concat!(
+            r#" name="Feature: Orphaning: work/x/features/orphan.feature" tests="3">"#,
+            r#"<testcase name="Scenario: Keeps it: work/x/features/orphan.feature:30:5" time="1"/>"#,
+            r#"<testcase name="Rule: r: Scenario: A: b: work/x/features/orphan.feature:12:3" time="1"/>"#,
+            r#"<testcase name="Scenario: Keeps it: work/x/features/orphan.feature:29:5" time="1"/>"#,
+        );
+        assert_eq!(
+            super::stable_names(suite),
+            concat!(
+                r#" name="Feature: Orphaning: orphan.feature" tests="3">"#,
+                r#"<testcase name="Scenario: Keeps it (2): orphan.feature" classname="Orphaning" time="1"/>"#,
+                r#"<testcase name="Rule: r: Scenario: A: b: orphan.feature" classname="Orphaning" time="1"/>"#,
+                r#"<testcase name="Scenario: Keeps it (1): orphan.feature" classname="Orphaning" time="1"/>"#,
             )
         );
     }

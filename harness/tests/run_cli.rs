@@ -66,6 +66,33 @@ fn run_against_kubegc_serve_through_a_kubeconfig_passes() {
     assert!(out.status.success(), "{}\n{}", summary(&out), String::from_utf8_lossy(&out.stdout));
 }
 
+/// On a cluster that outlives the run (here `kubegc serve` with no collector, where many of
+/// these scenarios fail and leave finalizers, cluster-scoped objects and Leases behind), each
+/// scenario takes away what it made: a second run judges every scenario as the first did, and
+/// the cluster holds what it held before.
+#[test]
+fn runs_on_a_shared_cluster_leave_nothing_behind_and_agree() {
+    let served = Served::start_with_gc("none");
+    let kubeconfig = served.kubeconfig();
+    let resources = served.ok(&["api-resources", "--verbs=list", "-o", "name"]).lines().collect::<Vec<_>>().join(",");
+    let listing = r#"jsonpath={range .items[*]}{.kind}/{.metadata.namespace}/{.metadata.name}{"\n"}{end}"#;
+    let inventory = || served.ok(&["get", &resources, "--all-namespaces", "-o", listing]);
+    let before = inventory();
+    let report = served.dir.path().join("junit.xml");
+    let run = || {
+        let args = ["run", "--target", "kubeconfig", "--kubeconfig", kubeconfig.to_str().unwrap(), "--hold-seconds", "1"];
+        let features = ["--features", "features/cluster_scope.feature", "--features", "features/leases.feature"];
+        let out = kubegc(&[&args[..], &features, &["--timeout-seconds", "5", "--junit", report.to_str().unwrap()]].concat());
+        kubegc_harness::junit::verdicts(&std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("no report: {}", summary(&out))))
+    };
+    let first = run();
+    assert!(first.values().any(|failed| *failed) && first.values().any(|failed| !*failed), "{first:#?}");
+    let second = run();
+    let differ: Vec<_> = first.iter().filter(|(name, failed)| second.get(*name) != Some(failed)).collect();
+    assert!(differ.is_empty() && first.len() == second.len(), "the second run judged otherwise: {differ:#?}");
+    assert_eq!(inventory(), before, "the runs left objects behind");
+}
+
 #[test]
 fn run_with_the_reference_collector_as_an_external_one_passes() {
     let command = format!("{} gc --kubeconfig {{kubeconfig}}", env!("CARGO_BIN_EXE_kubegc"));
@@ -116,6 +143,13 @@ fn junit_report_has_one_testcase_per_scenario() {
     assert_eq!(xml.matches("\" classname=\"").count(), ran, "a classname on every testcase");
     assert!(xml.contains(r#"" classname="Foreground cascading deletion" time="#), "{}", &xml[..2000.min(xml.len())]);
     assert_eq!(xml.matches("<testsuite ").count(), xml.matches("</testsuite>").count());
+    // Names a scenario keeps wherever the files are and whatever moves above it: its title and
+    // feature file, no directory and no line; unique, outlines' repeated titles numbered.
+    let names: Vec<&str> = xml.split("<testcase name=\"").skip(1).filter_map(|case| case.split('"').next()).collect();
+    assert!(names.contains(&"Scenario: The owner is kept until its blocking dependents are gone: foreground.feature"), "{names:?}");
+    let stable = regex::Regex::new(r": [\w.-]+\.feature$").unwrap();
+    assert!(names.iter().all(|name| stable.is_match(name)), "{names:?}");
+    assert_eq!(names.iter().collect::<std::collections::BTreeSet<_>>().len(), names.len(), "names repeat: {names:?}");
 }
 
 #[test]
@@ -161,17 +195,31 @@ fn a_tag_expression_that_does_not_parse_is_one_readable_line() {
 }
 
 #[test]
-fn list_run_and_coverage_work_from_any_directory() {
-    let elsewhere = tempfile::tempdir().unwrap();
-    let list = kubegc_in(elsewhere.path(), &["list"]);
+fn an_installed_kubegc_runs_the_specification_from_an_empty_directory() {
+    // As `cargo install` leaves it: the binary alone, somewhere else, run from an empty
+    // directory, with a cache of its own where it writes out the specification it carries.
+    let installed = tempfile::tempdir().unwrap();
+    let binary = installed.path().join("kubegc");
+    std::fs::copy(env!("CARGO_BIN_EXE_kubegc"), &binary).unwrap();
+    let (empty, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let kubegc = |args: &[&str]| {
+        let mut command = Command::new(&binary);
+        command.args(args).current_dir(empty.path()).env("CI", "true").env("XDG_CACHE_HOME", cache.path());
+        command.env_remove("KUBEGC_FEATURES").env_remove("KUBEGC_UPSTREAM_SRC").output().unwrap()
+    };
+    let list = kubegc(&["list"]);
     assert!(list.status.success(), "{}", summary(&list));
-    assert!(String::from_utf8_lossy(&list.stdout).contains("foreground.feature: "), "{}", String::from_utf8_lossy(&list.stdout));
+    let listed = String::from_utf8_lossy(&list.stdout);
+    let written = cache.path().join("kubegc");
+    assert!(listed.lines().all(|line| line.starts_with(written.to_str().unwrap())), "not the files it carries: {listed}");
+    assert!(listed.contains("/features/foreground.feature: "), "{listed}");
     // The propagation policies load fixtures, found relative to their feature file.
-    let run = kubegc_in(elsewhere.path(), &["run", "--tags", "@propagation-policies"]);
+    let run = kubegc(&["run", "--tags", "@propagation-policies"]);
     assert!(run.status.success(), "{}\n{}", summary(&run), String::from_utf8_lossy(&run.stdout));
-    let coverage = kubegc_in(elsewhere.path(), &["coverage"]);
+    let coverage = kubegc(&["coverage", "--strict"]);
     assert!(coverage.status.success(), "{}", summary(&coverage));
     assert!(String::from_utf8_lossy(&coverage.stdout).contains("TestOrphaning"), "{}", summary(&coverage));
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0, "kubegc wrote into the directory it ran from");
 }
 
 #[test]

@@ -21,7 +21,7 @@ pub struct KubeconfigBackend {
     hold: Duration,
     timeout: Duration,
     /// A collector run as a process of its own, whose exit ends the run (stopped before what
-    /// `_keep` holds, as fields drop in order).
+    /// `keep` holds, as fields drop in order).
     collector: Option<Box<dyn Collector>>,
     /// The upstream build and an admin kubeconfig, when scenarios may start controller
     /// managers of their own (on the upstream control plane).
@@ -29,7 +29,7 @@ pub struct KubeconfigBackend {
     /// The kubeconfig file it was connected with, if any.
     path: Option<PathBuf>,
     /// What must live as long as the backend (the container of a k3s cluster).
-    _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+    keep: Option<Box<dyn std::any::Any + Send + Sync>>,
     /// The control plane of a scenario's own cluster with nodes, whose cloud it controls.
     plane: Option<std::sync::Mutex<ControlPlane>>,
 }
@@ -63,7 +63,7 @@ impl KubeconfigBackend {
             collector: None,
             controller_managers: None,
             path: None,
-            _keep: None,
+            keep: None,
             plane: None,
         })
     }
@@ -91,7 +91,7 @@ impl KubeconfigBackend {
     /// The same backend, keeping `guard` (for example the cluster's container) alive as long
     /// as itself.
     pub fn keeping(mut self, guard: impl std::any::Any + Send + Sync) -> Self {
-        self._keep = Some(Box::new(guard));
+        self.keep = Some(Box::new(guard));
         self
     }
 
@@ -142,6 +142,11 @@ impl Backend for KubeconfigBackend {
 
     fn eventually_timeout(&self) -> Duration {
         self.timeout
+    }
+
+    fn outlives_run(&self) -> bool {
+        // A cluster the run started (a control plane, a container) goes with it.
+        self.keep.is_none() && self.plane.is_none()
     }
 
     fn stopped(&self) -> BoxFuture<'_, String> {

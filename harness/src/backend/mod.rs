@@ -63,6 +63,12 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn has_virtual_clock(&self) -> bool {
         false
     }
+    /// Whether the cluster outlives the run, others using it before and after (a kubeconfig's,
+    /// kind's): then each scenario takes away everything it made, finalizers and all, so that
+    /// no later run finds its names taken. A cluster the run started goes with it.
+    fn outlives_run(&self) -> bool {
+        false
+    }
     /// Whether [`Backend::settle`] returns once everything set going has happened (the fake
     /// tracks its collector, controllers and nodes), so that what is read after it is final.
     /// Elsewhere settling is a hold, and a field that kubelets and controllers are still

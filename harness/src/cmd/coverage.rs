@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long)]
     pub cases: Option<PathBuf>,
     /// Feature files or directories (repeatable; default: $KUBEGC_FEATURES, else the
-    /// specification's `features/` directory this kubegc was built from).
+    /// specification built into kubegc).
     #[arg(long = "features")]
     pub features: Vec<PathBuf>,
     /// Exit 1 when an observable case is not covered or a tag names no listed case (needs a
@@ -219,7 +219,7 @@ fn category_title(category: &str) -> &'static str {
 /// Without a list of cases, prints the `@upstream(...)` tags and their scenarios, and says so.
 pub fn run(args: Args) -> anyhow::Result<bool> {
     use std::io::Write;
-    let paths = features::or_default(args.features);
+    let paths = features::or_default(args.features)?;
     features::ensure_exist(&paths)?;
     let tags = tagged_scenarios(&paths)?;
     let Some(cases_path) = args.cases.or_else(|| cases_beside(&paths)) else {

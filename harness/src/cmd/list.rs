@@ -8,7 +8,7 @@ use kubegc_harness::{features, tags};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Feature files or directories (repeatable; default: $KUBEGC_FEATURES, else the
-    /// specification's `features/` directory this kubegc was built from).
+    /// specification built into kubegc).
     #[arg(long = "features")]
     pub features: Vec<PathBuf>,
     /// Tag expression selecting scenarios, e.g. '@foreground and not @fake-only'; one that
@@ -22,7 +22,7 @@ pub struct Args {
 /// reader goes away, as in `kubegc list | head`).
 pub fn run(args: Args) -> anyhow::Result<()> {
     use std::io::Write;
-    let paths = features::or_default(args.features);
+    let paths = features::or_default(args.features)?;
     features::ensure_exist(&paths)?;
     let expr = args.tags.as_deref().map(|expr| tags::selecting(expr, &paths)).transpose()?;
     let mut out = std::io::stdout().lock();

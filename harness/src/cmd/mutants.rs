@@ -14,7 +14,7 @@ use kubegc_harness::{features, junit, tags};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Feature files or directories (repeatable; default: $KUBEGC_FEATURES, else the
-    /// specification's `features/` directory this kubegc was built from).
+    /// specification built into kubegc).
     #[arg(long = "features")]
     pub features: Vec<PathBuf>,
     /// Tag expression selecting scenarios (the kubelet model has its own mutants); one that
@@ -46,7 +46,7 @@ pub struct Args {
 /// Runs the reference and each mutant; `Ok(false)` when the reference fails a scenario or a
 /// mutant goes unnoticed.
 pub async fn run(args: Args) -> anyhow::Result<bool> {
-    let paths = features::or_default(args.features);
+    let paths = features::or_default(args.features)?;
     features::ensure_exist(&paths)?;
     let tags = tags::selecting(&args.tags, &paths)?;
     let mutants: Vec<Mutant> = Mutant::all()

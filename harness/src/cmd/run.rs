@@ -79,7 +79,7 @@ pub struct Args {
     #[arg(long)]
     pub gc_command: Option<String>,
     /// Feature files or directories (repeatable; default: $KUBEGC_FEATURES, else the
-    /// specification's `features/` directory this kubegc was built from).
+    /// specification built into kubegc).
     #[arg(long = "features")]
     pub features: Vec<PathBuf>,
     /// Tag expression selecting scenarios, e.g. '@foreground and not @fake-only'; one that
@@ -119,7 +119,7 @@ pub struct Args {
 
 /// Runs the scenarios; `Ok(false)` when any failed.
 pub async fn run(args: Args) -> anyhow::Result<bool> {
-    let paths = features::or_default(args.features);
+    let paths = features::or_default(args.features)?;
     features::ensure_exist(&paths)?;
     let tags = args.tags.as_deref().map(|expr| tags::selecting(expr, &paths)).transpose()?;
     let hold = Duration::from_secs(args.hold_seconds);

@@ -60,6 +60,8 @@ pub struct KubeWorld {
     /// Whether the collector has settled since the scenario last changed anything: then a
     /// negative check need not wait for it again.
     pub settled: bool,
+    /// Whether the scenario asked for nodes that run pods (`a cluster of its own with 1 node`).
+    pub on_nodes: bool,
     /// Controllers of the scenario's own beside the backend (a controller manager started for
     /// it), stopped when the scenario ends.
     pub guards: Vec<Box<dyn std::any::Any + Send + Sync>>,
@@ -148,6 +150,15 @@ impl KubeWorld {
             }
         }
         Err(format!("no served resource has kind {kind}"))
+    }
+
+    /// Every served resource (no subresources) and whether it is namespaced, as discovery
+    /// last found them.
+    pub async fn served(&mut self) -> Result<Arc<Vec<(ApiResource, bool)>>, String> {
+        if self.discovery.is_none() {
+            self.discovery = Some(Arc::new(self.discover().await?));
+        }
+        Ok(self.discovery.clone().expect("just set"))
     }
 
     /// Every served resource (no subresources) and whether it is namespaced: per group, each
