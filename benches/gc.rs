@@ -6,11 +6,16 @@
 //! 2. `startup`: building the graph from the initial list of 1,000,000 objects (the events the
 //!    monitors send for it, through `GraphBuilder::process`): objects per second;
 //! 3. `cascade`: background cascade of a 111,111-object tree (fan-out 10, depth 5) through the
-//!    in-process fake apiserver: deletions per second;
-//! 4. `foreground`: foreground deletion of a 10,000-deep chain of blocking references: wall time;
+//!    in-process fake apiserver: deletions per second, and the wall time as a ratio to a baseline
+//!    measured in the same run (see [`api_baseline`]);
+//! 4. `foreground`: foreground deletion of a 10,000-deep chain of blocking references: wall time,
+//!    and its ratio to the same baseline for the chain;
 //! 5. `upstream`: background cascade of a 1,111-object tree on the real API server, by the
 //!    upstream collector and by the reference one at the same client rate limits: wall times and
 //!    their ratio (see [`upstream`]).
+//!
+//! A rate or a time means little on a machine of another speed; the ratios are what to compare
+//! between machines and runs.
 //!
 //! Arguments choose sections by name (`cargo bench --bench gc -- memory startup`); without any,
 //! all run. Sizes can be lowered for a quick look: `KUBEGC_BENCH_SCALE=0.1 cargo bench --bench gc`.
@@ -20,11 +25,13 @@ mod upstream;
 
 use std::time::{Duration, Instant};
 
+use futures::{StreamExt, TryStreamExt};
+
 use axum::body::Body;
 use http::Request;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta as ListedMeta, OwnerReference};
-use kube::api::ApiResource;
+use kube::api::{Api, ApiResource, DeleteParams, WatchEvent, WatchParams};
 use kubegc::apiserver::{ApiServer, Config as ServerConfig};
 use kubegc::gc::events::{EventType, GraphEvent};
 use kubegc::gc::graph_builder::GraphBuilder;
@@ -152,57 +159,123 @@ fn count(server: &ApiServer) -> usize {
     server.lock().store.list("", "configmaps", Some("default"), None).count()
 }
 
+/// A server as the benchmarks run it: bookmarks rare enough not to count.
+fn bench_server() -> ApiServer {
+    ApiServer::with_config(ServerConfig { bookmark_interval: Duration::from_secs(60), ..ServerConfig::default() })
+}
+
 fn start() -> (ApiServer, GarbageCollector) {
-    let server = ApiServer::with_config(ServerConfig { bookmark_interval: Duration::from_secs(60), ..ServerConfig::default() });
+    let server = bench_server();
     let gc = GarbageCollector::start(server.client(), Config::default());
     (server, gc)
+}
+
+/// The API server's own cost of what a collector does at the least for each object it deletes:
+/// one GET, one DELETE, and the watch event that tells of the deletion, for every object of
+/// `names`, as many at a time as the collector has workers, on a server without a collector
+/// (so nothing else runs). The wall time until the last event has arrived.
+async fn api_baseline(server: &ApiServer, names: &[String]) -> Duration {
+    let api: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let mut events = api.watch(&WatchParams::default(), &server.revision().to_string()).await.unwrap().boxed();
+    let start = Instant::now();
+    let deletes = futures::stream::iter(names).for_each_concurrent(Config::default().workers, |name| {
+        let api = api.clone();
+        async move {
+            api.get(name).await.unwrap();
+            api.delete(name, &DeleteParams::default()).await.unwrap();
+        }
+    });
+    let told = async {
+        let mut deleted = 0;
+        while deleted < names.len() {
+            match events.try_next().await.unwrap() {
+                Some(WatchEvent::Deleted(_)) => deleted += 1,
+                Some(_) => {}
+                None => panic!("the watch ended before every deletion was told"),
+            }
+        }
+    };
+    futures::join!(deletes, told);
+    let elapsed = start.elapsed();
+    assert_eq!(count(server), 0, "the baseline deleted every object");
+    elapsed
+}
+
+/// How `collected` compares with the baseline of the same objects, as the benchmarks print it.
+fn against_baseline(collected: Duration, baseline: Duration) -> String {
+    format!(
+        "{:.2}x the API server's own GET, DELETE and watch event per object ({:.2} s, {} at a time)",
+        collected.as_secs_f64() / baseline.as_secs_f64(),
+        baseline.as_secs_f64(),
+        Config::default().workers
+    )
+}
+
+/// A tree with fan-out 10 and `levels` levels below `root`; the names of all its objects.
+async fn tree(server: &ApiServer, levels: u32) -> Vec<String> {
+    let mut level = vec![create(server, "root", None).await];
+    let mut names = vec!["root".to_string()];
+    for _ in 0..levels {
+        let mut next = Vec::with_capacity(level.len() * 10);
+        for parent in &level {
+            for k in 0..10 {
+                next.push(create(server, &format!("{}-{k}", parent.0), Some(parent)).await);
+            }
+        }
+        names.extend(next.iter().map(|(name, _)| name.clone()));
+        level = next;
+    }
+    names
+}
+
+/// A chain `c0 <- c1 <- ... <- c{n-1}` with blocking references; the names of its objects.
+async fn chain(server: &ApiServer, n: usize) -> Vec<String> {
+    let mut prev = create(server, "c0", None).await;
+    let mut names = vec![prev.0.clone()];
+    for i in 1..n {
+        prev = create(server, &format!("c{i}"), Some(&prev)).await;
+        names.push(prev.0.clone());
+    }
+    names
+}
+
+/// Deletes `root` with `policy` and waits for the collector to finish: the wall time.
+async fn collect(server: &ApiServer, gc: &GarbageCollector, root: &str, policy: &str) -> Duration {
+    settle(server, gc, Duration::from_secs(600)).await;
+    let start = Instant::now();
+    let (code, _) = request(server, "DELETE", &format!("{CMS}/{root}"), json!({"propagationPolicy": policy})).await;
+    assert_eq!(code, 200);
+    settle(server, gc, Duration::from_secs(600)).await;
+    let elapsed = start.elapsed();
+    assert_eq!(count(server), 0, "every object is collected");
+    elapsed
 }
 
 /// Background cascade of a tree with fan-out 10 and `levels` levels below the root.
 async fn background_cascade(levels: u32) {
     let (server, gc) = start();
-    let mut level = vec![create(&server, "root", None).await];
-    let mut total = 1;
-    for depth in 1..=levels {
-        let mut next = Vec::with_capacity(level.len() * 10);
-        for parent in &level {
-            for k in 0..10 {
-                next.push(create(&server, &format!("{}-{k}", parent.0), Some(parent)).await);
-            }
-        }
-        total += next.len();
-        level = next;
-        let _ = depth;
-    }
-    settle(&server, &gc, Duration::from_secs(600)).await;
-    let start = Instant::now();
-    let (code, _) = request(&server, "DELETE", &format!("{CMS}/root"), json!({"propagationPolicy": "Background"})).await;
-    assert_eq!(code, 200);
-    settle(&server, &gc, Duration::from_secs(600)).await;
-    let elapsed = start.elapsed();
-    assert_eq!(count(&server), 0, "every object of the tree is collected");
+    let total = tree(&server, levels).await.len();
+    let elapsed = collect(&server, &gc, "root", "Background").await;
+    let baseline_server = bench_server();
+    let names = tree(&baseline_server, levels).await;
+    let baseline = api_baseline(&baseline_server, &names).await;
     println!(
-        "background cascade: {total} objects (fan-out 10, depth {levels}) in {:.2} s: {:.0} deletions/s",
+        "background cascade: {total} objects (fan-out 10, depth {levels}) in {:.2} s: {:.0} deletions/s; {}",
         elapsed.as_secs_f64(),
-        total as f64 / elapsed.as_secs_f64()
+        total as f64 / elapsed.as_secs_f64(),
+        against_baseline(elapsed, baseline)
     );
 }
 
-/// Foreground deletion of a chain `c0 <- c1 <- ... <- c{n-1}` with blocking references.
+/// Foreground deletion of a chain of `n` objects with blocking references.
 async fn foreground_chain(n: usize) {
     let (server, gc) = start();
-    let mut prev = create(&server, "c0", None).await;
-    for i in 1..n {
-        prev = create(&server, &format!("c{i}"), Some(&prev)).await;
-    }
-    settle(&server, &gc, Duration::from_secs(600)).await;
-    let start = Instant::now();
-    let (code, _) = request(&server, "DELETE", &format!("{CMS}/c0"), json!({"propagationPolicy": "Foreground"})).await;
-    assert_eq!(code, 200);
-    settle(&server, &gc, Duration::from_secs(600)).await;
-    let elapsed = start.elapsed();
-    assert_eq!(count(&server), 0, "the whole chain is deleted");
-    println!("foreground chain: {n} deep in {:.2} s", elapsed.as_secs_f64());
+    chain(&server, n).await;
+    let elapsed = collect(&server, &gc, "c0", "Foreground").await;
+    let baseline_server = bench_server();
+    let names = chain(&baseline_server, n).await;
+    let baseline = api_baseline(&baseline_server, &names).await;
+    println!("foreground chain: {n} deep in {:.2} s; {}", elapsed.as_secs_f64(), against_baseline(elapsed, baseline));
 }
 
 /// Whether to run the section `name`: every section when no section is named.

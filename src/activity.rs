@@ -2,6 +2,7 @@
 //! graph change or a work item, a monitor observed a revision, a controller's pass ended. Each
 //! part raises its own after every step that may leave it settled, and
 //! [`crate::Cluster::try_settle`] waits for one of them instead of looking again and again.
+//! Each part is asked the same way whether it has settled ([`Settling`]).
 
 use std::pin::Pin;
 
@@ -28,4 +29,16 @@ impl Activity {
         wait.as_mut().enable();
         wait
     }
+}
+
+/// A part of a [`crate::Cluster`] (the API server's own controllers, the collector, the workload
+/// and cleanup controllers) as the cluster asks it whether it has settled.
+pub trait Settling {
+    /// What the part still has to do before it has seen every change to what it reads and has
+    /// nothing left to do; empty when settled. `revision_of(group, resource)` is the revision
+    /// of the resource's last write (see [`crate::apiserver::ApiServer::resource_revision`]).
+    fn pending(&self, revision_of: &dyn Fn(&str, &str) -> u64) -> Vec<String>;
+
+    /// Raised after every step that may leave the part settled.
+    fn activity(&self) -> &Activity;
 }

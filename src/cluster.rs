@@ -25,7 +25,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::activity::Activity;
+use crate::activity::Settling;
 use crate::apiserver::{ApiServer, Config};
 use crate::cleanup::Cleanup;
 use crate::cloud::Cloud;
@@ -38,7 +38,7 @@ use crate::workloads::nodes::kubelet::NodeDisks;
 const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 
 /// How often [`Cluster::try_settle`] looks again when no part of the cluster has said that it
-/// finished a step: a safety net, as every part raises its [`Activity`] when it does.
+/// finished a step: a safety net, as every part raises its [`Activity`](crate::activity::Activity) when it does.
 const RECHECK: Duration = Duration::from_millis(20);
 
 /// The fake API server, and the controllers running against it as ordinary clients: the
@@ -183,31 +183,17 @@ impl Cluster {
     /// the API server's own controllers (namespaces, CRDs, the node agent) are idle.
     pub fn pending(&self) -> Vec<String> {
         let revision_of = |group: &str, resource: &str| self.server.resource_revision(group, resource);
-        let mut pending = Vec::new();
-        if let Some(gc) = &self.collector {
-            let state = gc.settled_with(revision_of);
-            if !state.settled {
-                pending.extend(state.pending);
-            }
-        }
-        if let Some(workloads) = &self.workloads {
-            pending.extend(workloads.pending(revision_of));
-        }
-        pending.extend(self.cleanup.pending(revision_of));
-        if !self.server.controllers_idle() {
-            pending.push("the API server's controllers have pending work".into());
-        }
-        pending
+        self.parts().flat_map(|part| part.pending(&revision_of)).collect()
     }
 
     /// Waits until the cluster is settled (see [`Cluster::pending`]), or `limit` has passed:
     /// then the error says what is still pending. It looks again whenever a part of the
-    /// cluster raises its [`Activity`] (every part does after each step that may leave it
+    /// cluster raises its [`Activity`](crate::activity::Activity) (every part does after each step that may leave it
     /// settled), and at least every [`RECHECK`].
     pub async fn try_settle(&self, limit: Duration) -> Result<(), String> {
         let start = tokio::time::Instant::now();
         loop {
-            let steps = futures::future::select_all(self.activities().map(Activity::armed));
+            let steps = futures::future::select_all(self.parts().map(|part| part.activity().armed()));
             let pending = self.pending();
             if pending.is_empty() {
                 return Ok(());
@@ -222,13 +208,13 @@ impl Cluster {
         }
     }
 
-    /// The activity signal of every running part.
-    fn activities(&self) -> impl Iterator<Item = &Activity> {
+    /// Every running part, each asked the same way whether it has settled.
+    fn parts(&self) -> impl Iterator<Item = &dyn Settling> {
         [
-            Some(self.server.activity()),
-            self.collector.as_deref().map(GarbageCollector::activity),
-            self.workloads.as_ref().map(Workloads::activity),
-            Some(self.cleanup.activity()),
+            self.collector.as_deref().map(|gc| gc as &dyn Settling),
+            self.workloads.as_ref().map(|w| w as &dyn Settling),
+            Some(&self.cleanup as &dyn Settling),
+            Some(&self.server as &dyn Settling),
         ]
         .into_iter()
         .flatten()

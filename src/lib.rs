@@ -28,14 +28,16 @@
 //! - [`cleanup`]: the cleanup controllers kube-controller-manager (and kube-apiserver) run
 //!   besides the collector — `pod_gc`, `ttl_after_finished`, `csr_cleaner`, `pv_reclaim`,
 //!   `pvc_protection`, `pv_protection`, `identity_leases` — each an ordinary API client, and the
-//!   loop and `pass` they share.
+//!   `pass` they share.
 //! - [`cluster`]: the front door for tests — the API server, the collector and the workload
 //!   controllers together, and `settle`.
 //! - [`workloads`]: the workload controllers the fake runs as a cluster would (Deployments,
 //!   ReplicaSets, ReplicationControllers, Jobs) — `claims`, `pods`, `replicas`, `deployments`,
 //!   `jobs`, and one pass's `snapshot`, `writes` and `status`.
 //! - [`activity`]: the signal a part of a cluster raises when it finishes a step, which
-//!   settling waits for.
+//!   settling waits for, and the one way each part is asked whether it has settled.
+//! - [`controller_loop`]: the loop the workload and cleanup controllers run in: rounds until
+//!   one writes nothing, then a wait for a change.
 //! - [`clock`]: the real and the virtual clock time-dependent behaviour is measured on.
 //! - [`cloud`]: the fake cloud whose machines back a cluster's Nodes, which a test controls.
 //! - [`go_duration`]: Go's `time.ParseDuration`, for the kubelet model and CronJob schedules.
@@ -54,6 +56,7 @@ pub mod cleanup;
 pub mod clock;
 pub mod cloud;
 pub mod cluster;
+pub mod controller_loop;
 pub mod gc;
 pub mod go_duration;
 pub mod kubelet;

@@ -1,9 +1,9 @@
 //! One test per rule of the apiserver's half of garbage collection, in four groups by the prefix
-//! of their names: `b1` policy resolution (upstream `shouldOrphanDependents` and
-//! `shouldDeleteDependents`), `b2` the default policy per resource
-//! (`DefaultGarbageCollectionPolicy`), `b3` what a request does to the stored object, one
-//! numbered situation at a time (`Delete` in `store.go`, `rest.BeforeDelete`), and `b4`
-//! ownerReference validation (apimachinery `ValidateOwnerReferences`).
+//! of their names: `policy_` resolves a request's propagation policy (upstream
+//! `shouldOrphanDependents` and `shouldDeleteDependents`), `per_kind_` the default policy per
+//! resource (`DefaultGarbageCollectionPolicy`), `request_` what a request does to the stored
+//! object, one situation at a time (`Delete` in `store.go`, `rest.BeforeDelete`), and
+//! `validation_` ownerReference validation (apimachinery `ValidateOwnerReferences`).
 
 mod support;
 
@@ -16,49 +16,49 @@ use support::*;
 // Every rule holds on the upstream control plane too, but for those that need the fake's
 // virtual clock, its switches or its simulated controllers (marked `#[tokio::test]` below).
 on_both_servers!(
-    b1_options_take_precedence_over_existing_finalizers,
-    b1_existing_finalizers_take_precedence_over_the_default_policy,
-    b1_orphan_dependents_true_adds_the_orphan_finalizer,
-    b1_orphan_dependents_false_means_background_and_strips_foreground,
-    b1_orphan_dependents_and_propagation_policy_together_are_invalid,
-    b1_unknown_propagation_policy_is_not_supported,
-    b1_dry_run_values_other_than_all_are_invalid,
-    b1_finalizer_list_is_rebuilt_with_gc_finalizers_appended,
-    b1_background_and_delete_dependents_default_add_no_finalizer,
-    b2_v1_replicationcontroller_orphans_by_default,
-    b2_batch_v1_job_orphans_by_default,
-    b2_events_do_not_support_gc_policies,
-    b2_other_kinds_delete_in_background_by_default,
-    b3_row01_delete_of_a_missing_object_is_not_found,
-    b3_row02_uid_precondition_mismatch_is_a_conflict,
-    b3_row03_resource_version_precondition_mismatch_is_a_conflict,
-    b3_row04_object_without_finalizers_is_removed_at_once,
-    b3_row05_finalizers_keep_the_object_with_deletion_timestamp_and_zero_grace,
-    b3_row06_foreground_adds_foreground_deletion_and_removing_it_deletes,
-    b3_row07_orphan_adds_the_orphan_finalizer,
-    b3_row08_background_strips_a_lone_gc_finalizer_and_deletes,
-    b3_row09_unscheduled_and_terminal_pods_go_at_once,
-    b3_row09_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_kept,
-    b3_row10_redelete_during_pending_graceful_deletion_changes_nothing,
-    b3_row13_update_removing_the_last_finalizer_deletes,
-    b3_row14_no_new_finalizers_while_deleting,
-    b3_row15_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update,
-    b3_row16_both_gc_finalizers_are_refused,
-    b3_row17_finalizer_names_must_be_qualified_names,
-    b3_row18_creating_over_a_terminating_object_is_already_exists,
-    b3_row19_dry_run_persists_nothing,
-    b3_row20_unsupported_policy_ignores_options_but_honours_user_finalizers,
-    b3_row22_http_delete_without_options_is_not_a_nil_options_delete,
-    b3_row23_resource_version_precondition_survives_only_a_written_update,
-    b3_row24_delete_racing_with_updates_is_not_refused_for_a_conflict,
-    b3_row25_deletecollection_deletes_each_selected_item_and_returns_them_as_listed,
-    b4_owner_reference_needs_a_version,
-    b4_owner_reference_needs_kind_name_and_uid,
-    b4_v1_event_cannot_be_an_owner,
-    b4_at_most_one_controller_reference,
-    b4_existence_kind_and_namespace_of_owners_are_not_validated,
-    b4_owner_references_are_validated_on_update_too,
-    b3_row26_namespace_deletion_terminates_then_removes_when_empty,
+    policy_options_take_precedence_over_existing_finalizers,
+    policy_existing_finalizers_take_precedence_over_the_default_policy,
+    policy_orphan_dependents_true_adds_the_orphan_finalizer,
+    policy_orphan_dependents_false_means_background_and_strips_foreground,
+    policy_orphan_dependents_and_propagation_policy_together_are_invalid,
+    policy_unknown_propagation_policy_is_not_supported,
+    policy_dry_run_values_other_than_all_are_invalid,
+    policy_finalizer_list_is_rebuilt_with_gc_finalizers_appended,
+    policy_background_and_delete_dependents_default_add_no_finalizer,
+    per_kind_v1_replicationcontroller_orphans_by_default,
+    per_kind_batch_v1_job_orphans_by_default,
+    per_kind_events_do_not_support_gc_policies,
+    per_kind_other_kinds_delete_in_background_by_default,
+    request_delete_of_a_missing_object_is_not_found,
+    request_uid_precondition_mismatch_is_a_conflict,
+    request_resource_version_precondition_mismatch_is_a_conflict,
+    request_object_without_finalizers_is_removed_at_once,
+    request_finalizers_keep_the_object_with_deletion_timestamp_and_zero_grace,
+    request_foreground_adds_foreground_deletion_and_removing_it_deletes,
+    request_orphan_adds_the_orphan_finalizer,
+    request_background_strips_a_lone_gc_finalizer_and_deletes,
+    request_unscheduled_and_terminal_pods_go_at_once,
+    request_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_kept,
+    request_redelete_during_pending_graceful_deletion_changes_nothing,
+    request_update_removing_the_last_finalizer_deletes,
+    request_no_new_finalizers_while_deleting,
+    request_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update,
+    request_both_gc_finalizers_are_refused,
+    request_finalizer_names_must_be_qualified_names,
+    request_creating_over_a_terminating_object_is_already_exists,
+    request_dry_run_persists_nothing,
+    request_unsupported_policy_ignores_options_but_honours_user_finalizers,
+    request_http_delete_without_options_is_not_a_nil_options_delete,
+    request_resource_version_precondition_survives_only_a_written_update,
+    request_delete_racing_with_updates_is_not_refused_for_a_conflict,
+    request_deletecollection_deletes_each_selected_item_and_returns_them_as_listed,
+    validation_owner_reference_needs_a_version,
+    validation_owner_reference_needs_kind_name_and_uid,
+    validation_v1_event_cannot_be_an_owner,
+    validation_at_most_one_controller_reference,
+    validation_existence_kind_and_namespace_of_owners_are_not_validated,
+    validation_owner_references_are_validated_on_update_too,
+    request_namespace_deletion_terminates_then_removes_when_empty,
     status_writes_change_metadata_but_not_spec_nor_a_pod_s_owner_references,
 );
 
@@ -86,15 +86,15 @@ async fn finalizers_after_delete(server: &Server, name: &str, options: Value) ->
     strings(&get(server, &cm_path(name)).await.body["metadata"]["finalizers"])
 }
 
-// ---------- b1: policy resolution ----------
+// ---------- policy_: policy resolution ----------
 
-async fn b1_options_take_precedence_over_existing_finalizers(s: Server) {
+async fn policy_options_take_precedence_over_existing_finalizers(s: Server) {
     create_cm(&s, "x", &["example.com/hold", "orphan"]).await;
     let f = finalizers_after_delete(&s, "x", json!({"propagationPolicy": "Foreground"})).await;
     assert_eq!(f, ["example.com/hold", "foregroundDeletion"]);
 }
 
-async fn b1_existing_finalizers_take_precedence_over_the_default_policy(s: Server) {
+async fn policy_existing_finalizers_take_precedence_over_the_default_policy(s: Server) {
     // A v1 ReplicationController orphans by default, but a pre-set foreground finalizer wins.
     assert_eq!(post(&s, RCS, rc("r", &["example.com/hold", "foregroundDeletion"])).await.code, 201);
     assert_eq!(delete(&s, &format!("{RCS}/r"), Value::Null).await.code, 200);
@@ -102,19 +102,19 @@ async fn b1_existing_finalizers_take_precedence_over_the_default_policy(s: Serve
     assert_eq!(f, ["example.com/hold", "foregroundDeletion"]);
 }
 
-async fn b1_orphan_dependents_true_adds_the_orphan_finalizer(s: Server) {
+async fn policy_orphan_dependents_true_adds_the_orphan_finalizer(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     assert_eq!(finalizers_after_delete(&s, "x", json!({"orphanDependents": true})).await, ["example.com/hold", "orphan"]);
 }
 
-async fn b1_orphan_dependents_false_means_background_and_strips_foreground(s: Server) {
+async fn policy_orphan_dependents_false_means_background_and_strips_foreground(s: Server) {
     create_cm(&s, "x", &["example.com/hold", "foregroundDeletion"]).await;
     let r = delete(&s, &cm_path("x"), json!({"orphanDependents": false})).await;
     assert_eq!(r.code, 202, "202 Accepted only for an explicit orphanDependents=false");
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["example.com/hold"]);
 }
 
-async fn b1_orphan_dependents_and_propagation_policy_together_are_invalid(s: Server) {
+async fn policy_orphan_dependents_and_propagation_policy_together_are_invalid(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"orphanDependents": true, "propagationPolicy": "Orphan"})).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (422, Some("Invalid")));
@@ -122,42 +122,42 @@ async fn b1_orphan_dependents_and_propagation_policy_together_are_invalid(s: Ser
     assert_eq!(get(&s, &cm_path("x")).await.code, 200, "a rejected delete changes nothing");
 }
 
-async fn b1_unknown_propagation_policy_is_not_supported(s: Server) {
+async fn policy_unknown_propagation_policy_is_not_supported(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Sideways"})).await;
     assert_eq!(r.code, 422);
     assert!(r.body["message"].as_str().unwrap().contains("Unsupported value: \"Sideways\""), "{}", r.body);
 }
 
-async fn b1_dry_run_values_other_than_all_are_invalid(s: Server) {
+async fn policy_dry_run_values_other_than_all_are_invalid(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"dryRun": ["Some"]})).await;
     assert_eq!(r.code, 422);
     assert_eq!(get(&s, &cm_path("x")).await.code, 200);
 }
 
-async fn b1_finalizer_list_is_rebuilt_with_gc_finalizers_appended(s: Server) {
+async fn policy_finalizer_list_is_rebuilt_with_gc_finalizers_appended(s: Server) {
     create_cm(&s, "x", &["orphan", "a.io/x", "b.io/y"]).await;
     let f = finalizers_after_delete(&s, "x", json!({"propagationPolicy": "Foreground"})).await;
     assert_eq!(f, ["a.io/x", "b.io/y", "foregroundDeletion"]);
 }
 
-async fn b1_background_and_delete_dependents_default_add_no_finalizer(s: Server) {
+async fn policy_background_and_delete_dependents_default_add_no_finalizer(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Background"})).await;
     assert_eq!((r.code, r.body["status"].as_str()), (200, Some("Success")));
     assert_eq!(get(&s, &cm_path("x")).await.code, 404);
 }
 
-// ---------- b2: default policy per resource ----------
+// ---------- per_kind_: default policy per resource ----------
 
-async fn b2_v1_replicationcontroller_orphans_by_default(s: Server) {
+async fn per_kind_v1_replicationcontroller_orphans_by_default(s: Server) {
     assert_eq!(post(&s, RCS, rc("r", &[])).await.code, 201);
     let r = delete(&s, &format!("{RCS}/r"), Value::Null).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["orphan"]);
 }
 
-async fn b2_batch_v1_job_orphans_by_default(s: Server) {
+async fn per_kind_batch_v1_job_orphans_by_default(s: Server) {
     let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
         "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}});
     assert_eq!(post(&s, "/apis/batch/v1/namespaces/default/jobs", job).await.code, 201);
@@ -165,7 +165,7 @@ async fn b2_batch_v1_job_orphans_by_default(s: Server) {
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["orphan"]);
 }
 
-async fn b2_events_do_not_support_gc_policies(s: Server) {
+async fn per_kind_events_do_not_support_gc_policies(s: Server) {
     for (path, body) in [
         (
             "/api/v1/namespaces/default/events",
@@ -188,7 +188,7 @@ async fn b2_events_do_not_support_gc_policies(s: Server) {
     }
 }
 
-async fn b2_other_kinds_delete_in_background_by_default(s: Server) {
+async fn per_kind_other_kinds_delete_in_background_by_default(s: Server) {
     let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs"},
         "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
     let path = "/apis/apps/v1/namespaces/default/replicasets";
@@ -197,15 +197,15 @@ async fn b2_other_kinds_delete_in_background_by_default(s: Server) {
     assert_eq!(get(&s, &format!("{path}/rs")).await.code, 404);
 }
 
-// ---------- b3: request -> resulting object state ----------
+// ---------- request_: request -> resulting object state ----------
 
-async fn b3_row01_delete_of_a_missing_object_is_not_found(s: Server) {
+async fn request_delete_of_a_missing_object_is_not_found(s: Server) {
     let r = delete(&s, &cm_path("nope"), Value::Null).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (404, Some("NotFound")));
     assert_eq!(r.body["message"], "configmaps \"nope\" not found");
 }
 
-async fn b3_row02_uid_precondition_mismatch_is_a_conflict(s: Server) {
+async fn request_uid_precondition_mismatch_is_a_conflict(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"preconditions": {"uid": "not-the-uid"}})).await;
     assert_eq!((r.code, r.body["reason"].as_str()), (409, Some("Conflict")));
@@ -213,14 +213,14 @@ async fn b3_row02_uid_precondition_mismatch_is_a_conflict(s: Server) {
     assert_eq!(get(&s, &cm_path("x")).await.code, 200);
 }
 
-async fn b3_row03_resource_version_precondition_mismatch_is_a_conflict(s: Server) {
+async fn request_resource_version_precondition_mismatch_is_a_conflict(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"preconditions": {"resourceVersion": "1"}})).await;
     assert_eq!(r.code, 409);
     assert!(r.body["message"].as_str().unwrap().contains("The object might have been modified"));
 }
 
-async fn b3_row04_object_without_finalizers_is_removed_at_once(s: Server) {
+async fn request_object_without_finalizers_is_removed_at_once(s: Server) {
     let created = create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), Value::Null).await;
     assert_eq!(r.code, 200);
@@ -229,7 +229,7 @@ async fn b3_row04_object_without_finalizers_is_removed_at_once(s: Server) {
     assert_eq!(get(&s, &cm_path("x")).await.code, 404);
 }
 
-async fn b3_row05_finalizers_keep_the_object_with_deletion_timestamp_and_zero_grace(s: Server) {
+async fn request_finalizers_keep_the_object_with_deletion_timestamp_and_zero_grace(s: Server) {
     let path = "/apis/apps/v1/namespaces/default/deployments";
     let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "finalizers": ["example.com/hold"]},
         "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
@@ -244,7 +244,7 @@ async fn b3_row05_finalizers_keep_the_object_with_deletion_timestamp_and_zero_gr
     assert_eq!(strings(&m["finalizers"]), ["example.com/hold"]);
 }
 
-async fn b3_row06_foreground_adds_foreground_deletion_and_removing_it_deletes(s: Server) {
+async fn request_foreground_adds_foreground_deletion_and_removing_it_deletes(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Foreground"})).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["foregroundDeletion"]);
@@ -253,14 +253,14 @@ async fn b3_row06_foreground_adds_foreground_deletion_and_removing_it_deletes(s:
     assert_eq!(get(&s, &cm_path("x")).await.code, 404);
 }
 
-async fn b3_row07_orphan_adds_the_orphan_finalizer(s: Server) {
+async fn request_orphan_adds_the_orphan_finalizer(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Orphan"})).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["orphan"]);
     assert_eq!(r.body["metadata"]["deletionGracePeriodSeconds"], 0);
 }
 
-async fn b3_row08_background_strips_a_lone_gc_finalizer_and_deletes(s: Server) {
+async fn request_background_strips_a_lone_gc_finalizer_and_deletes(s: Server) {
     create_cm(&s, "x", &["orphan"]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Background"})).await;
     assert_eq!(r.code, 200);
@@ -268,7 +268,7 @@ async fn b3_row08_background_strips_a_lone_gc_finalizer_and_deletes(s: Server) {
 }
 
 #[tokio::test]
-async fn b3_row09_scheduled_pod_terminates_for_its_grace_period() {
+async fn request_scheduled_pod_terminates_for_its_grace_period() {
     let clock = Clock::virtual_at(parse_time("2030-01-01T00:00:00Z").unwrap());
     let s = with_default_account(ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() }));
     assert_eq!(post(&s, PODS, pod("p", Some("node-1"), &[])).await.code, 201);
@@ -283,7 +283,7 @@ async fn b3_row09_scheduled_pod_terminates_for_its_grace_period() {
     assert_eq!(get(&s, &format!("{PODS}/p")).await.code, 404, "the node agent finishes the deletion");
 }
 
-async fn b3_row09_unscheduled_and_terminal_pods_go_at_once(s: Server) {
+async fn request_unscheduled_and_terminal_pods_go_at_once(s: Server) {
     assert_eq!(post(&s, PODS, pod("unscheduled", None, &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/unscheduled"), Value::Null).await;
     assert_eq!((r.code, r.body["kind"].as_str()), (200, Some("Pod")), "pods return the deleted object");
@@ -299,7 +299,7 @@ async fn b3_row09_unscheduled_and_terminal_pods_go_at_once(s: Server) {
     assert_eq!(get(&s, &format!("{PODS}/done")).await.code, 404);
 }
 
-async fn b3_row09_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_kept(s: Server) {
+async fn request_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_kept(s: Server) {
     assert_eq!(post(&s, PODS, pod("neg", Some("n"), &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/neg"), json!({"gracePeriodSeconds": -5})).await;
     assert_eq!(r.body["metadata"]["deletionGracePeriodSeconds"], 1);
@@ -309,7 +309,7 @@ async fn b3_row09_negative_grace_becomes_one_and_zero_grace_with_finalizers_is_k
     assert_eq!(get(&s, &format!("{PODS}/fin")).await.code, 200);
 }
 
-async fn b3_row10_redelete_during_pending_graceful_deletion_changes_nothing(s: Server) {
+async fn request_redelete_during_pending_graceful_deletion_changes_nothing(s: Server) {
     assert_eq!(post(&s, PODS, pod("p", Some("n"), &[])).await.code, 201);
     let first = delete(&s, &format!("{PODS}/p"), Value::Null).await.body;
     let again = delete(&s, &format!("{PODS}/p"), json!({"propagationPolicy": "Foreground"})).await;
@@ -319,7 +319,7 @@ async fn b3_row10_redelete_during_pending_graceful_deletion_changes_nothing(s: S
 }
 
 #[tokio::test]
-async fn b3_row11_redelete_with_shorter_grace_moves_the_timestamp_and_recomputes_finalizers() {
+async fn request_redelete_with_shorter_grace_moves_the_timestamp_and_recomputes_finalizers() {
     let clock = Clock::virtual_at(parse_time("2030-01-01T00:00:00Z").unwrap());
     let s = with_default_account(ApiServer::with_config(Config { clock, ..Config::default() }));
     assert_eq!(post(&s, PODS, pod("p", Some("n"), &["example.com/hold"])).await.code, 201);
@@ -331,7 +331,7 @@ async fn b3_row11_redelete_with_shorter_grace_moves_the_timestamp_and_recomputes
 }
 
 #[tokio::test]
-async fn b3_row12_redelete_of_an_object_being_deleted_can_switch_policy() {
+async fn request_redelete_of_an_object_being_deleted_can_switch_policy() {
     let clock = Clock::virtual_at(parse_time("2030-01-01T00:00:00Z").unwrap());
     let s = with_default_account(ApiServer::with_config(Config { clock: clock.clone(), ..Config::default() }));
     create_cm(&s, "x", &["example.com/hold"]).await;
@@ -345,7 +345,7 @@ async fn b3_row12_redelete_of_an_object_being_deleted_can_switch_policy() {
     assert_eq!(strings(&third["metadata"]["finalizers"]), ["example.com/hold"]);
 }
 
-async fn b3_row13_update_removing_the_last_finalizer_deletes(s: Server) {
+async fn request_update_removing_the_last_finalizer_deletes(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     delete(&s, &cm_path("x"), Value::Null).await;
     let mut current = get(&s, &cm_path("x")).await.body;
@@ -362,7 +362,7 @@ async fn b3_row13_update_removing_the_last_finalizer_deletes(s: Server) {
     assert_eq!(get(&s, &format!("{PODS}/p")).await.code, 200);
 }
 
-async fn b3_row14_no_new_finalizers_while_deleting(s: Server) {
+async fn request_no_new_finalizers_while_deleting(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     delete(&s, &cm_path("x"), Value::Null).await;
     let r = patch(
@@ -379,7 +379,7 @@ async fn b3_row14_no_new_finalizers_while_deleting(s: Server) {
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["example.com/hold", "orphan"]);
 }
 
-async fn b3_row15_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update(s: Server) {
+async fn request_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     let r =
         patch(&s, &cm_path("x"), "application/merge-patch+json", json!({"metadata": {"deletionTimestamp": "2030-01-01T00:00:00Z"}})).await;
@@ -394,7 +394,7 @@ async fn b3_row15_deletion_timestamp_cannot_be_set_changed_or_cleared_by_update(
     assert_eq!(r.code, 422, "changing the grace period is refused");
 }
 
-async fn b3_row16_both_gc_finalizers_are_refused(s: Server) {
+async fn request_both_gc_finalizers_are_refused(s: Server) {
     let r = post(&s, &cm_path(""), configmap("x", &["orphan", "foregroundDeletion"])).await;
     assert_eq!(r.code, 422);
     assert!(r.body["message"].as_str().unwrap().contains("finalizer orphan and foregroundDeletion cannot be both set"));
@@ -404,7 +404,7 @@ async fn b3_row16_both_gc_finalizers_are_refused(s: Server) {
     assert_eq!(r.code, 422);
 }
 
-async fn b3_row17_finalizer_names_must_be_qualified_names(s: Server) {
+async fn request_finalizer_names_must_be_qualified_names(s: Server) {
     create_cm(&s, "ok", &["orphan", "x/y", "example.com/hold"]).await;
     for bad in ["has space", "-leading", "a/b/c", "/empty-prefix"] {
         let r = post(&s, &cm_path(""), configmap("bad", &[bad])).await;
@@ -412,7 +412,7 @@ async fn b3_row17_finalizer_names_must_be_qualified_names(s: Server) {
     }
 }
 
-async fn b3_row18_creating_over_a_terminating_object_is_already_exists(s: Server) {
+async fn request_creating_over_a_terminating_object_is_already_exists(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     delete(&s, &cm_path("x"), Value::Null).await;
     let r = post(&s, &cm_path(""), configmap("x", &[])).await;
@@ -420,7 +420,7 @@ async fn b3_row18_creating_over_a_terminating_object_is_already_exists(s: Server
     assert!(r.body["message"].as_str().unwrap().starts_with("object is being deleted: "));
 }
 
-async fn b3_row19_dry_run_persists_nothing(s: Server) {
+async fn request_dry_run_persists_nothing(s: Server) {
     create_cm(&s, "kept", &["example.com/hold"]).await;
     let r = delete(&s, &cm_path("kept"), json!({"dryRun": ["All"], "propagationPolicy": "Foreground"})).await;
     assert_eq!(strings(&r.body["metadata"]["finalizers"]), ["example.com/hold", "foregroundDeletion"], "the would-be object");
@@ -433,7 +433,7 @@ async fn b3_row19_dry_run_persists_nothing(s: Server) {
     assert_eq!(delete(&s, &cm_path("missing"), json!({"dryRun": ["All"]})).await.code, 404);
 }
 
-async fn b3_row20_unsupported_policy_ignores_options_but_honours_user_finalizers(s: Server) {
+async fn request_unsupported_policy_ignores_options_but_honours_user_finalizers(s: Server) {
     let ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "finalizers": ["example.com/hold"]},
         "involvedObject": {"kind": "Pod", "name": "p", "namespace": s.namespace()}});
     assert_eq!(post(&s, "/api/v1/namespaces/default/events", ev).await.code, 201);
@@ -442,7 +442,7 @@ async fn b3_row20_unsupported_policy_ignores_options_but_honours_user_finalizers
 }
 
 #[tokio::test]
-async fn b3_row21_with_garbage_collection_disabled_no_gc_finalizers_are_added() {
+async fn request_with_garbage_collection_disabled_no_gc_finalizers_are_added() {
     let s = ApiServer::with_config(Config { garbage_collection: false, ..Config::default() });
     create_cm(&s, "x", &["example.com/hold"]).await;
     let r = delete(&s, &cm_path("x"), json!({"propagationPolicy": "Foreground"})).await;
@@ -456,7 +456,7 @@ async fn b3_row21_with_garbage_collection_disabled_no_gc_finalizers_are_added() 
 /// `Terminating` (the fake with `Config::namespace_controller` off, as `kubegc fuzz
 /// --differential` runs it).
 #[tokio::test]
-async fn b3_row26_without_the_namespace_controller_a_deleted_namespace_stays_terminating() {
+async fn request_without_the_namespace_controller_a_deleted_namespace_stays_terminating() {
     let s = ApiServer::with_config(Config {
         namespace_controller: false,
         controller_interval: std::time::Duration::from_millis(5),
@@ -482,18 +482,18 @@ async fn b3_row26_without_the_namespace_controller_a_deleted_namespace_stays_ter
     assert_eq!(get(&s, "/api/v1/namespaces/ns1").await.code, 404);
 }
 
-async fn b3_row22_http_delete_without_options_is_not_a_nil_options_delete(s: Server) {
+async fn request_http_delete_without_options_is_not_a_nil_options_delete(s: Server) {
     assert_eq!(post(&s, PODS, pod("p", Some("n"), &[])).await.code, 201);
     let r = delete(&s, &format!("{PODS}/p"), Value::Null).await;
     assert_eq!(r.body["metadata"]["deletionGracePeriodSeconds"], 30, "grace comes from the pod spec, not 0");
 }
 
-/// Row 23 as the real API server has it (v1.37.2, seen by the specification on the upstream
+/// As the real API server has it (v1.37.2, seen by the specification on the upstream
 /// control plane): the store advances a resourceVersion precondition past its own update only
 /// when that update wrote something, as a graceful deletion does (an unscheduled pod goes at
 /// once). An update that only looks at finalizers and decides on removal writes nothing, and the
 /// precondition is then checked against an empty resourceVersion: Conflict, object unchanged.
-async fn b3_row23_resource_version_precondition_survives_only_a_written_update(s: Server) {
+async fn request_resource_version_precondition_survives_only_a_written_update(s: Server) {
     let created = post(&s, PODS, pod("p", None, &[])).await.body;
     let rv = created["metadata"]["resourceVersion"].clone();
     let r = delete(&s, &format!("{PODS}/p"), json!({"preconditions": {"resourceVersion": rv}})).await;
@@ -512,7 +512,7 @@ async fn b3_row23_resource_version_precondition_survives_only_a_written_update(s
     assert_eq!(unchanged["metadata"]["resourceVersion"], rv);
 }
 
-async fn b3_row24_delete_racing_with_updates_is_not_refused_for_a_conflict(s: Server) {
+async fn request_delete_racing_with_updates_is_not_refused_for_a_conflict(s: Server) {
     create_cm(&s, "x", &["example.com/hold"]).await;
     let writers: Vec<_> = (0..8)
         .map(|i| {
@@ -530,7 +530,7 @@ async fn b3_row24_delete_racing_with_updates_is_not_refused_for_a_conflict(s: Se
     assert!(get(&s, &cm_path("x")).await.body["metadata"]["deletionTimestamp"].is_string());
 }
 
-async fn b3_row25_deletecollection_deletes_each_selected_item_and_returns_them_as_listed(s: Server) {
+async fn request_deletecollection_deletes_each_selected_item_and_returns_them_as_listed(s: Server) {
     for (name, fins, label) in [("a", vec![], "yes"), ("b", vec!["example.com/hold"], "yes"), ("c", vec![], "no")] {
         let mut cm = configmap(name, &fins);
         cm["metadata"]["labels"] = json!({"pick": label});
@@ -548,7 +548,7 @@ async fn b3_row25_deletecollection_deletes_each_selected_item_and_returns_them_a
     assert_eq!(get(&s, &cm_path("c")).await.code, 200);
 }
 
-// ---------- b4: ownerReference validation ----------
+// ---------- validation_: ownerReference validation ----------
 
 fn owned_cm(name: &str, refs: Value) -> Value {
     let mut cm = configmap(name, &[]);
@@ -566,26 +566,26 @@ async fn refused(s: &Server, refs: Value, needle: &str) {
     assert!(r.body["message"].as_str().unwrap().contains(needle), "{needle:?} not in {}", r.body["message"]);
 }
 
-async fn b4_owner_reference_needs_a_version(s: Server) {
+async fn validation_owner_reference_needs_a_version(s: Server) {
     refused(&s, json!([owner_ref("", "ConfigMap", "o", "u")]), "ownerReferences[0].apiVersion: Required value: must not be empty").await;
     let unparsable = "ownerReferences[0].apiVersion: Invalid value: \"apps/\": must be <group>/<version> or <version>";
     refused(&s, json!([owner_ref("apps/", "ReplicaSet", "o", "u")]), unparsable).await;
 }
 
-async fn b4_owner_reference_needs_kind_name_and_uid(s: Server) {
+async fn validation_owner_reference_needs_kind_name_and_uid(s: Server) {
     refused(&s, json!([owner_ref("v1", "", "o", "u")]), "ownerReferences[0].kind: Required value: must not be empty").await;
     refused(&s, json!([owner_ref("v1", "ConfigMap", "", "u")]), "ownerReferences[0].name: Required value: must not be empty").await;
     refused(&s, json!([owner_ref("v1", "ConfigMap", "o", "")]), "ownerReferences[0].uid: Required value: must not be empty").await;
 }
 
-async fn b4_v1_event_cannot_be_an_owner(s: Server) {
+async fn validation_v1_event_cannot_be_an_owner(s: Server) {
     refused(&s, json!([owner_ref("v1", "Event", "e", "u")]), "is disallowed from being an owner").await;
     // The ban names core v1 Event only.
     let r = post(&s, &cm_path(""), owned_cm("ok", json!([owner_ref("events.k8s.io/v1", "Event", "e", "u")]))).await;
     assert_eq!(r.code, 201);
 }
 
-async fn b4_at_most_one_controller_reference(s: Server) {
+async fn validation_at_most_one_controller_reference(s: Server) {
     let mut a = owner_ref("apps/v1", "ReplicaSet", "a", "1");
     let mut b = owner_ref("apps/v1", "ReplicaSet", "b", "2");
     a["controller"] = json!(true);
@@ -598,12 +598,12 @@ async fn b4_at_most_one_controller_reference(s: Server) {
     .await;
 }
 
-async fn b4_existence_kind_and_namespace_of_owners_are_not_validated(s: Server) {
+async fn validation_existence_kind_and_namespace_of_owners_are_not_validated(s: Server) {
     let r = post(&s, &cm_path(""), owned_cm("x", json!([owner_ref("third.party.io/v9", "Imaginary", "ghost", "no-such-uid")]))).await;
     assert_eq!(r.code, 201, "{}", r.body);
 }
 
-async fn b4_owner_references_are_validated_on_update_too(s: Server) {
+async fn validation_owner_references_are_validated_on_update_too(s: Server) {
     create_cm(&s, "x", &[]).await;
     let r = patch(
         &s,
@@ -616,7 +616,7 @@ async fn b4_owner_references_are_validated_on_update_too(s: Server) {
     assert!(get(&s, &cm_path("x")).await.body["metadata"]["ownerReferences"].is_null(), "the stored object is unchanged");
 }
 
-async fn b3_row26_namespace_deletion_terminates_then_removes_when_empty(s: Server) {
+async fn request_namespace_deletion_terminates_then_removes_when_empty(s: Server) {
     assert_eq!(post(&s, "/api/v1/namespaces", json!({"metadata": {"name": "ns1"}})).await.code, 201);
     let in_ns = "/api/v1/namespaces/ns1/configmaps";
     assert_eq!(post(&s, in_ns, configmap("c", &[])).await.code, 201);

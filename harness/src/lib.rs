@@ -19,6 +19,8 @@
 //!   API server, their answers compared.
 //! - [`kubelet_diff`]: seeded random nodes through the kubelet model and the kubelet's own
 //!   code, compared after every step.
+//! - [`kubelet_wire`]: the JSON form in which the kubelet model's node and operations travel to
+//!   the kubelet's own code and back (not the model: that is [`kubegc::kubelet`]).
 //! - [`e2e`]: Kubernetes' own e2e tests of the pinned release run against a target.
 //! - [`junit`]: reading verdicts back from the runner's JUnit reports.
 //! - [`mutation`]: judging the specification with deliberately broken API servers and collectors.
@@ -34,6 +36,7 @@ pub mod features;
 pub mod fuzz;
 pub mod junit;
 pub mod kubelet_diff;
+pub mod kubelet_wire;
 pub mod mutation;
 pub mod runner;
 pub mod steps;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::apiserver::Interceptor;
+use crate::apiserver::server::Interceptor;
 use crate::apiserver::status::ApiError;
 
 /// While armed, answers the first requests to each path with `answers` in turn, then lets

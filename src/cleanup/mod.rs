@@ -37,9 +37,6 @@ pub mod pvc_protection;
 pub mod ttl_after_finished;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use futures::{FutureExt, StreamExt};
@@ -48,55 +45,26 @@ use kube::api::{Api, ApiResource, DynamicObject, WatchParams};
 pub use config::Config;
 use pass::{Context, Controller};
 
-use crate::activity::Activity;
+use crate::activity::{Activity, Settling};
 use crate::clock::Clock;
 use crate::cloud::Cloud;
+use crate::controller_loop::{ControllerLoop, RESYNC, RETRY, Round, Rounds};
 use crate::unreadable::Reporter;
 
-/// How long a quiet round waits for a change or a due moment before it looks again anyway.
-const RESYNC: Duration = Duration::from_secs(30);
-
-/// How long the controllers wait before retrying a round that failed.
-const RETRY: Duration = Duration::from_millis(200);
-
 /// The running cleanup controllers. Dropping them stops them.
+#[derive(Debug)]
 pub struct Cleanup {
-    progress: Arc<Progress>,
+    running: ControllerLoop<Settled>,
     clock: Clock,
     cloud: Option<Cloud>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl std::fmt::Debug for Cleanup {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Cleanup").field("busy", &self.progress.busy.load(Ordering::SeqCst)).finish()
-    }
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-/// How far the controllers have got.
-#[derive(Debug, Default)]
-struct Progress {
-    /// Whether a round is running or due.
-    busy: AtomicBool,
-    /// What the last quiet round saw: each watched `(group, plural)` up to its revision, and
-    /// the earliest moment a controller asked to look again.
-    settled: Mutex<Settled>,
-    /// Why the last round failed, until one succeeds.
-    last_error: Mutex<Option<String>>,
-    /// Raised when a round leaves the controllers settled.
-    activity: Activity,
 }
 
 /// The state a quiet round left.
 #[derive(Debug, Default)]
 struct Settled {
+    /// Each watched `(group, plural)` up to the revision the round saw.
     seen: BTreeMap<(String, String), u64>,
+    /// The earliest moment a controller asked to look again.
     due: Option<DateTime<Utc>>,
     /// The generation of the cloud the round read, if a controller asks one.
     cloud_seen: Option<u64>,
@@ -106,88 +74,111 @@ impl Cleanup {
     /// Starts the controllers `config` turns on against `client`, timed by `clock`, the cloud
     /// node lifecycle controller asking `cloud`. Must be called inside a Tokio runtime.
     pub fn start(client: kube::Client, clock: Clock, config: Config, cloud: &Cloud) -> Self {
-        let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
         let controllers = config.controllers(cloud);
-        let cloud = controllers.iter().find_map(|c| c.cloud().cloned());
-        let context = Context::new(client, clock.clone(), config.mutant);
-        let task = tokio::spawn(run(context, controllers, progress.clone()));
-        Self { progress, clock, cloud, task }
+        let rounds = ControllerRounds::new(Context::new(client, clock.clone(), config.mutant), controllers);
+        let cloud = rounds.cloud.clone();
+        Self { running: ControllerLoop::start("the cleanup controllers", rounds), clock, cloud }
     }
 
     /// The earliest moment a controller waits for, as the last quiet round left it.
     pub fn due(&self) -> Option<DateTime<Utc>> {
-        self.progress.settled.lock().unwrap_or_else(|e| e.into_inner()).due
-    }
-
-    /// Raised when a round that wrote nothing leaves the controllers settled.
-    pub fn activity(&self) -> &Activity {
-        &self.progress.activity
-    }
-
-    /// What the controllers still have to do before they have seen every change to what they
-    /// watch, have nothing to write, and no moment they wait for has come; empty when settled.
-    /// `revision_of(group, resource)` is the revision of the resource's last write (see
-    /// [`crate::apiserver::ApiServer::resource_revision`]).
-    pub fn pending(&self, revision_of: impl Fn(&str, &str) -> u64) -> Vec<String> {
-        let p = &self.progress;
-        let mut pending = Vec::new();
-        if let Some(e) = p.last_error.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            pending.push(format!("the cleanup controllers retry after: {e}"));
-        }
-        if p.busy.load(Ordering::SeqCst) {
-            pending.push("the cleanup controllers are in a round".into());
-            return pending;
-        }
-        let settled = p.settled.lock().unwrap_or_else(|e| e.into_inner());
-        for ((group, resource), seen) in &settled.seen {
-            let written = revision_of(group, resource);
-            if written > *seen {
-                pending.push(format!("the cleanup controllers have seen {resource} up to {seen}, written at {written}"));
-            }
-        }
-        if let (Some(cloud), Some(seen)) = (&self.cloud, settled.cloud_seen) {
-            if cloud.generation() > seen {
-                pending
-                    .push(format!("the cleanup controllers have seen the cloud up to change {seen}, changed {} times", cloud.generation()));
-            }
-        }
-        if let Some(due) = settled.due.filter(|due| *due <= self.clock.now()) {
-            pending.push(format!("the cleanup controllers look again at {due}"));
-        }
-        pending
+        self.running.settled().due
     }
 }
 
-/// The controllers' loop: rounds until one writes nothing, then a wait for a change or a due
-/// moment. A round after a change (or the first, or one after a write or a failure) runs every
-/// controller; a round the clock alone woke runs only the controllers whose moment has come,
-/// as nothing the others read has changed, and the watches it waited on are kept for the next
-/// wait.
-async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: Arc<Progress>) {
-    let watched: Vec<ApiResource> = {
-        let mut all: Vec<ApiResource> = controllers.iter().flat_map(|c| c.watches()).collect();
-        all.sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural)));
-        all.dedup_by(|a, b| a.group == b.group && a.plural == b.plural);
-        all
-    };
-    let cloud = controllers.iter().find_map(|c| c.cloud().cloned());
-    let mut scheduled: Vec<Scheduled> = controllers.into_iter().map(|controller| Scheduled { controller, again_at: None }).collect();
-    let mut seen: BTreeMap<(String, String), u64> = BTreeMap::new();
-    let mut watches: Option<Watches> = None;
-    let mut everyone = true;
-    let mut reporter = Reporter::new("kube-controller-manager");
-    loop {
-        progress.busy.store(true, Ordering::SeqCst);
+impl Settling for Cleanup {
+    /// What the controllers still have to do before they have seen every change to what they
+    /// watch, have nothing to write, and no moment they wait for has come.
+    fn pending(&self, revision_of: &dyn Fn(&str, &str) -> u64) -> Vec<String> {
+        self.running.pending(|settled| {
+            let mut pending = Vec::new();
+            for ((group, resource), seen) in &settled.seen {
+                let written = revision_of(group, resource);
+                if written > *seen {
+                    pending.push(format!("the cleanup controllers have seen {resource} up to {seen}, written at {written}"));
+                }
+            }
+            if let (Some(cloud), Some(seen)) = (&self.cloud, settled.cloud_seen) {
+                if cloud.generation() > seen {
+                    pending.push(format!(
+                        "the cleanup controllers have seen the cloud up to change {seen}, changed {} times",
+                        cloud.generation()
+                    ));
+                }
+            }
+            if let Some(due) = settled.due.filter(|due| *due <= self.clock.now()) {
+                pending.push(format!("the cleanup controllers look again at {due}"));
+            }
+            pending
+        })
+    }
+
+    /// Raised when a round that wrote nothing leaves the controllers settled.
+    fn activity(&self) -> &Activity {
+        self.running.activity()
+    }
+}
+
+/// The controllers' rounds, as the [`ControllerLoop`] runs them. A round after a change (or
+/// the first, or one after a write or a failure) runs every controller; a round the clock alone
+/// woke runs only the controllers whose moment has come, as nothing the others read has
+/// changed, and the watches it waited on are kept for the next wait.
+struct ControllerRounds {
+    context: Context,
+    scheduled: Vec<Scheduled>,
+    /// Every resource a controller watches, once.
+    watched: Vec<ApiResource>,
+    /// The cloud a controller asks, if one does.
+    cloud: Option<Cloud>,
+    /// Each resource up to the revision the last round of every controller saw.
+    seen: BTreeMap<(String, String), u64>,
+    /// The watches the last wait gave back, when the clock alone woke it.
+    watches: Option<Watches>,
+    /// Whether the next round runs every controller.
+    everyone: bool,
+    /// The earliest moment a controller asked to look again, and the cloud's generation, as
+    /// the last round read them.
+    due: Option<DateTime<Utc>>,
+    cloud_seen: Option<u64>,
+    reporter: Reporter,
+}
+
+impl ControllerRounds {
+    fn new(context: Context, controllers: Vec<Box<dyn Controller>>) -> Self {
+        let mut watched: Vec<ApiResource> = controllers.iter().flat_map(|c| c.watches()).collect();
+        watched.sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural)));
+        watched.dedup_by(|a, b| a.group == b.group && a.plural == b.plural);
+        let cloud = controllers.iter().find_map(|c| c.cloud().cloned());
+        Self {
+            context,
+            scheduled: controllers.into_iter().map(|controller| Scheduled { controller, again_at: None }).collect(),
+            watched,
+            cloud,
+            seen: BTreeMap::new(),
+            watches: None,
+            everyone: true,
+            due: None,
+            cloud_seen: None,
+            reporter: Reporter::new("kube-controller-manager"),
+        }
+    }
+}
+
+impl Rounds for ControllerRounds {
+    type Settled = Settled;
+
+    async fn round(&mut self) -> Round<Settled> {
+        let context = &self.context;
         context.start_round();
-        let cloud_seen = cloud.as_ref().map(Cloud::generation);
+        self.cloud_seen = self.cloud.as_ref().map(Cloud::generation);
         let now = context.clock.now();
         let mut wrote = false;
         let mut failure = None;
-        for entry in &mut scheduled {
-            if !everyone && entry.again_at.is_none_or(|at| at > now) {
+        for entry in &mut self.scheduled {
+            if !self.everyone && entry.again_at.is_none_or(|at| at > now) {
                 continue;
             }
-            match entry.controller.pass(&context).await {
+            match entry.controller.pass(context).await {
                 Ok(outcome) => {
                     wrote |= outcome.wrote;
                     entry.again_at = outcome.again_at;
@@ -198,42 +189,44 @@ async fn run(context: Context, controllers: Vec<Box<dyn Controller>>, progress: 
         // Only a round of every controller says what the watched resources are seen up to: a
         // change a due controller's list saw may not have reached the controllers that watch it.
         // It also says which objects the lists could not read (and reports the new ones).
-        if everyone {
-            seen.extend(context.seen());
-            reporter.report(&context.client, now, &context.unreadable()).await;
+        if self.everyone {
+            self.seen.extend(context.seen());
+            self.reporter.report(&context.client, now, &context.unreadable()).await;
         }
-        everyone = true;
+        self.everyone = true;
         if let Some(why) = failure {
-            tracing::debug!("cleanup controllers: {why}");
-            *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
-            watches = None;
-            tokio::time::sleep(RETRY).await;
-            continue;
+            self.watches = None;
+            return Round::Failed(why);
         }
         if wrote {
-            watches = None;
-            continue;
+            self.watches = None;
+            return Round::Wrote;
         }
-        *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        let due = scheduled.iter().filter_map(|entry| entry.again_at).min();
-        let watched_seen =
-            watched.iter().filter_map(|r| seen.get_key_value(&(r.group.clone(), r.plural.clone()))).map(|(k, v)| (k.clone(), *v)).collect();
-        *progress.settled.lock().unwrap_or_else(|e| e.into_inner()) = Settled { seen: watched_seen, due, cloud_seen };
-        progress.busy.store(false, Ordering::SeqCst);
-        progress.activity.raise();
-        let open = match watches.take() {
+        self.due = self.scheduled.iter().filter_map(|entry| entry.again_at).min();
+        let seen = &self.seen;
+        let watched_seen = self
+            .watched
+            .iter()
+            .filter_map(|r| seen.get_key_value(&(r.group.clone(), r.plural.clone())))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        Round::Quiet(Settled { seen: watched_seen, due: self.due, cloud_seen: self.cloud_seen })
+    }
+
+    async fn wait(&mut self) {
+        let open = match self.watches.take() {
             Some(open) => open,
-            None => match Watches::open(&context, &watched, &seen).await {
+            None => match Watches::open(&self.context, &self.watched, &self.seen).await {
                 Ok(open) => open,
                 Err(e) => {
                     tracing::debug!("cleanup controllers: watching: {e}");
                     tokio::time::sleep(RETRY).await;
-                    continue;
+                    return;
                 }
             },
         };
-        watches = open.wait(&context, due, cloud.as_ref().zip(cloud_seen)).await;
-        everyone = watches.is_none();
+        self.watches = open.wait(&self.context, self.due, self.cloud.as_ref().zip(self.cloud_seen)).await;
+        self.everyone = self.watches.is_none();
     }
 }
 

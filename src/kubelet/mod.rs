@@ -42,6 +42,5 @@ pub mod pods;
 pub mod quantity;
 pub mod runtime;
 pub mod time;
-pub mod wire;
 
 pub use node::Node;

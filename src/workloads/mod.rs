@@ -67,10 +67,6 @@ pub mod stateful_sets;
 pub mod status;
 pub mod writes;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -85,50 +81,27 @@ use kube::Resource;
 use kube::api::{Api, WatchParams};
 use serde::de::DeserializeOwned;
 
-use crate::activity::Activity;
+use crate::activity::{Activity, Settling};
 use crate::clock::{Clock, earliest};
+use crate::controller_loop::{ControllerLoop, RESYNC, RETRY, Round, Rounds};
 use crate::unreadable::Reporter;
 use crate::workloads::snapshot::{LISTED, Snapshot};
 use crate::workloads::writes::Writes;
 
-/// How long a quiet pass waits for a change before it looks again anyway.
-const RESYNC: Duration = Duration::from_secs(30);
-
-/// How long the controllers wait before retrying a pass that failed.
-const RETRY: Duration = Duration::from_millis(200);
-
 /// The running workload controllers. Dropping them stops them.
+#[derive(Debug)]
 pub struct Workloads {
-    progress: Arc<Progress>,
+    running: ControllerLoop<Seen>,
     clock: Clock,
-    task: tokio::task::JoinHandle<()>,
 }
 
-impl std::fmt::Debug for Workloads {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Workloads").field("settled_at", &self.progress.settled_at.load(Ordering::SeqCst)).finish()
-    }
-}
-
-impl Drop for Workloads {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-/// How far the controllers have got.
+/// What the last pass that wrote nothing read, and when the controllers next act by the clock.
 #[derive(Debug, Default)]
-struct Progress {
-    /// The revision the last pass that wrote nothing read.
-    settled_at: AtomicU64,
-    /// Whether a pass is running or due.
-    busy: AtomicBool,
-    /// Why the last pass failed, until one succeeds.
-    last_error: Mutex<Option<String>>,
-    /// Raised when a pass leaves the controllers settled.
-    activity: Activity,
-    /// When the controllers next act by the clock, as the last settled pass saw it.
-    due: Mutex<nodes::Due>,
+struct Seen {
+    /// The revision it read.
+    revision: u64,
+    /// When the controllers (and the pods on nodes) next act by the clock.
+    due: nodes::Due,
 }
 
 impl Workloads {
@@ -137,77 +110,82 @@ impl Workloads {
     /// scheduler if any node runs, broken by `mutant` if any (only to judge a specification).
     /// Must be called inside a Tokio runtime.
     pub fn start(client: kube::Client, clock: Clock, agents: nodes::Agents, mutant: Option<mutant::Mutant>) -> Self {
-        let progress = Arc::new(Progress { busy: AtomicBool::new(true), ..Default::default() });
-        let task = tokio::spawn(run(client, clock.clone(), agents, mutant, progress.clone()));
-        Self { progress, clock, task }
+        let passes = Passes {
+            reporter: Reporter::new(writes::FIELD_MANAGER),
+            client,
+            clock: clock.clone(),
+            agents,
+            mutant,
+            known_services: endpoints::KnownServices::default(),
+            last: (0, None),
+        };
+        Self { running: ControllerLoop::start("the workload controllers", passes), clock }
     }
 
     /// The next moment a pod on a node starts or stops a container, or ends a grace period or
     /// deadline, by itself: a moment at which to stop the clock (see
     /// [`crate::Cluster::advance`]).
     pub fn due(&self) -> Option<DateTime<Utc>> {
-        self.progress.due.lock().unwrap_or_else(|e| e.into_inner()).pods
-    }
-
-    /// Raised when a pass that wrote nothing leaves the controllers settled at its revision.
-    pub fn activity(&self) -> &Activity {
-        &self.progress.activity
-    }
-
-    /// What the controllers still have to do before they have seen every change to the
-    /// resources they list, have nothing to write and wait for no moment that has come; empty
-    /// when they are settled.
-    /// `revision_of(group, resource)` is the revision of the resource's last write (see
-    /// [`crate::apiserver::ApiServer::resource_revision`]).
-    pub fn pending(&self, revision_of: impl Fn(&str, &str) -> u64) -> Vec<String> {
-        let p = &self.progress;
-        let mut pending = Vec::new();
-        if let Some(e) = p.last_error.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            pending.push(format!("the workload controllers retry after: {e}"));
-        }
-        if p.busy.load(Ordering::SeqCst) {
-            pending.push("the workload controllers are in a pass".into());
-        }
-        let due = p.due.lock().unwrap_or_else(|e| e.into_inner()).any;
-        if let Some(at) = due.filter(|at| *at <= self.clock.now()) {
-            pending.push(format!("the workload controllers have to act at {at}, which has come"));
-        }
-        let seen = p.settled_at.load(Ordering::SeqCst);
-        for (group, resource) in LISTED {
-            let written = revision_of(group, resource);
-            if written > seen {
-                pending.push(format!("the workload controllers have seen {resource} up to {seen}, written at {written}"));
-            }
-        }
-        pending
+        self.running.settled().due.pods
     }
 }
 
-/// The controllers' loop: passes until one writes nothing, then a wait for a change.
-async fn run(client: kube::Client, clock: Clock, mut agents: nodes::Agents, mutant: Option<mutant::Mutant>, progress: Arc<Progress>) {
-    let mut known_services = endpoints::KnownServices::default();
-    let mut reporter = Reporter::new(writes::FIELD_MANAGER);
-    loop {
-        progress.busy.store(true, Ordering::SeqCst);
-        let failure = match pass(&client, &clock, mutant, &mut known_services, &mut agents, &mut reporter).await {
-            Ok(p) if p.writes.landed > 0 => continue,
-            Ok(p) if !p.writes.retry.is_empty() => Some(p.writes.retry.join("; ")),
-            Ok(p) => {
-                *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                *progress.due.lock().unwrap_or_else(|e| e.into_inner()) = nodes::Due { any: p.due, pods: p.pod_due };
-                progress.settled_at.store(p.revision, Ordering::SeqCst);
-                progress.busy.store(false, Ordering::SeqCst);
-                progress.activity.raise();
-                wait_for_change(&client, &clock, p.revision, p.due).await;
-                None
+impl Settling for Workloads {
+    /// What the controllers still have to do before they have seen every change to the
+    /// resources they list, have nothing to write and wait for no moment that has come.
+    fn pending(&self, revision_of: &dyn Fn(&str, &str) -> u64) -> Vec<String> {
+        self.running.pending(|seen| {
+            let mut pending = Vec::new();
+            if let Some(at) = seen.due.any.filter(|at| *at <= self.clock.now()) {
+                pending.push(format!("the workload controllers have to act at {at}, which has come"));
             }
-            Err(e) => Some(format!("reading the workloads: {e}")),
-        };
-        if let Some(why) = failure {
-            tracing::debug!("workload controllers: {why}");
-            *progress.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
-            tokio::time::sleep(RETRY).await;
+            for (group, resource) in LISTED {
+                let written = revision_of(group, resource);
+                if written > seen.revision {
+                    pending.push(format!("the workload controllers have seen {resource} up to {}, written at {written}", seen.revision));
+                }
+            }
+            pending
+        })
+    }
+
+    /// Raised when a pass that wrote nothing leaves the controllers settled at its revision.
+    fn activity(&self) -> &Activity {
+        self.running.activity()
+    }
+}
+
+/// The controllers' passes, as the [`ControllerLoop`] runs them.
+struct Passes {
+    client: kube::Client,
+    clock: Clock,
+    agents: nodes::Agents,
+    mutant: Option<mutant::Mutant>,
+    /// The Services the endpoints controller saw in the last pass.
+    known_services: endpoints::KnownServices,
+    reporter: Reporter,
+    /// The revision the last quiet pass read, and when a controller next acts by the clock.
+    last: (u64, Option<DateTime<Utc>>),
+}
+
+impl Rounds for Passes {
+    type Settled = Seen;
+
+    async fn round(&mut self) -> Round<Seen> {
+        match pass(&self.client, &self.clock, self.mutant, &mut self.known_services, &mut self.agents, &mut self.reporter).await {
+            Ok(p) if p.writes.landed > 0 => Round::Wrote,
+            Ok(p) if !p.writes.retry.is_empty() => Round::Failed(p.writes.retry.join("; ")),
+            Ok(p) => {
+                self.last = (p.revision, p.due);
+                Round::Quiet(Seen { revision: p.revision, due: nodes::Due { any: p.due, pods: p.pod_due } })
+            }
+            Err(e) => Round::Failed(format!("reading the workloads: {e}")),
         }
+    }
+
+    async fn wait(&mut self) {
+        let (revision, due) = self.last;
+        wait_for_change(&self.client, &self.clock, revision, due).await;
     }
 }
 

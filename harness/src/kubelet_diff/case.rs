@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use crate::kubelet_wire as wire;
 use kubegc::clock::Clock;
 use kubegc::kubelet::Node;
 use kubegc::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
@@ -15,7 +16,6 @@ use kubegc::kubelet::eviction::thresholds::{Signal, Threshold};
 use kubegc::kubelet::mutant::Mutant;
 use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, TimeDelta, Utc, add};
-use kubegc::kubelet::wire;
 
 use crate::world::kubelet::KubeletWorld;
 use crate::world::kubelet::actions::Action;
@@ -119,7 +119,7 @@ impl Case {
     pub fn describe(&self) -> String {
         let mut lines = Vec::new();
         let day = self.node.now();
-        let mut node = serde_json::to_value(wire::Node::of(&self.node)).unwrap_or_default();
+        let mut node = serde_json::to_value(wire::WireNode::of(&self.node)).unwrap_or_default();
         prune(&mut node);
         lines.push(format!("Given a node (in the kubelet driver's wire form): {node}"));
         let defaults = Case::empty(self.seed);

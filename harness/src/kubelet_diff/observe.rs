@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use kubegc::kubelet::wire::{self, Record};
+use crate::kubelet_wire::{self as wire, Record};
 use serde_json::{Value, json};
 
 use super::case::{Case, Step};
@@ -92,7 +92,7 @@ fn see(world: &mut KubeletWorld, read: Value) -> Value {
             "evicted": s.evicted.as_ref().map(|e| json!({ "pod": e.pod, "gracePeriod": e.grace_period_override })),
         })
     });
-    let mut node = serde_json::to_value(wire::Node::of(&world.node)).unwrap_or_default();
+    let mut node = serde_json::to_value(wire::WireNode::of(&world.node)).unwrap_or_default();
     if let Some(calls) = node.get_mut("calls") {
         *calls = calls_by_object(calls.take());
     }

@@ -25,7 +25,6 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, header};
 use serde_json::Value;
 
-use crate::apiserver::Server;
 use crate::apiserver::http::decode::{
     Write, apply_configuration, check_list_options, check_patch_json, delete_collection_page, delete_request, header_str, is_apply,
     list_page, object, patch_options, resource_object, resource_version, selection, write_options,
@@ -39,6 +38,7 @@ use crate::apiserver::mutant::Mutable;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::protobuf;
 use crate::apiserver::schema::WriteOptions;
+use crate::apiserver::server::Server;
 use crate::apiserver::status::{self, ApiError, ApiResult, page_not_found};
 use crate::apiserver::storage::Scope;
 use crate::apiserver::storage::write::Target;

@@ -10,10 +10,10 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Months, Utc};
 use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 
-use crate::apiserver::Server;
 use crate::apiserver::http::decode::header_str;
 use crate::apiserver::http::request::Query;
 use crate::apiserver::openapi;
+use crate::apiserver::server::Server;
 
 /// When the documents were last changed, as `Last-Modified`: when this process first served one.
 static LAST_MODIFIED: LazyLock<String> = LazyLock::new(|| Utc::now().format("%a, %d %b %Y %H:%M:%S GMT").to_string());

@@ -1,6 +1,6 @@
 package main
 
-// The JSON form kubegc and the driver share (kubegc's side: src/kubelet/wire.rs). Times are
+// The JSON form kubegc and the driver share (kubegc's side: harness/src/kubelet_wire.rs). Times are
 // RFC 3339, durations are nanoseconds, sizes are bytes.
 
 import (

@@ -6,6 +6,7 @@
 //! (`detectImages(t)`, `freeSpace(bytes, t)`, `freeOldImages(t, beganGC)`), and leave the clock
 //! alone; the kubelet-level actions read the clock, moving it forward first when given a time.
 
+use crate::kubelet_wire::{self as wire, Answer, EvictionPod, Op, Record};
 use kubegc::kubelet::config::defaulted;
 use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy, dead, logs, sandboxes};
 use kubegc::kubelet::eviction::manager::{Eviction, SyncOutcome};
@@ -15,7 +16,6 @@ use kubegc::kubelet::pods::PodState;
 use kubegc::kubelet::quantity::format_bytes;
 use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, TimeDelta, Utc, add, format_duration};
-use kubegc::kubelet::wire::{self, Answer, EvictionPod, Op, Record};
 
 use super::{KubeletWorld, Outcome};
 

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::kubelet_wire::{self as wire, Answer, Op, Request};
 use kubegc::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
 use kubegc::kubelet::containers::{ContainerGc, ContainerGcPolicy};
 use kubegc::kubelet::disks::DiskLayout;
@@ -21,7 +22,6 @@ use kubegc::kubelet::loops::{GcLoops, move_clock_to};
 use kubegc::kubelet::mutant::Mutant;
 use kubegc::kubelet::runtime::Image;
 use kubegc::kubelet::time::{DateTime, Utc};
-use kubegc::kubelet::wire::{self, Answer, Op, Request};
 use kubegc::kubelet::{Node, pods::PodState};
 use upstream::UpstreamKubelet;
 
@@ -146,7 +146,7 @@ impl KubeletWorld {
         }
         let eviction = wire::EvictionSettings::of(self.eviction_thresholds.as_deref(), &self.config, self.max_pod_grace_period_seconds);
         let settings = wire::Settings::of(&self.config, &self.config_file, &self.container_policy, self.started, eviction);
-        let request = Request { node: wire::Node::of(&self.node), settings, op };
+        let request = Request { node: wire::WireNode::of(&self.node), settings, op };
         let answer = self.upstream.as_mut().ok_or("the kubelet driver is missing")?.call(&request)?;
         answer.node.apply_to(&mut self.node)?;
         Ok(answer)

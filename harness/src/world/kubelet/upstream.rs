@@ -1,6 +1,6 @@
 //! The kubelet's own code as a scenario's kubelet: kubegc's kubelet driver (built from the
 //! pinned upstream module, `upstream/cmd/kubegc-kubelet-driver/`), one process per scenario,
-//! spoken to in the JSON form of [`kubegc::kubelet::wire`]. Each request carries the whole node;
+//! spoken to in the JSON form of [`crate::kubelet_wire`]. Each request carries the whole node;
 //! each answer brings the node back as upstream's code left it, with what that code keeps to
 //! itself (image records, the collected-images metric, post-GC hook runs).
 
@@ -9,8 +9,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+use crate::kubelet_wire::{Answer, LoopState, Request};
 use kubegc::kubelet::images::records::ImageRecord;
-use kubegc::kubelet::wire::{Answer, LoopState, Request};
 
 /// A running driver and what upstream's collectors have told of themselves so far.
 #[derive(Debug)]

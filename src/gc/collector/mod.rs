@@ -10,6 +10,9 @@
 //! [`crate::gc::GarbageCollector`] runs a collector on its own tasks;
 //! [`crate::gc::ManualCollector`] steps one by hand.
 
+pub mod settled;
+mod tasks;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
@@ -225,6 +228,12 @@ impl Collector {
             activity: Activity::default(),
             config,
         })
+    }
+
+    /// Raised after every step that may leave the collector settled (see
+    /// [`crate::gc::GarbageCollector::activity`]).
+    pub fn activity(&self) -> &Activity {
+        &self.activity
     }
 
     /// Locks the graph builder.

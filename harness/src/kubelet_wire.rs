@@ -4,25 +4,25 @@
 //! nanoseconds, sizes bytes.
 //!
 //! A [`Request`] carries the whole fake node and one [`Op`]; an [`Answer`] carries the node
-//! afterwards and what the kubelet's code made of it. [`Node::of`] and [`Node::apply_to`]
-//! convert to and from the model's [`crate::kubelet::Node`].
+//! afterwards and what the kubelet's code made of it. [`WireNode::of`] and [`WireNode::apply_to`]
+//! convert to and from the model's [`kubegc::kubelet::Node`].
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
-use crate::kubelet::containers::ContainerGcPolicy;
-use crate::kubelet::disks::{DiskLayout, Filesystem};
-use crate::kubelet::events::EventType;
-use crate::kubelet::eviction::PodUsage;
-use crate::kubelet::eviction::reclaim::ReclaimFn;
-use crate::kubelet::eviction::thresholds::Threshold;
-use crate::kubelet::images::records::ImageRecord;
-use crate::kubelet::logs::{LogDir, LogSymlink};
-use crate::kubelet::pods::PodState;
-use crate::kubelet::runtime::{Container, ContainerState, Image, RuntimeCall, Sandbox, SandboxState};
+use kubegc::kubelet::config::{KubeletConfigFile, KubeletConfiguration};
+use kubegc::kubelet::containers::ContainerGcPolicy;
+use kubegc::kubelet::disks::{DiskLayout, Filesystem};
+use kubegc::kubelet::events::EventType;
+use kubegc::kubelet::eviction::PodUsage;
+use kubegc::kubelet::eviction::reclaim::ReclaimFn;
+use kubegc::kubelet::eviction::thresholds::Threshold;
+use kubegc::kubelet::images::records::ImageRecord;
+use kubegc::kubelet::logs::{LogDir, LogSymlink};
+use kubegc::kubelet::pods::PodState;
+use kubegc::kubelet::runtime::{Container, ContainerState, Image, RuntimeCall, Sandbox, SandboxState};
 
 /// RFC 3339 times, as Go's `time.Time` reads and writes them.
 mod rfc3339 {
@@ -94,7 +94,7 @@ pub fn nanos(d: TimeDelta) -> i64 {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Request {
     /// The node as the scenario has it now.
-    pub node: Node,
+    pub node: WireNode,
     /// The kubelet's settings, which the collectors are built from on first use.
     pub settings: Settings,
     /// What to do.
@@ -307,7 +307,7 @@ pub struct Settings {
 /// The fake node.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Node {
+pub struct WireNode {
     /// The node's clock.
     #[serde(with = "rfc3339")]
     pub now: DateTime<Utc>,
@@ -575,7 +575,7 @@ pub struct Answer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub freed: Option<i64>,
     /// The node afterwards.
-    pub node: Node,
+    pub node: WireNode,
     /// The image records afterwards.
     pub records: Vec<Record>,
     /// The candidates listed, or left by `freeOldImages`.
@@ -669,9 +669,9 @@ fn fs(f: &Filesystem) -> Fs {
     Fs { capacity: f.capacity, available: f.available }
 }
 
-impl Node {
+impl WireNode {
     /// The model's node in the shared form.
-    pub fn of(node: &crate::kubelet::Node) -> Self {
+    pub fn of(node: &kubegc::kubelet::Node) -> Self {
         let r = &node.runtime;
         let g = &node.gates;
         Self {
@@ -756,7 +756,7 @@ impl Node {
 
     /// Puts what the kubelet may change — the runtime's objects and calls, the filesystems'
     /// free space, the logs and the events — into the model's node.
-    pub fn apply_to(&self, node: &mut crate::kubelet::Node) -> Result<(), String> {
+    pub fn apply_to(&self, node: &mut kubegc::kubelet::Node) -> Result<(), String> {
         let r = &mut node.runtime;
         r.images = self
             .images
@@ -810,7 +810,7 @@ impl Node {
         node.events = self
             .events
             .iter()
-            .map(|e| crate::kubelet::events::Event {
+            .map(|e| kubegc::kubelet::events::Event {
                 event_type: if e.event_type == "Warning" { EventType::Warning } else { EventType::Normal },
                 reason: e.reason.clone(),
                 message: e.message.clone(),
@@ -887,14 +887,14 @@ mod tests {
 
     #[test]
     fn a_node_survives_the_round_trip_through_json() {
-        let mut node = crate::kubelet::Node::at_ten();
+        let mut node = kubegc::kubelet::Node::at_ten();
         node.runtime.images.push(Image::new("a", 1024));
         node.runtime.calls.push(RuntimeCall::RemoveImage("b".into()));
         node.disks.nodefs.available = 7;
-        let json = serde_json::to_string(&Node::of(&node)).unwrap();
+        let json = serde_json::to_string(&WireNode::of(&node)).unwrap();
         assert!(json.contains(r#""now":"2025-01-01T10:00:00Z""#), "{json}");
-        let back: Node = serde_json::from_str(&json).unwrap();
-        let mut other = crate::kubelet::Node::at_ten();
+        let back: WireNode = serde_json::from_str(&json).unwrap();
+        let mut other = kubegc::kubelet::Node::at_ten();
         back.apply_to(&mut other).unwrap();
         assert_eq!(other.runtime.images, node.runtime.images);
         assert_eq!(other.runtime.calls, node.runtime.calls);
