@@ -58,6 +58,7 @@ async fn delete(world: &mut KubeWorld, kind: &str, name: &str, body: Option<Stri
     }
     record(world, outcome);
     world.last_deleted = Some((kind.to_string(), name.to_string()));
+    world.last_deleted_at = Some(k8s_openapi::jiff::Timestamp::now());
     Ok(())
 }
 

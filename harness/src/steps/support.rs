@@ -121,12 +121,31 @@ pub async fn create_body(world: &mut KubeWorld, kind: &str, name: &str, body: Va
         body["involvedObject"]["namespace"] = json!(namespace);
     }
     let object: DynamicObject = serde_json::from_value(body).map_err(kube::Error::SerdeError)?;
+    if kind == "Pod" {
+        default_account(world, &namespace).await;
+    }
     world.settled = false;
     let created = api.create(&PostParams::default(), &object).await?;
     let uid = created.metadata.uid.clone().unwrap_or_default();
     world.objects.insert((kind.to_string(), name.to_string()), Created { resource, namespace, uid });
     world.last_response = Some((201, serde_json::to_value(&created).unwrap_or_default()));
     Ok(())
+}
+
+/// Waits, once per namespace and at most the backend's timeout, for the `default`
+/// ServiceAccount of `namespace`, as Kubernetes' e2e framework does before a test makes pods
+/// (`WaitForDefaultServiceAccountInNamespace`, test/e2e/framework/util.go): admission refuses a
+/// pod while its namespace has none, and the service account controller makes it only some time
+/// after the namespace, later on a loaded machine. When it does not come, the create says why.
+async fn default_account(world: &mut KubeWorld, namespace: &str) {
+    if !world.accounts_seen.insert(namespace.to_string()) {
+        return;
+    }
+    let api: Api<k8s_openapi::api::core::v1::ServiceAccount> = Api::namespaced(world.client(), namespace);
+    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
+    while !matches!(api.get_opt("default").await, Ok(Some(_))) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// The API, resource and namespace an object of `kind` is created in.

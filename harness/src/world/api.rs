@@ -50,6 +50,10 @@ pub struct KubeWorld {
     pub last_response: Option<(u16, Value)>,
     /// The object of the last DELETE step, as `(kind, name)`.
     pub last_deleted: Option<(String, String)>,
+    /// When the API server answered the last DELETE step.
+    pub last_deleted_at: Option<k8s_openapi::jiff::Timestamp>,
+    /// Namespaces whose `default` ServiceAccount a pod's creation has waited for.
+    pub accounts_seen: std::collections::HashSet<String>,
     /// The deletionTimestamp each object got from the first DELETE that kept it, by
     /// `(kind, name)`.
     pub first_deletions: HashMap<(String, String), String>,
