@@ -178,6 +178,11 @@ fn the_cleanup_controllers_import_each_other_in_no_cycle() {
 }
 
 #[test]
+fn the_kubelet_model_modules_import_each_other_in_no_cycle() {
+    assert_no_cycles(&manifest().join("src"), "kubelet", 2);
+}
+
+#[test]
 fn the_harness_modules_import_each_other_in_no_cycle() {
     assert_no_cycles(&manifest().join("harness/src"), "", 1);
 }

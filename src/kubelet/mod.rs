@@ -23,9 +23,10 @@
 //!   the eviction manager's synchronize pass.
 //! - [`time`] and [`quantity`]: Go's time and duration semantics, and byte quantities.
 //! - [`mutant`]: deliberately wrong variants of the model, for showing that the specification
-//!   notices each of them, and what each makes of the decision of the rule it breaks. The rules
-//!   compute decisions as values and know nothing of mutants; the model passes each decision
-//!   through [`mutant::Mutable`] where it leaves its rule.
+//!   notices each of them, and the seam they pass through. The rules compute decisions as
+//!   values and know nothing of mutants; the model passes each decision through
+//!   [`mutant::Mutable`] where it leaves its rule.
+//! - [`mutations`]: what each mutant makes of the decision of the rule it breaks.
 
 pub mod config;
 pub mod containers;
@@ -37,6 +38,7 @@ pub mod images;
 pub mod logs;
 pub mod loops;
 pub mod mutant;
+pub mod mutations;
 pub mod node;
 pub mod pods;
 pub mod quantity;
