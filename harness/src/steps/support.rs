@@ -1,8 +1,10 @@
-//! What the steps on an API server share: reading lists and name patterns in steps, and
-//! making objects (minimal manifests, created where the scenario wants them, their uids
-//! remembered).
+//! What the steps on an API server share: reading lists and name patterns in steps; making
+//! objects (minimal manifests, created where the scenario wants them, their uids remembered);
+//! sending a request as raw HTTP and keeping its answer; reading an object until a check
+//! accepts it, and a field of it by path.
 
-use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube::core::Status;
 use serde_json::{Value, json};
 
 use crate::world::StepResult;
@@ -198,6 +200,153 @@ pub async fn try_create(world: &mut KubeWorld, kind: &str, name: &str, body: Val
     }
 }
 
+/// Creates `kind/name` with the given owner references and finalizers, in the scenario
+/// namespace (or the other one when `other_namespace`).
+pub async fn create_in(
+    world: &mut KubeWorld,
+    kind: &str,
+    name: &str,
+    owners: Vec<Value>,
+    finalizers: Vec<String>,
+    other_namespace: bool,
+) -> StepResult {
+    let body = manifest_with(world, kind, name, owners, finalizers).await?;
+    create_body(world, kind, name, body, other_namespace).await.map_err(|e| format!("cannot create {kind} {name:?}: {e}"))
+}
+
+/// Creates `kind/name` in the scenario namespace.
+pub async fn create(world: &mut KubeWorld, kind: &str, name: &str, owners: Vec<Value>, finalizers: Vec<String>) -> StepResult {
+    create_in(world, kind, name, owners, finalizers, false).await
+}
+
+/// Sends `method url` with an optional JSON body; returns the status code and the body.
+pub async fn send(client: &kube::Client, method: http::Method, url: &str, body: Option<String>) -> Result<(u16, Value), String> {
+    let mut request = http::Request::builder().method(method).uri(url);
+    if body.is_some() {
+        request = request.header("content-type", "application/json");
+    }
+    let request = request.body(kube::client::Body::from(body.unwrap_or_default().into_bytes())).map_err(|e| e.to_string())?;
+    let response = client.send(request).await.map_err(|e| format!("{url}: {e}"))?;
+    let code = response.status().as_u16();
+    let bytes = response.into_body().collect_bytes().await.map_err(|e| e.to_string())?;
+    let value = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or(Value::Null) };
+    Ok((code, value))
+}
+
+/// Records the outcome of a request: a success in `last_response`, a failure in `last_error`.
+pub fn record(world: &mut KubeWorld, (code, body): (u16, Value)) {
+    world.settled = false;
+    if code >= 400 {
+        let status: Status =
+            serde_json::from_value(body.clone()).unwrap_or_else(|_| Status { code, message: body.to_string(), ..Status::default() });
+        world.last_error = Some(status);
+        world.last_response = None;
+    } else {
+        world.last_error = None;
+        world.last_response = Some((code, body));
+    }
+}
+
+/// The collection URL of `kind` in the scenario namespace (or cluster-wide).
+pub async fn collection_url(world: &mut KubeWorld, kind: &str) -> Result<String, String> {
+    Ok(world.api(kind).await?.0.resource_url().to_string())
+}
+
+pub async fn fetch(world: &mut KubeWorld, kind: &str, name: &str) -> Result<Option<DynamicObject>, String> {
+    let api = world.object_api(kind, name).await?;
+    lookup(&api, name).await.map_err(|e| format!("cannot get {kind} {name:?}: {e}"))
+}
+
+/// Reads `kind` `name` after settling and judges it with `judge`: once where settling is exact;
+/// elsewhere, where a controller may still be making or moving it (a StatefulSet's claims, a
+/// kubelet's status), every 200 ms until `judge` passes or the backend's timeout does, the last
+/// complaint then the error.
+pub async fn read_until<F>(world: &mut KubeWorld, kind: &str, name: &str, mut judge: F) -> StepResult
+where
+    F: FnMut(DynamicObject) -> StepResult,
+{
+    settled(world).await?;
+    let deadline = tokio::time::Instant::now() + world.backend().eventually_timeout();
+    loop {
+        let verdict = fetch(world, kind, name).await?.ok_or(format!("{kind} {name:?} is gone")).and_then(&mut judge);
+        if verdict.is_ok() || world.backend().settles_exactly() || tokio::time::Instant::now() > deadline {
+            return verdict;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// An object, `None` when it is not found or (a plain 404 page) its kind is no longer served.
+pub async fn lookup(api: &Api<DynamicObject>, name: &str) -> Result<Option<DynamicObject>, kube::Error> {
+    match api.get(name).await {
+        Ok(object) => Ok(Some(object)),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Turns a failed check into a failure message that explains the scenario's state.
+pub async fn explained(world: &mut KubeWorld, result: StepResult) -> StepResult {
+    match result {
+        Ok(()) => Ok(()),
+        Err(failure) => Err(world.explain(failure).await),
+    }
+}
+
+/// The value at a dotted path (`metadata.finalizers.0`) of a JSON document; a key with dots
+/// in it goes in brackets (`metadata.labels[apps.kubernetes.io/pod-index]`).
+pub fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    segments(path).into_iter().try_fold(v, |v, key| match v {
+        Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => v.get(key),
+    })
+}
+
+/// The keys of a path as [`at`] reads it.
+pub fn segments(path: &str) -> Vec<&str> {
+    let mut keys = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        let (key, after) = match rest.strip_prefix('[') {
+            Some(bracketed) => bracketed.split_once(']').unwrap_or((bracketed, "")),
+            None => rest.split_at(rest.find(['.', '[']).unwrap_or(rest.len())),
+        };
+        keys.push(key);
+        rest = after.strip_prefix('.').unwrap_or(after);
+    }
+    keys
+}
+
+/// A JSON value as a step writes it: strings bare, `unset` for a missing field or null.
+pub fn show(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "unset".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The objects of `kind` in the scenario namespace (or cluster-wide) whose names match `pattern`.
+pub async fn matching(
+    world: &mut KubeWorld,
+    kind: &str,
+    pattern: &str,
+) -> Result<Vec<kube::core::PartialObjectMeta<DynamicObject>>, String> {
+    let (api, _, _) = world.api(kind).await?;
+    let listed = api.list_metadata(&ListParams::default()).await.map_err(|e| format!("cannot list {kind}s: {e}"))?;
+    Ok(listed.items.into_iter().filter(|o| glob(pattern, o.metadata.name.as_deref().unwrap_or(""))).collect())
+}
+
+/// Merges `patch` into the status of `kind/name`.
+pub async fn patch_status(world: &mut KubeWorld, kind: &str, name: &str, patch: serde_json::Value) -> StepResult {
+    let (api, _, _) = world.api(kind).await?;
+    world.settled = false;
+    api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .map_err(|e| format!("cannot set the status of {kind} {name:?}: {e}"))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -207,5 +356,15 @@ mod tests {
         assert!(super::glob("*-2", "c1-3-2"));
         assert!(super::glob("exact", "exact"));
         assert!(!super::glob("exact", "exactly"));
+    }
+
+    #[test]
+    fn a_path_reads_bracketed_keys_whole() {
+        assert_eq!(
+            super::segments("metadata.labels[apps.kubernetes.io/pod-index]"),
+            ["metadata", "labels", "apps.kubernetes.io/pod-index"]
+        );
+        assert_eq!(super::segments("a[b.c].d.0"), ["a", "b.c", "d", "0"]);
+        assert_eq!(super::segments("spec.volumes.0.name"), ["spec", "volumes", "0", "name"]);
     }
 }
