@@ -1,7 +1,14 @@
 //! Deliberately broken variants ("mutants") of kubegc's reference implementations, for judging
 //! a specification: each breaks one rule, and a specification worth its name has a scenario
 //! that fails against every one. [`define_mutants`] gives each family (API server, collector,
-//! kubelet model) the same shape: an enum, its names and their parsing.
+//! kubelet model, cleanup and workload controllers) the same shape: an enum, its names and
+//! their parsing.
+//!
+//! A rule computes its decision as a value, and the code that acts on it passes the value
+//! through [`Mutable`] first: the one place a mutant reaches the rule. The families whose rules
+//! share files with the code that acts on them (the kubelet model, the cleanup and workload
+//! controllers) keep what each mutant makes of each decision in a `mutations.rs` of their own,
+//! which no rule imports.
 
 /// Defines `pub enum Mutant` with `ALL`, `name()`, `Display` and `FromStr` from a list of
 /// `Variant = "name",` entries (each with its doc comment); `$family` names the family in
@@ -63,3 +70,10 @@ macro_rules! define_mutants {
 }
 
 pub(crate) use define_mutants;
+
+/// A decision of a reference rule that a mutant of the family `M` may change.
+pub trait Mutable<M>: Sized {
+    /// The decision as the `active` mutant makes it; no mutant, or a mutant of another rule,
+    /// leaves it as it is.
+    fn mutated(self, active: Option<M>) -> Self;
+}

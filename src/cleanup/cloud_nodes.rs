@@ -22,7 +22,6 @@ use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use serde_json::json;
 
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, resource};
 use crate::cloud::{Cloud, Instance};
 use crate::recorder::Record;
@@ -32,6 +31,12 @@ pub const SHUTDOWN_TAINT: &str = "node.cloudprovider.kubernetes.io/shutdown";
 
 /// The component its Events come from.
 const COMPONENT: &str = "cloud-node-lifecycle-controller";
+
+/// Whether the controller asks the cloud about a Node (upstream `MonitorNodes`: only about
+/// Nodes that are not Ready): the decision a mutant may change, as is the [`Instance`] the
+/// cloud answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Asked(pub bool);
 
 /// The controller, over its cloud.
 #[derive(Debug)]
@@ -68,16 +73,12 @@ impl Controller for CloudNodes {
                 let taints = node.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default();
                 let tainted = taints.iter().any(|t| t.key == SHUTDOWN_TAINT && t.effect == "NoSchedule");
                 let ready = node.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
-                let asked = ready.is_none_or(|r| r.status != "True") || context.mutated(Mutant::CloudAsksAboutReadyNodes);
+                let asked = context.decided(Asked(ready.is_none_or(|r| r.status != "True"))).0;
                 let wanted = if !asked {
                     tainted.then(|| taints.iter().filter(|t| t.key != SHUTDOWN_TAINT).cloned().collect::<Vec<Taint>>())
                 } else {
-                    match self.cloud.instance(&name) {
+                    match context.decided(self.cloud.instance(&name)) {
                         Instance::Gone => {
-                            wrote |= delete(context, &api, &node).await;
-                            None
-                        }
-                        Instance::Shutdown if context.mutated(Mutant::CloudDeletesShutdownNodes) => {
                             wrote |= delete(context, &api, &node).await;
                             None
                         }

@@ -27,7 +27,6 @@ use futures::future::BoxFuture;
 use k8s_openapi::api::certificates::v1::{CertificateSigningRequest, CertificateSigningRequestCondition};
 use kube::api::{Api, DeleteParams};
 
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, Period, instant};
 
 /// How long an approved and issued, a denied or a failed request is kept after that condition
@@ -52,51 +51,57 @@ impl Default for Settings {
     }
 }
 
-/// Which of the mutants of this controller are set, as [`is_stale`] needs them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Broken {
-    /// [`Mutant::CsrApprovedAtTheHour`].
-    pub approved_at_the_hour: bool,
-    /// [`Mutant::CsrPendingAfterAnHour`].
-    pub pending_after_an_hour: bool,
-    /// [`Mutant::CsrExpiredIgnored`].
-    pub expired_ignored: bool,
-    /// [`Mutant::CsrApprovedUnissued`].
-    pub approved_unissued: bool,
+/// The ages and checks by which the cleaner judges a request (upstream `isIssuedPastDeadline`,
+/// `isDeniedPastDeadline`, `isFailedPastDeadline`, `isPendingPastDeadline`, `isIssuedExpired`):
+/// the decision a mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadlines {
+    /// How long an approved and issued, a denied or a failed request is kept after that
+    /// condition was last updated.
+    pub decided: chrono::Duration,
+    /// How long a request with no condition is kept after its creation.
+    pub pending: chrono::Duration,
+    /// An approved request goes only once it is strictly older than `decided`, not at exactly
+    /// that age (`isOlderThan`).
+    pub approved_strictly_older: bool,
+    /// An approved request counts as issued only with a certificate.
+    pub issued_needs_certificate: bool,
+    /// An approved request goes once its certificate is past its NotAfter.
+    pub expired_certificates_go: bool,
 }
 
-impl Broken {
-    fn of(context: &Context) -> Self {
+impl Default for Deadlines {
+    /// Upstream's.
+    fn default() -> Self {
         Self {
-            approved_at_the_hour: context.mutated(Mutant::CsrApprovedAtTheHour),
-            pending_after_an_hour: context.mutated(Mutant::CsrPendingAfterAnHour),
-            expired_ignored: context.mutated(Mutant::CsrExpiredIgnored),
-            approved_unissued: context.mutated(Mutant::CsrApprovedUnissued),
+            decided: DECIDED_EXPIRATION,
+            pending: PENDING_EXPIRATION,
+            approved_strictly_older: true,
+            issued_needs_certificate: true,
+            expired_certificates_go: true,
         }
     }
 }
 
-/// Whether the cleaner deletes `csr` at `now` (upstream `handle`); `broken` is the mutants'.
-pub fn is_stale(csr: &CertificateSigningRequest, now: DateTime<Utc>, broken: Broken) -> bool {
+/// Whether the cleaner deletes `csr` at `now` (upstream `handle`), judged by `deadlines`.
+pub fn is_stale(csr: &CertificateSigningRequest, now: DateTime<Utc>, deadlines: Deadlines) -> bool {
     let conditions = csr.status.as_ref().and_then(|s| s.conditions.as_deref()).unwrap_or_default();
     let condition = |kind: &str| conditions.iter().find(|c| c.type_ == kind);
     let updated_before = |c: &CertificateSigningRequestCondition, age: chrono::Duration| {
         let updated = c.last_update_time.as_ref().map(|t| instant(&t.0));
-        match broken.approved_at_the_hour && c.type_ == "Approved" {
+        match !deadlines.approved_strictly_older && c.type_ == "Approved" {
             true => updated.is_some_and(|t| t + age <= now),
             false => is_older_than(updated, age, now),
         }
     };
     let certificate = csr.status.as_ref().and_then(|s| s.certificate.as_ref()).map(|c| c.0.as_slice()).unwrap_or_default();
-    let issued = !certificate.is_empty() || broken.approved_unissued;
+    let issued = !certificate.is_empty() || !deadlines.issued_needs_certificate;
     let approved = condition("Approved");
-    let pending_expiration = if broken.pending_after_an_hour { chrono::Duration::hours(1) } else { PENDING_EXPIRATION };
-    approved.is_some_and(|c| issued && updated_before(c, DECIDED_EXPIRATION))
-        || condition("Denied").is_some_and(|c| updated_before(c, DECIDED_EXPIRATION))
-        || condition("Failed").is_some_and(|c| updated_before(c, DECIDED_EXPIRATION))
-        || (conditions.is_empty()
-            && is_older_than(csr.metadata.creation_timestamp.as_ref().map(|t| instant(&t.0)), pending_expiration, now))
-        || (approved.is_some() && !broken.expired_ignored && is_expired(certificate, now))
+    approved.is_some_and(|c| issued && updated_before(c, deadlines.decided))
+        || condition("Denied").is_some_and(|c| updated_before(c, deadlines.decided))
+        || condition("Failed").is_some_and(|c| updated_before(c, deadlines.decided))
+        || (conditions.is_empty() && is_older_than(csr.metadata.creation_timestamp.as_ref().map(|t| instant(&t.0)), deadlines.pending, now))
+        || (approved.is_some() && deadlines.expired_certificates_go && is_expired(certificate, now))
 }
 
 /// Whether `at` is more than `age` before `now`; a missing time never is (upstream `isOlderThan`).
@@ -142,9 +147,9 @@ impl Controller for CsrCleaner {
             }
             let requests: Vec<CertificateSigningRequest> = context.list().await?;
             let api: Api<CertificateSigningRequest> = Api::all(context.client.clone());
-            let broken = Broken::of(context);
+            let deadlines = context.decided(Deadlines::default());
             let mut wrote = false;
-            for csr in requests.iter().filter(|csr| is_stale(csr, now, broken)) {
+            for csr in requests.iter().filter(|csr| is_stale(csr, now, deadlines)) {
                 let name = csr.metadata.name.as_deref().unwrap_or_default();
                 match api.delete(name, &DeleteParams::default()).await {
                     Ok(_) => wrote = true,
@@ -187,7 +192,7 @@ mod tests {
 
     #[test]
     fn decided_requests_go_an_hour_after_their_condition_pending_ones_after_a_day() {
-        let stale = |c: &CertificateSigningRequest| is_stale(c, now(), Broken::default());
+        let stale = |c: &CertificateSigningRequest| is_stale(c, now(), Deadlines::default());
         assert!(!stale(&csr(1, &[("Approved", 50)], "issued")), "approved 50 minutes ago");
         assert!(!stale(&csr(1, &[("Approved", 120)], "")), "approved but never issued");
         assert!(stale(&csr(1, &[("Approved", 120)], "garbage")), "an unparseable certificate is issued");
@@ -220,6 +225,6 @@ mod tests {
         assert!(!is_expired(b"garbage", now()));
         assert!(!is_expired(b"", now()));
         let expired = csr(1, &[("Approved", 1)], &certificate_until(2017));
-        assert!(is_stale(&expired, now(), Broken::default()), "an expired certificate takes a young request");
+        assert!(is_stale(&expired, now(), Deadlines::default()), "an expired certificate takes a young request");
     }
 }

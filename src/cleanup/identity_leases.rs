@@ -15,7 +15,6 @@ use futures::future::BoxFuture;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, DeleteParams, ListParams};
 
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, Period};
 
 /// The namespace of kube-apiservers' identity leases.
@@ -86,11 +85,23 @@ fn is_expired(context: &Context, lease: &Lease) -> bool {
     let (Some(renewed), Some(duration)) = (spec.and_then(|s| s.renew_time.as_ref()), spec.and_then(|s| s.lease_duration_seconds)) else {
         return true;
     };
-    let Some(renewed) = DateTime::<Utc>::from_timestamp_micros(renewed.0.as_microsecond()) else { return true };
-    let now = context.clock.now();
-    if context.mutated(Mutant::IdentityLeaseRenewTimeIgnored) {
-        return true;
+    let renewed = DateTime::<Utc>::from_timestamp_micros(renewed.0.as_microsecond());
+    context.decided(Renewal { renewed, seconds: i64::from(duration) }).expired(context.clock.now())
+}
+
+/// When a lease was last renewed and for how long (upstream `isLeaseExpired`): the decision a
+/// mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Renewal {
+    /// The renew time; none if it cannot be read.
+    pub renewed: Option<DateTime<Utc>>,
+    /// The lease's duration, in seconds.
+    pub seconds: i64,
+}
+
+impl Renewal {
+    /// Whether the lease has expired at `now`: its duration has gone by since it was renewed.
+    pub fn expired(&self, now: DateTime<Utc>) -> bool {
+        self.renewed.is_none_or(|renewed| renewed + chrono::Duration::seconds(self.seconds) < now)
     }
-    let grace = if context.mutated(Mutant::IdentityLeaseDurationDoubled) { 2 * i64::from(duration) } else { i64::from(duration) };
-    renewed + chrono::Duration::seconds(grace) < now
 }

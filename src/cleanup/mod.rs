@@ -20,13 +20,15 @@
 //! - [`cloud_nodes`]: a cloud's node lifecycle controller: Nodes whose machine is gone.
 //! - [`config`]: which controllers run, with which thresholds, and the mutants.
 //! - [`pass`]: what a pass reads through and what it tells the loop.
-//! - [`mutant`]: deliberately broken rules, for judging the specification.
+//! - [`mutant`]: deliberately broken rules, for judging the specification, and the seam they
+//!   pass through; [`mutations`]: what each makes of the decision of the rule it breaks.
 
 pub mod cloud_nodes;
 pub mod config;
 pub mod csr_cleaner;
 pub mod identity_leases;
 pub mod mutant;
+pub mod mutations;
 pub mod node_health;
 pub mod pass;
 pub mod pod_gc;

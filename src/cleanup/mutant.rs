@@ -1,7 +1,11 @@
 //! Deliberately broken cleanup controllers, for judging a specification: each mutant breaks one
 //! rule of one controller, and a specification worth its name has a scenario that fails against
-//! it. Never set one outside such a check. A controller asks [`crate::cleanup::pass::Context::mutated`]
-//! at the one place its rule is decided.
+//! it. Never set one outside such a check.
+//!
+//! The rules know nothing of mutants: each computes a decision as a value, and the controller
+//! passes it through [`crate::cleanup::pass::Context::decided`] before acting on it, the one
+//! place a mutant reaches it. This module names the mutants and imports nothing of the
+//! controllers; what each mutant makes of each decision is in [`crate::cleanup::mutations`].
 
 crate::mutants::define_mutants! {
     "the cleanup controllers";
@@ -66,3 +70,6 @@ crate::mutants::define_mutants! {
     /// `MonitorNodes`' existence check and shutdown check confused).
     CloudDeletesShutdownNodes = "cloud-deletes-shutdown-nodes",
 }
+
+/// A decision of a cleanup controller that a mutant may change.
+pub use crate::mutants::Mutable;

@@ -21,7 +21,6 @@ use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, instant, resource};
 use crate::clock::{earliest, format_time};
 
@@ -33,6 +32,12 @@ const LEASES: &str = "kube-node-lease";
 
 /// The conditions a silent node's kubelet can no longer vouch for.
 const KUBELET_CONDITIONS: [&str; 4] = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"];
+
+/// How long a node's kubelet may stay silent before its conditions go Unknown, as the check
+/// acts on it (upstream `tryUpdateNodeHealth`'s grace period): the decision a mutant may
+/// change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grace(pub Duration);
 
 /// The health check.
 #[derive(Debug, Default)]
@@ -52,7 +57,7 @@ impl Controller for NodeHealth {
             let now = context.clock.now();
             let nodes = context.list::<Node>().await?;
             let leases = context.list::<Lease>().await?;
-            let grace = if context.mutated(Mutant::NodeHealthGraceDoubled) { GRACE * 2 } else { GRACE };
+            let grace = context.decided(Grace(GRACE)).0;
             let mut outcome = Outcome::default();
             for node in &nodes {
                 let conditions = node.status.as_ref().and_then(|s| s.conditions.clone()).unwrap_or_default();

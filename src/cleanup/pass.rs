@@ -10,7 +10,7 @@ use kube::Resource;
 use kube::api::ApiResource;
 use serde::de::DeserializeOwned;
 
-use crate::cleanup::mutant::Mutant;
+use crate::cleanup::mutant::{Mutable, Mutant};
 use crate::clock::Clock;
 use crate::unreadable::{self, Unreadable};
 
@@ -68,9 +68,10 @@ impl Context {
         Self { client, clock, mutant, seen: Mutex::default(), unreadable: Mutex::default() }
     }
 
-    /// Whether `mutant` is the one set.
-    pub fn mutated(&self, mutant: Mutant) -> bool {
-        self.mutant == Some(mutant)
+    /// `decision` as the configured mutant makes it, unchanged without one: the one place a
+    /// mutant reaches a controller's rule ([`crate::cleanup::mutations`]).
+    pub fn decided<D: Mutable<Mutant>>(&self, decision: D) -> D {
+        decision.mutated(self.mutant)
     }
 
     /// Forgets what the last round's lists saw.

@@ -26,7 +26,6 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use serde_json::json;
 
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, Period};
 use crate::clock::format_time;
 
@@ -53,6 +52,26 @@ impl Default for Settings {
     }
 }
 
+/// How many terminated pods the cluster keeps, as the collector acts on it (upstream
+/// `gcTerminated`'s threshold): the decision a mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TerminatedKept(pub i64);
+
+/// Which pods of the same eviction state go first, by creation time (upstream
+/// `byEvictionAndCreationTimestamp`): the oldest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgeOrder {
+    /// The oldest first: the reference order.
+    OldestFirst,
+    /// The newest first.
+    NewestFirst,
+}
+
+/// How long a missing node's name waits before its pods count as orphaned, as the collector
+/// acts on it (upstream `gcOrphaned`'s quarantine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quarantine(pub chrono::Duration);
+
 /// The pod garbage collector.
 #[derive(Debug)]
 pub struct PodGc {
@@ -72,15 +91,12 @@ impl PodGc {
         let pods: Vec<Pod> = context.list().await?;
         let nodes: Vec<Node> = context.list().await?;
         let mut deleter = Deleter { context, wrote: false };
-        let threshold = match context.mutated(Mutant::PodGcThresholdOffByOne) {
-            true => self.settings.threshold - 1,
-            false => self.settings.threshold,
-        };
+        let threshold = context.decided(TerminatedKept(self.settings.threshold)).0;
         if threshold > 0 {
             let mut terminated: Vec<&Pod> = pods.iter().filter(|p| is_terminated(p)).collect();
             let surplus = terminated.len().saturating_sub(threshold as usize);
             if surplus > 0 {
-                sort_for_deletion(&mut terminated, context.mutated(Mutant::PodGcNewestFirst));
+                sort_for_deletion(&mut terminated, context.decided(AgeOrder::OldestFirst));
                 for pod in &terminated[..surplus] {
                     deleter.fail_and_delete(pod, None).await;
                 }
@@ -92,7 +108,7 @@ impl PodGc {
             .filter(|p| p.metadata.deletion_timestamp.is_some())
             .filter(|p| by_name.get(node_name(p)).is_some_and(|n| !is_ready(n) && has_out_of_service_taint(n)))
             .collect();
-        sort_for_deletion(&mut out_of_service, false);
+        sort_for_deletion(&mut out_of_service, AgeOrder::OldestFirst);
         for pod in out_of_service {
             deleter.fail_and_delete(pod, None).await;
         }
@@ -111,10 +127,7 @@ impl PodGc {
     /// those whose quarantine is over and that a live GET does not find either.
     async fn orphaning_nodes(&mut self, context: &Context, pods: &[Pod], nodes: &BTreeMap<&str, &Node>) -> BTreeSet<String> {
         let now = context.clock.now();
-        let quarantine = match context.mutated(Mutant::PodGcNoQuarantine) {
-            true => chrono::Duration::zero(),
-            false => chrono::Duration::from_std(self.settings.quarantine).unwrap_or_default(),
-        };
+        let quarantine = context.decided(Quarantine(chrono::Duration::from_std(self.settings.quarantine).unwrap_or_default())).0;
         for pod in pods {
             let name = node_name(pod);
             if !name.is_empty() && !nodes.contains_key(name) {
@@ -246,12 +259,12 @@ fn has_out_of_service_taint(node: &Node) -> bool {
     node.spec.iter().flat_map(|s| s.taints.iter().flatten()).any(|t| t.key == OUT_OF_SERVICE_TAINT)
 }
 
-/// Upstream's deletion order: evicted pods first, then the oldest, ties by name (the namespace
-/// does not count); `newest_first` is the mutant's reversed age order.
-fn sort_for_deletion(pods: &mut [&Pod], newest_first: bool) {
+/// Upstream's deletion order: evicted pods first, then by age in `order`, ties by name (the
+/// namespace does not count).
+fn sort_for_deletion(pods: &mut [&Pod], order: AgeOrder) {
     pods.sort_by(|a, b| {
         let age = a.metadata.creation_timestamp.as_ref().map(|t| t.0).cmp(&b.metadata.creation_timestamp.as_ref().map(|t| t.0));
-        let age = if newest_first { age.reverse() } else { age };
+        let age = if order == AgeOrder::NewestFirst { age.reverse() } else { age };
         is_evicted(b).cmp(&is_evicted(a)).then(age).then_with(|| a.metadata.name.cmp(&b.metadata.name))
     });
 }

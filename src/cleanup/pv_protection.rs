@@ -10,7 +10,6 @@ use k8s_openapi::api::core::v1::PersistentVolume;
 use kube::api::{Api, ApiResource};
 
 use crate::apiserver::admission::PV_PROTECTION;
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, resource};
 use crate::cleanup::protection::{is_deletion_candidate, needs_finalizer, set_finalizer};
 
@@ -33,12 +32,8 @@ impl Controller for PvProtection {
             let api: Api<PersistentVolume> = Api::all(context.client.clone());
             let mut wrote = false;
             for volume in &volumes {
-                if needs_finalizer(volume, PV_PROTECTION) {
-                    if !context.mutated(Mutant::PvProtectionNeverAdded) {
-                        wrote |= set_finalizer(&api, volume, PV_PROTECTION, true).await;
-                    }
-                } else if is_deletion_candidate(volume, PV_PROTECTION) && !is_bound(context, volume) {
-                    wrote |= set_finalizer(&api, volume, PV_PROTECTION, false).await;
+                if let Some(add) = context.decided(Protection::of(volume)).change() {
+                    wrote |= set_finalizer(&api, volume, PV_PROTECTION, add).await;
                 }
             }
             Ok(Outcome { wrote, again_at: None })
@@ -46,8 +41,38 @@ impl Controller for PvProtection {
     }
 }
 
-/// Whether the volume is in use: its phase is Bound.
-fn is_bound(context: &Context, volume: &PersistentVolume) -> bool {
-    let phase = volume.status.as_ref().and_then(|s| s.phase.as_deref());
-    phase == Some("Bound") && !context.mutated(Mutant::PvProtectionIgnoresBound)
+/// What the controller reads of a volume to add or remove its protection finalizer (upstream
+/// pv-protection `processPV`): the decision a mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Protection {
+    /// The volume is live and lacks the finalizer.
+    pub lacking: bool,
+    /// The volume is being deleted and still carries the finalizer.
+    pub releasable: bool,
+    /// The volume is in use: its phase is Bound (upstream `isBeingUsed`).
+    pub bound: bool,
+}
+
+impl Protection {
+    /// What `volume` shows.
+    fn of(volume: &PersistentVolume) -> Self {
+        let phase = volume.status.as_ref().and_then(|s| s.phase.as_deref());
+        Self {
+            lacking: needs_finalizer(volume, PV_PROTECTION),
+            releasable: is_deletion_candidate(volume, PV_PROTECTION),
+            bound: phase == Some("Bound"),
+        }
+    }
+
+    /// The change to make: add the finalizer (`true`) to a live volume lacking it, remove it
+    /// (`false`) from a terminating volume no longer in use, or none.
+    pub fn change(&self) -> Option<bool> {
+        if self.lacking {
+            Some(true)
+        } else if self.releasable && !self.bound {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }

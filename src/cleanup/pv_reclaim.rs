@@ -35,7 +35,6 @@ use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim};
 use kube::api::{Api, ApiResource, Patch, PatchParams, PostParams};
 use serde_json::json;
 
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, resource};
 use crate::clock::format_time;
 use crate::recorder::Record;
@@ -130,29 +129,64 @@ async fn sync(context: &Context, volume: &PersistentVolume, claims: &BTreeMap<(&
 
 /// Marks the volume Released, or reclaims it once it is Released or Failed.
 async fn release(context: &Context, volume: &PersistentVolume) -> bool {
-    if context.mutated(Mutant::PvReleasedNeverSet) {
-        return false;
-    }
-    match phase(volume) {
+    match context.decided(Release::of(volume)) {
         // The next pass reclaims the volume it reads Released.
-        "Released" | "Failed" => reclaim(context, volume).await,
-        _ => set_phase(context, volume, "Released", None).await,
+        Release::MarkReleased => set_phase(context, volume, "Released", None).await,
+        Release::Reclaim(Reclaim::Delete) => delete(context, volume).await,
+        Release::Reclaim(Reclaim::Fail(reason, message)) => set_phase(context, volume, "Failed", Some((reason, message))).await,
+        Release::Reclaim(Reclaim::Retain | Reclaim::LeftAlone) | Release::Nothing => false,
     }
 }
 
-/// `reclaimVolume`: what the policy does to a released volume.
-async fn reclaim(context: &Context, volume: &PersistentVolume) -> bool {
-    if has_annotation(volume, MIGRATED_TO) {
-        return false;
+/// What the controller does with a volume whose claim is gone (`syncVolume`): the decision a
+/// mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// Mark it Released.
+    MarkReleased,
+    /// Reclaim it, once it is Released or Failed.
+    Reclaim(Reclaim),
+    /// Nothing.
+    Nothing,
+}
+
+impl Release {
+    /// What `volume`'s phase calls for.
+    fn of(volume: &PersistentVolume) -> Self {
+        match phase(volume) {
+            "Released" | "Failed" => Release::Reclaim(Reclaim::of(volume)),
+            _ => Release::MarkReleased,
+        }
     }
-    match policy(volume) {
-        "Retain" if context.mutated(Mutant::PvRetainDeleted) => delete(context, volume).await,
-        "Retain" => false,
-        "Delete" if deleted_externally(volume) => false,
-        "Delete" => set_phase(context, volume, "Failed", Some(("VolumeFailedDelete", NO_PLUGIN))).await,
-        "Recycle" => set_phase(context, volume, "Failed", Some(("VolumeFailedRecycle", NO_RECYCLER))).await,
-        // Validation admits no other policy.
-        _ => false,
+}
+
+/// What reclaiming does to a released volume (`reclaimVolume`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaim {
+    /// Keep it Released: policy Retain.
+    Retain,
+    /// Nothing: it is left to an external provisioner, or has a policy validation refuses.
+    LeftAlone,
+    /// Mark it Failed, with this event reason and message: no plugin can delete or recycle it.
+    Fail(&'static str, &'static str),
+    /// Delete the volume object.
+    Delete,
+}
+
+impl Reclaim {
+    /// What `volume`'s annotations, policy and source call for.
+    fn of(volume: &PersistentVolume) -> Self {
+        if has_annotation(volume, MIGRATED_TO) {
+            return Reclaim::LeftAlone;
+        }
+        match policy(volume) {
+            "Retain" => Reclaim::Retain,
+            "Delete" if deleted_externally(volume) => Reclaim::LeftAlone,
+            "Delete" => Reclaim::Fail("VolumeFailedDelete", NO_PLUGIN),
+            "Recycle" => Reclaim::Fail("VolumeFailedRecycle", NO_RECYCLER),
+            // Validation admits no other policy.
+            _ => Reclaim::LeftAlone,
+        }
     }
 }
 

@@ -16,7 +16,6 @@ use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod};
 use kube::api::{Api, ApiResource};
 
 use crate::apiserver::admission::PVC_PROTECTION;
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, resource};
 use crate::cleanup::protection::{is_deletion_candidate, needs_finalizer, set_finalizer};
 
@@ -57,27 +56,48 @@ impl Controller for PvcProtection {
 
 /// Whether `pod` uses `claim` (upstream `podUsesPVC`).
 fn uses(context: &Context, pod: &Pod, claim: &PersistentVolumeClaim) -> bool {
-    if pod.metadata.namespace != claim.metadata.namespace {
-        return false;
+    Use::of(pod, claim).is_some_and(|found| context.decided(found).counts())
+}
+
+/// What the controller reads of a pod in the claim's namespace to judge whether it uses the
+/// claim (upstream `podUsesPVC`): the decision a mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Use {
+    /// The pod names the claim, as a volume or as the claim of its ephemeral volume.
+    pub names_claim: bool,
+    /// The pod is scheduled to a node.
+    pub scheduled: bool,
+    /// The pod is Succeeded or Failed.
+    pub finished: bool,
+}
+
+impl Use {
+    /// What `pod` shows of its use of `claim`; none for a pod of another namespace or with no
+    /// spec.
+    fn of(pod: &Pod, claim: &PersistentVolumeClaim) -> Option<Self> {
+        if pod.metadata.namespace != claim.metadata.namespace {
+            return None;
+        }
+        let spec = pod.spec.as_ref()?;
+        let claim_name = claim.metadata.name.as_deref().unwrap_or("");
+        let pod_name = pod.metadata.name.as_deref().unwrap_or("");
+        let names_claim = spec.volumes.iter().flatten().any(|volume| {
+            let named = volume.persistent_volume_claim.as_ref().is_some_and(|c| c.claim_name == claim_name);
+            let ephemeral = volume.ephemeral.is_some()
+                && format!("{pod_name}-{}", volume.name) == claim_name
+                && is_controlled_by(claim, pod)
+                && !is_shut_down(pod);
+            named || ephemeral
+        });
+        let scheduled = spec.node_name.as_deref().is_some_and(|n| !n.is_empty());
+        Some(Self { names_claim, scheduled, finished: is_finished(pod) })
     }
-    let Some(spec) = &pod.spec else { return false };
-    let scheduled = spec.node_name.as_deref().is_some_and(|n| !n.is_empty());
-    if !scheduled && !context.mutated(Mutant::PvcProtectionCountsUnscheduledPods) {
-        return false;
+
+    /// Whether the pod counts as the claim's user: it names the claim and is scheduled; a
+    /// finished pod still counts.
+    pub fn counts(&self) -> bool {
+        self.names_claim && self.scheduled
     }
-    if context.mutated(Mutant::PvcProtectionIgnoresFinishedPods) && is_finished(pod) {
-        return false;
-    }
-    let claim_name = claim.metadata.name.as_deref().unwrap_or("");
-    let pod_name = pod.metadata.name.as_deref().unwrap_or("");
-    spec.volumes.iter().flatten().any(|volume| {
-        let named = volume.persistent_volume_claim.as_ref().is_some_and(|c| c.claim_name == claim_name);
-        let ephemeral = volume.ephemeral.is_some()
-            && format!("{pod_name}-{}", volume.name) == claim_name
-            && is_controlled_by(claim, pod)
-            && !is_shut_down(pod);
-        named || ephemeral
-    })
 }
 
 /// Whether the pod is Succeeded or Failed.

@@ -21,7 +21,6 @@ use futures::future::BoxFuture;
 use k8s_openapi::api::batch::v1::Job;
 use kube::api::{Api, ApiResource, DeleteParams, Preconditions, PropagationPolicy};
 
-use crate::cleanup::mutant::Mutant;
 use crate::cleanup::pass::{Context, Controller, Outcome, instant, resource};
 
 /// The TTL-after-finished controller. It keeps no state between passes: every pass lists the
@@ -42,47 +41,57 @@ pub enum Verdict {
 
 /// The moment `job` finished: the `lastTransitionTime` of its first true `Complete` or
 /// `Failed` condition (upstream `jobFinishTime`); none if it has not finished or the time is
-/// missing. `from_creation` is the mutant that measures from the Job's creation instead.
-pub fn finish_time(job: &Job, from_creation: bool) -> Option<DateTime<Utc>> {
+/// missing.
+pub fn finish_time(job: &Job) -> Option<DateTime<Utc>> {
+    finished_condition(job)?.last_transition_time.as_ref().map(|t| instant(&t.0))
+}
+
+/// The first true `Complete` or `Failed` condition of `job`.
+fn finished_condition(job: &Job) -> Option<&k8s_openapi::api::batch::v1::JobCondition> {
     let conditions = job.status.as_ref().and_then(|s| s.conditions.as_deref()).unwrap_or_default();
-    let finished = conditions.iter().find(|c| matches!(c.type_.as_str(), "Complete" | "Failed") && c.status == "True")?;
-    if from_creation {
-        return job.metadata.creation_timestamp.as_ref().map(|t| instant(&t.0));
-    }
-    finished.last_transition_time.as_ref().map(|t| instant(&t.0))
+    conditions.iter().find(|c| matches!(c.type_.as_str(), "Complete" | "Failed") && c.status == "True")
 }
 
-/// Which of the mutants of this controller are set, as [`verdict`] needs them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Broken {
-    /// [`Mutant::TtlFromCreation`].
-    pub from_creation: bool,
-    /// [`Mutant::TtlMissingMeansZero`].
-    pub missing_means_zero: bool,
+/// What the controller reads of a Job to decide on it (upstream `needsCleanup`,
+/// `getFinishAndExpireTime`): the decision a mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lifetime {
+    /// The Job is being deleted.
+    pub deleting: bool,
+    /// Its `spec.ttlSecondsAfterFinished`.
+    pub ttl: Option<i32>,
+    /// When it finished ([`finish_time`]).
+    pub finished: Option<DateTime<Utc>>,
+    /// When it was created, if it has finished.
+    pub created: Option<DateTime<Utc>>,
 }
 
-impl Broken {
-    fn of(context: &Context) -> Self {
-        Self { from_creation: context.mutated(Mutant::TtlFromCreation), missing_means_zero: context.mutated(Mutant::TtlMissingMeansZero) }
+impl Lifetime {
+    /// What `job` shows.
+    pub fn of(job: &Job) -> Self {
+        let created = finished_condition(job).and(job.metadata.creation_timestamp.as_ref()).map(|t| instant(&t.0));
+        Self {
+            deleting: job.metadata.deletion_timestamp.is_some(),
+            ttl: job.spec.as_ref().and_then(|s| s.ttl_seconds_after_finished),
+            finished: finish_time(job),
+            created,
+        }
+    }
+
+    /// Whether the Job is due for deletion at `now`, and when (upstream `timeLeft`).
+    pub fn verdict(&self, now: DateTime<Utc>) -> Verdict {
+        let (false, Some(ttl), Some(finished)) = (self.deleting, self.ttl, self.finished) else {
+            return Verdict::Ignored;
+        };
+        let expires = finished + chrono::Duration::seconds(i64::from(ttl));
+        if expires <= now { Verdict::Expired } else { Verdict::ExpiresAt(expires) }
     }
 }
 
-/// What the controller makes of `job` at `now` (upstream `needsCleanup` and `timeLeft`);
-/// `broken` is the mutants'.
-pub fn verdict(job: &Job, now: DateTime<Utc>, broken: Broken) -> Verdict {
-    if job.metadata.deletion_timestamp.is_some() {
-        return Verdict::Ignored;
-    }
-    let ttl = job.spec.as_ref().and_then(|s| s.ttl_seconds_after_finished);
-    let Some(ttl) = ttl.or(broken.missing_means_zero.then_some(0)) else {
-        return Verdict::Ignored;
-    };
-    let Some(finished) = finish_time(job, broken.from_creation) else {
-        return Verdict::Ignored;
-    };
-    let expires = finished + chrono::Duration::seconds(i64::from(ttl));
-    if expires <= now { Verdict::Expired } else { Verdict::ExpiresAt(expires) }
-}
+/// The propagation policy an expired Job is deleted with (upstream `processJob`): Foreground,
+/// so that its pods go first; the decision a mutant may change.
+#[derive(Clone, Debug)]
+pub struct Propagation(pub PropagationPolicy);
 
 impl TtlAfterFinished {
     /// Reads `job` afresh and deletes it if it is still expired; returns whether a delete
@@ -100,14 +109,11 @@ impl TtlAfterFinished {
                 return (false, None);
             }
         };
-        match verdict(&fresh, context.clock.now(), Broken::of(context)) {
+        match context.decided(Lifetime::of(&fresh)).verdict(context.clock.now()) {
             Verdict::Ignored => (false, None),
             Verdict::ExpiresAt(at) => (false, Some(at)),
             Verdict::Expired => {
-                let policy = match context.mutated(Mutant::TtlBackgroundDeletion) {
-                    true => PropagationPolicy::Background,
-                    false => PropagationPolicy::Foreground,
-                };
+                let policy = context.decided(Propagation(PropagationPolicy::Foreground)).0;
                 let params = DeleteParams {
                     propagation_policy: Some(policy),
                     preconditions: Some(Preconditions { uid: fresh.metadata.uid.clone(), resource_version: None }),
@@ -140,7 +146,7 @@ impl Controller for TtlAfterFinished {
             let now = context.clock.now();
             let mut outcome = Outcome::default();
             for job in &jobs {
-                let later = match verdict(job, now, Broken::of(context)) {
+                let later = match context.decided(Lifetime::of(job)).verdict(now) {
                     Verdict::Ignored => None,
                     Verdict::ExpiresAt(at) => Some(at),
                     Verdict::Expired => {
@@ -178,16 +184,20 @@ mod tests {
 
     #[test]
     fn a_finished_job_expires_its_ttl_after_it_finished() {
-        assert_eq!(verdict(&job(Some(100), None), at(10), Broken::default()), Verdict::Ignored, "unfinished");
-        assert_eq!(verdict(&job(None, Some(("Complete", "True"))), at(10), Broken::default()), Verdict::Ignored, "no TTL");
-        assert_eq!(verdict(&job(Some(100), Some(("Complete", "False"))), at(10), Broken::default()), Verdict::Ignored, "not true");
-        assert_eq!(verdict(&job(Some(0), Some(("Complete", "True"))), at(10), Broken::default()), Verdict::Expired, "TTL 0");
-        assert_eq!(verdict(&job(Some(10), Some(("Failed", "True"))), at(10), Broken::default()), Verdict::ExpiresAt(at(20)));
-        assert_eq!(verdict(&job(Some(15), Some(("Complete", "True"))), at(20), Broken::default()), Verdict::ExpiresAt(at(25)));
-        assert_eq!(
-            verdict(&job(Some(15), Some(("Complete", "True"))), at(20), Broken { from_creation: true, ..Broken::default() }),
-            Verdict::Expired,
-            "the mutant counts from creation"
-        );
+        let verdict = |job: &Job, now| Lifetime::of(job).verdict(now);
+        assert_eq!(verdict(&job(Some(100), None), at(10)), Verdict::Ignored, "unfinished");
+        assert_eq!(verdict(&job(None, Some(("Complete", "True"))), at(10)), Verdict::Ignored, "no TTL");
+        assert_eq!(verdict(&job(Some(100), Some(("Complete", "False"))), at(10)), Verdict::Ignored, "not true");
+        assert_eq!(verdict(&job(Some(0), Some(("Complete", "True"))), at(10)), Verdict::Expired, "TTL 0");
+        assert_eq!(verdict(&job(Some(10), Some(("Failed", "True"))), at(10)), Verdict::ExpiresAt(at(20)));
+        assert_eq!(verdict(&job(Some(15), Some(("Complete", "True"))), at(20)), Verdict::ExpiresAt(at(25)));
+    }
+
+    #[test]
+    fn the_mutant_counts_from_creation() {
+        use crate::cleanup::mutant::{Mutable, Mutant};
+        let lifetime = Lifetime::of(&job(Some(15), Some(("Complete", "True"))));
+        assert_eq!(lifetime.mutated(Some(Mutant::TtlFromCreation)).verdict(at(20)), Verdict::Expired);
+        assert_eq!(Lifetime::of(&job(Some(15), None)).mutated(Some(Mutant::TtlFromCreation)).created, None, "unfinished");
     }
 }

@@ -191,9 +191,5 @@ crate::mutants::define_mutants! {
     PercentagesInDoublePrecision = "percentages-in-double-precision",
 }
 
-/// A decision of the reference rules that a mutant may change.
-pub trait Mutable {
-    /// The decision as the `active` mutant makes it; no mutant, or a mutant of another rule,
-    /// leaves it as it is.
-    fn mutated(self, active: Option<Mutant>) -> Self;
-}
+/// A decision of the model that a kubelet mutant may change.
+pub use crate::mutants::Mutable;

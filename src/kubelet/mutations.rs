@@ -30,7 +30,7 @@ use crate::kubelet::pods::UnknownPods;
 
 // Image detection.
 
-impl Mutable for Keying {
+impl Mutable<Mutant> for Keying {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::RuntimeHandlerIgnored) => Keying { by_handler: false },
@@ -39,7 +39,7 @@ impl Mutable for Keying {
     }
 }
 
-impl Mutable for InUse {
+impl Mutable<Mutant> for InUse {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::InUseRunningOnly) => InUse { by_not_running: Default::default(), ..self },
@@ -48,7 +48,7 @@ impl Mutable for InUse {
     }
 }
 
-impl Mutable for Detection {
+impl Mutable<Mutant> for Detection {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::LastUsedIsDetectTime) => {
@@ -81,7 +81,7 @@ impl Mutable for Detection {
 
 // Image eviction order and space-based GC.
 
-impl Mutable for Pinned {
+impl Mutable<Mutant> for Pinned {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::PinnedCollected) => Pinned(Default::default()),
@@ -92,7 +92,7 @@ impl Mutable for Pinned {
 
 /// The candidates in eviction order. The mutants re-sort them stably, so that what they leave
 /// tied keeps the reference order (which is record-key order among full ties).
-impl Mutable for Vec<EvictionInfo> {
+impl Mutable<Mutant> for Vec<EvictionInfo> {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::LruReversed) => {
@@ -107,7 +107,7 @@ impl Mutable for Vec<EvictionInfo> {
     }
 }
 
-impl Mutable for SpaceVerdict {
+impl Mutable<Mutant> for SpaceVerdict {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::RecentlyUsedNotSkipped) => SpaceVerdict { recently_used: false, ..self },
@@ -118,7 +118,7 @@ impl Mutable for SpaceVerdict {
     }
 }
 
-impl Mutable for FreeSpaceWalk {
+impl Mutable<Mutant> for FreeSpaceWalk {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::StopCheckBeforeDelete) => FreeSpaceWalk { check_before_deleting: true, ..self },
@@ -129,7 +129,7 @@ impl Mutable for FreeSpaceWalk {
     }
 }
 
-impl Mutable for ThresholdCheck {
+impl Mutable<Mutant> for ThresholdCheck {
     fn mutated(self, active: Option<Mutant>) -> Self {
         let ThresholdCheck { capacity, reported_available, available, low, high, action } = self;
         match (active, action) {
@@ -157,7 +157,7 @@ impl Mutable for ThresholdCheck {
     }
 }
 
-impl Mutable for StatsTiming {
+impl Mutable<Mutant> for StatsTiming {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::StatsBeforeAgeGc) => StatsTiming::BeforeAgeGc,
@@ -167,7 +167,7 @@ impl Mutable for StatsTiming {
 }
 
 /// Failure events: whether each is recorded.
-impl Mutable for FailureEvent {
+impl Mutable<Mutant> for FailureEvent {
     fn mutated(self, active: Option<Mutant>) -> Self {
         let recorded = match (active, self.reason) {
             (Some(Mutant::FreeDiskSpaceFailedSilent), FREE_DISK_SPACE_FAILED) => false,
@@ -181,7 +181,7 @@ impl Mutable for FailureEvent {
 
 // Age-based image GC.
 
-impl Mutable for AgeGcDue {
+impl Mutable<Mutant> for AgeGcDue {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::MaxAgeZeroNotDisabled) => AgeGcDue { enabled: true, ..self },
@@ -191,7 +191,7 @@ impl Mutable for AgeGcDue {
     }
 }
 
-impl Mutable for AgeVerdict {
+impl Mutable<Mutant> for AgeVerdict {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::MaxAgeInclusive) => AgeVerdict { delete: self.unused_for >= self.max_age, ..self },
@@ -203,7 +203,7 @@ impl Mutable for AgeVerdict {
 
 // Policy and configuration validation.
 
-impl Mutable for PolicyCheck {
+impl Mutable<Mutant> for PolicyCheck {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         let order = PolicyError::LowAboveHigh { low: self.low, high: self.high };
         match active {
@@ -224,7 +224,7 @@ impl Mutable for PolicyCheck {
     }
 }
 
-impl Mutable for ConfigCheck {
+impl Mutable<Mutant> for ConfigCheck {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         let order = ConfigError::LowNotBelowHigh { low: self.low, high: self.high };
         match active {
@@ -255,7 +255,7 @@ impl Mutable for ConfigCheck {
     }
 }
 
-impl Mutable for Defaulting {
+impl Mutable<Mutant> for Defaulting {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         if active == Some(Mutant::MinAgeNotDefaulted) && self.min_age_defaulted {
             self.config.image_minimum_gc_age = TimeDelta::zero();
@@ -267,7 +267,7 @@ impl Mutable for Defaulting {
 
 // The kubelet's loops.
 
-impl Mutable for ImageGcLoop {
+impl Mutable<Mutant> for ImageGcLoop {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::High100DisablesImageGc) => ImageGcLoop { started: !self.high_is_100, ..self },
@@ -277,7 +277,7 @@ impl Mutable for ImageGcLoop {
     }
 }
 
-impl Mutable for Schedule {
+impl Mutable<Mutant> for Schedule {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::LoopsStartLate) => Schedule { first_runs_wait: true, ..self },
@@ -289,7 +289,7 @@ impl Mutable for Schedule {
 
 // Container GC.
 
-impl Mutable for Option<NegativeMinAge> {
+impl Mutable<Mutant> for Option<NegativeMinAge> {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::NegativeContainerMinAgeAccepted) => None,
@@ -299,7 +299,7 @@ impl Mutable for Option<NegativeMinAge> {
 }
 
 /// The limits as container GC enforces them.
-impl Mutable for ContainerGcPolicy {
+impl Mutable<Mutant> for ContainerGcPolicy {
     fn mutated(self, active: Option<Mutant>) -> Self {
         let none_if_unlimited = |limit: i64| if limit < 0 { 0 } else { limit };
         match active {
@@ -321,7 +321,7 @@ impl Mutable for ContainerGcPolicy {
     }
 }
 
-impl Mutable for Candidate {
+impl Mutable<Mutant> for Candidate {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::RunningCollected) => Candidate { running: false, ..self },
@@ -332,7 +332,7 @@ impl Mutable for Candidate {
     }
 }
 
-impl Mutable for EqualShare {
+impl Mutable<Mutant> for EqualShare {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::NoEqualShare) => EqualShare { share: None, ..self },
@@ -343,7 +343,7 @@ impl Mutable for EqualShare {
 }
 
 /// The mutants re-sort stably, so that what they leave tied keeps the reference order.
-impl Mutable for NewestFirst {
+impl Mutable<Mutant> for NewestFirst {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::NewestRemovedFirst) => self.0.sort_by_key(|c| c.created),
@@ -354,7 +354,7 @@ impl Mutable for NewestFirst {
     }
 }
 
-impl Mutable for Remaining {
+impl Mutable<Mutant> for Remaining {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         if active == Some(Mutant::FailedRemovalsCounted) {
             self.counted.append(&mut self.failed);
@@ -363,7 +363,7 @@ impl Mutable for Remaining {
     }
 }
 
-impl Mutable for PodRemoval {
+impl Mutable<Mutant> for PodRemoval {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::DeletedPodsKept) => PodRemoval { content: false, ..self },
@@ -373,7 +373,7 @@ impl Mutable for PodRemoval {
     }
 }
 
-impl Mutable for UnknownPods {
+impl Mutable<Mutant> for UnknownPods {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::UnknownPodsKept) => UnknownPods { removable: false },
@@ -383,7 +383,7 @@ impl Mutable for UnknownPods {
     }
 }
 
-impl Mutable for SourcesGate {
+impl Mutable<Mutant> for SourcesGate {
     fn mutated(self, active: Option<Mutant>) -> Self {
         let open = match (active, self.step) {
             (Some(Mutant::DeletedPodsIgnoreSourcesReady), GatedStep::DeletedPodContainers)
@@ -395,7 +395,7 @@ impl Mutable for SourcesGate {
     }
 }
 
-impl Mutable for OnStepError {
+impl Mutable<Mutant> for OnStepError {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::ContainerGcStopsAtFirstError) => OnStepError::Stop,
@@ -406,7 +406,7 @@ impl Mutable for OnStepError {
 
 // Sandbox and log GC.
 
-impl Mutable for Activity {
+impl Mutable<Mutant> for Activity {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::ReadySandboxesRemoved) => Activity { ready: false, ..self },
@@ -416,7 +416,7 @@ impl Mutable for Activity {
     }
 }
 
-impl Mutable for KeepNewest {
+impl Mutable<Mutant> for KeepNewest {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::NewestSandboxRemoved | Mutant::NotReadySandboxesRemoved) => KeepNewest(false),
@@ -425,7 +425,7 @@ impl Mutable for KeepNewest {
     }
 }
 
-impl Mutable for LogDirPod<'_> {
+impl Mutable<Mutant> for LogDirPod<'_> {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::LogDirUidFirstField) => LogDirPod { uid: self.dir.split('_').next().unwrap_or_default(), ..self },
@@ -436,7 +436,7 @@ impl Mutable for LogDirPod<'_> {
 
 // Eviction.
 
-impl Mutable for ReclaimCheck {
+impl Mutable<Mutant> for ReclaimCheck {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::NoRecheckAfterReclaim) => ReclaimCheck { recheck: false, ..self },
@@ -446,7 +446,7 @@ impl Mutable for ReclaimCheck {
     }
 }
 
-impl Mutable for NodeConditions {
+impl Mutable<Mutant> for NodeConditions {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::NoTransitionPeriod) => NodeConditions { reported: self.observed.clone(), ..self },
@@ -455,7 +455,7 @@ impl Mutable for NodeConditions {
     }
 }
 
-impl Mutable for Grace {
+impl Mutable<Mutant> for Grace {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::HardEvictionGraceful) => Grace { seconds: self.max_pod_grace_period_seconds, ..self },
@@ -464,27 +464,27 @@ impl Mutable for Grace {
     }
 }
 
-impl Mutable for SymlinkIdLength {
+impl Mutable<Mutant> for SymlinkIdLength {
     /// Any non-empty ID is read.
     fn mutated(self, active: Option<Mutant>) -> Self {
         if active == Some(Mutant::ShortSymlinkIdsRead) { SymlinkIdLength(1) } else { self }
     }
 }
 
-impl Mutable for SymlinkGoesWithContainer {
+impl Mutable<Mutant> for SymlinkGoesWithContainer {
     fn mutated(self, active: Option<Mutant>) -> Self {
         if active == Some(Mutant::SymlinkKeptWithContainer) { SymlinkGoesWithContainer(false) } else { self }
     }
 }
 
-impl Mutable for GateLock {
+impl Mutable<Mutant> for GateLock {
     /// Every gate can be changed.
     fn mutated(self, active: Option<Mutant>) -> Self {
         if active == Some(Mutant::LockedGatesChangeable) { GateLock(false) } else { self }
     }
 }
 
-impl Mutable for Reclaim {
+impl Mutable<Mutant> for Reclaim {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         use ReclaimFn::{DeleteAllUnusedContainers as Containers, DeleteUnusedImages as Images};
         match (active, self.layout, self.fs) {
@@ -499,7 +499,7 @@ impl Mutable for Reclaim {
     }
 }
 
-impl Mutable for EvictionHard {
+impl Mutable<Mutant> for EvictionHard {
     fn mutated(mut self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::DefaultsWithoutImageFsInodes) => {
@@ -514,7 +514,7 @@ impl Mutable for EvictionHard {
 
 /// The victim is the first ranked pod; ranking by usage alone keeps the given order among
 /// equal usages.
-impl Mutable for Ranking {
+impl Mutable<Mutant> for Ranking {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::RankByUsageOnly) => {
@@ -527,19 +527,19 @@ impl Mutable for Ranking {
     }
 }
 
-impl Mutable for PercentPrecision {
+impl Mutable<Mutant> for PercentPrecision {
     fn mutated(self, active: Option<Mutant>) -> Self {
         if active == Some(Mutant::PercentagesInDoublePrecision) { PercentPrecision::Double } else { self }
     }
 }
 
-impl Mutable for FreshStats {
+impl Mutable<Mutant> for FreshStats {
     fn mutated(self, active: Option<Mutant>) -> Self {
         if active == Some(Mutant::StaleStatsActedOn) { FreshStats { fresh: true } } else { self }
     }
 }
 
-impl Mutable for WritableLayerRanked {
+impl Mutable<Mutant> for WritableLayerRanked {
     fn mutated(self, active: Option<Mutant>) -> Self {
         match active {
             Some(Mutant::WritableLayerAlwaysRanked) => WritableLayerRanked { counts: true, ..self },

@@ -26,7 +26,6 @@ use serde_json::{Value, json};
 use crate::clock::{format_time, parse_time};
 use crate::recorder::Record;
 use crate::workloads::claims::controller_reference;
-use crate::workloads::mutant::Mutant;
 use crate::workloads::writes::Writes;
 
 /// The annotation a Job made by a CronJob carries with the time it was scheduled for.
@@ -119,14 +118,22 @@ async fn patch_status(writes: &mut Writes, cron_job: &CronJob, written: &Value, 
     }
 }
 
+/// How many finished Jobs of one outcome a CronJob keeps (its `successfulJobsHistoryLimit` or
+/// `failedJobsHistoryLimit`; none: all), as the controller acts on it: the decision a mutant
+/// may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FinishedJobsKept {
+    /// Whether these are the Jobs that succeeded (or those that failed).
+    pub succeeded: bool,
+    /// The limit.
+    pub limit: Option<usize>,
+}
+
 /// Deletes the oldest finished Jobs beyond the limits (`cleanupFinishedJobs`).
 async fn clean_history(writes: &mut Writes, owned: &[&Job], successful: Option<i32>, failed: Option<i32>) {
     for (limit, succeeded) in [(successful, true), (failed, false)] {
-        let Some(mut limit) = limit.and_then(|l| usize::try_from(l).ok()) else { continue };
-        if writes.mutated(Mutant::CronJobFailedLimitIgnored) && !succeeded {
-            continue;
-        }
-        limit += usize::from(writes.mutated(Mutant::CronJobKeepsOneMore));
+        let kept = FinishedJobsKept { succeeded, limit: limit.and_then(|l| usize::try_from(l).ok()) };
+        let Some(limit) = writes.decided(kept).limit else { continue };
         let mut finished: Vec<&Job> = owned.iter().copied().filter(|j| finish(j) == Some(succeeded)).collect();
         if finished.len() <= limit {
             continue;

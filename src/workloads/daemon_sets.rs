@@ -33,7 +33,6 @@ use serde_json::{Value, json};
 
 use crate::workloads::claims::{ChildSelector, claim_children, controller_reference};
 use crate::workloads::deployments::scaled;
-use crate::workloads::mutant::Mutant;
 use crate::workloads::nodes::scheduler::{selected, tolerated};
 use crate::workloads::revisions::{self, HASH_LABEL};
 use crate::workloads::writes::Writes;
@@ -71,18 +70,13 @@ pub async fn sync(writes: &mut Writes, ds: &DaemonSet, nodes: &[Node], all_pods:
         by_node.entry(target_node(pod)).or_default().push(pod);
     }
     let template = serde_json::to_value(&spec.template.spec).unwrap_or_default();
-    let tolerations = if writes.mutated(Mutant::DaemonSetNoDaemonTolerations) {
-        template["tolerations"].as_array().cloned().unwrap_or_default()
-    } else {
-        daemon_tolerations(&template)
-    };
+    let tolerations = writes.decided(Tolerations::of(&template)).all();
     let mut deletions: Vec<&Pod> = Vec::new();
     let mut counts = Counts::default();
     let mut rolling = Rolling::default();
     for node in nodes {
         let name = node.name_any();
-        let (should_run, mut should_continue) = should_run(&template, &tolerations, node);
-        should_continue &= should_run || !writes.mutated(Mutant::DaemonSetNoScheduleEvicts);
+        let Placement { should_run, should_continue } = writes.decided(Placement::of(&template, &tolerations, node));
         let on_node: Vec<&Pod> =
             by_node.remove(&name).unwrap_or_default().into_iter().filter(|p| p.meta().deletion_timestamp.is_none()).collect();
         if should_run && on_node.is_empty() {
@@ -129,40 +123,70 @@ fn target_node(pod: &Pod) -> String {
     named.unwrap_or_default().to_string()
 }
 
-/// The template's tolerations with the ones every daemon pod gets added.
-fn daemon_tolerations(template: &Value) -> Vec<Value> {
-    let mut tolerations = template["tolerations"].as_array().cloned().unwrap_or_default();
-    let mut extra: Vec<(&str, &str)> = DAEMON_TOLERATIONS.to_vec();
-    if template["hostNetwork"] == true {
-        extra.push(("node.kubernetes.io/network-unavailable", "NoSchedule"));
-    }
-    for (key, effect) in extra {
-        if !tolerations.iter().any(|t| t["key"] == key && t["effect"] == effect) {
-            tolerations.push(json!({"key": key, "operator": "Exists", "effect": effect}));
+/// The tolerations a daemon pod gets (upstream `AddOrUpdateDaemonPodTolerations`): its
+/// template's, and those every daemon pod gets that the template lacks; the decision a mutant
+/// may change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tolerations {
+    /// The template's own.
+    pub template: Vec<Value>,
+    /// Those added.
+    pub added: Vec<Value>,
+}
+
+impl Tolerations {
+    /// The tolerations of a daemon pod made from `template` (a pod spec).
+    fn of(template: &Value) -> Self {
+        let own = template["tolerations"].as_array().cloned().unwrap_or_default();
+        let mut extra: Vec<(&str, &str)> = DAEMON_TOLERATIONS.to_vec();
+        if template["hostNetwork"] == true {
+            extra.push(("node.kubernetes.io/network-unavailable", "NoSchedule"));
         }
+        let mut added: Vec<Value> = Vec::new();
+        for (key, effect) in extra {
+            if !own.iter().chain(&added).any(|t| t["key"] == key && t["effect"] == effect) {
+                added.push(json!({"key": key, "operator": "Exists", "effect": effect}));
+            }
+        }
+        Self { template: own, added }
     }
-    tolerations
+
+    /// The template's and the added ones, in that order.
+    fn all(&self) -> Vec<Value> {
+        self.template.iter().chain(&self.added).cloned().collect()
+    }
 }
 
 /// Whether `node` should run the daemon pod, and whether a pod already there may keep running
-/// (`nodeShouldRunDaemonPod`).
-fn should_run(template: &Value, tolerations: &[Value], node: &Node) -> (bool, bool) {
-    let json = serde_json::to_value(node).unwrap_or_default();
-    let named = template["nodeName"].as_str().is_none_or(|n| n.is_empty() || Some(n) == json["metadata"]["name"].as_str());
-    if !named || !selected(template, &json["metadata"]) {
-        return (false, false);
+/// (`nodeShouldRunDaemonPod`): the decision a mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The node should run the daemon pod.
+    pub should_run: bool,
+    /// A daemon pod already there may keep running.
+    pub should_continue: bool,
+}
+
+impl Placement {
+    /// Where the daemon pod of `template` (a pod spec) with `tolerations` belongs on `node`.
+    fn of(template: &Value, tolerations: &[Value], node: &Node) -> Self {
+        let json = serde_json::to_value(node).unwrap_or_default();
+        let named = template["nodeName"].as_str().is_none_or(|n| n.is_empty() || Some(n) == json["metadata"]["name"].as_str());
+        if !named || !selected(template, &json["metadata"]) {
+            return Self { should_run: false, should_continue: false };
+        }
+        let untolerated = |effect: &str| {
+            json["spec"]["taints"].as_array().into_iter().flatten().filter(|t| t["effect"] == effect).any(|t| {
+                let (key, value) = (t["key"].as_str().unwrap_or_default(), t["value"].as_str().unwrap_or_default());
+                !tolerated(tolerations, key, value, effect)
+            })
+        };
+        let no_execute = untolerated("NoExecute");
+        if no_execute || untolerated("NoSchedule") {
+            return Self { should_run: false, should_continue: !no_execute };
+        }
+        Self { should_run: true, should_continue: true }
     }
-    let untolerated = |effect: &str| {
-        json["spec"]["taints"].as_array().into_iter().flatten().filter(|t| t["effect"] == effect).any(|t| {
-            let (key, value) = (t["key"].as_str().unwrap_or_default(), t["value"].as_str().unwrap_or_default());
-            !tolerated(tolerations, key, value, effect)
-        })
-    };
-    let no_execute = untolerated("NoExecute");
-    if no_execute || untolerated("NoSchedule") {
-        return (false, !no_execute);
-    }
-    (true, true)
 }
 
 /// Creates the daemon pod for `node` from `template` at revision `hash`.
@@ -173,8 +197,9 @@ async fn create(writes: &mut Writes, ds: &DaemonSet, template: &PodTemplateSpec,
     labels.insert(HASH_LABEL.into(), hash.into());
     labels.insert(GENERATION_LABEL.into(), ds.meta().generation.unwrap_or(0).to_string());
     let mut spec = serde_json::to_value(&pod.spec).unwrap_or_default();
-    if !writes.mutated(Mutant::DaemonSetNoDaemonTolerations) {
-        spec["tolerations"] = json!(daemon_tolerations(&spec));
+    let tolerations = writes.decided(Tolerations::of(&spec));
+    if !tolerations.added.is_empty() {
+        spec["tolerations"] = json!(tolerations.all());
     }
     // Only the node's name is required of it, whatever else the template's affinity said of nodes
     // (`ReplaceDaemonSetPodNodeNameNodeAffinity`).

@@ -18,7 +18,6 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use crate::workloads::claims::{ChildSelector, claim_children, controller_reference};
-use crate::workloads::mutant::Mutant;
 use crate::workloads::status;
 use crate::workloads::writes::Writes;
 
@@ -69,15 +68,17 @@ fn complete(d: &Deployment) -> bool {
         && s.observed_generation.unwrap_or(0) >= d.meta().generation.unwrap_or(0)
 }
 
+/// How many old ReplicaSets a Deployment keeps (its `revisionHistoryLimit`; none: all), as
+/// the controller acts on it: the decision a mutant may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OldReplicaSetsKept(pub Option<usize>);
+
 /// Deletes the oldest of the `old` ReplicaSets beyond the revision history limit, by revision
 /// (`cleanupDeployment`): every old one not being deleted counts, but one that still has
 /// replicas, or whose status has not caught up with its spec, is kept.
 async fn clean_up(writes: &mut Writes, d: &Deployment, old: &[&ReplicaSet]) {
-    let Some(mut limit) = d.spec.revision_history_limit.and_then(|l| usize::try_from(l).ok()) else { return };
-    if writes.mutated(Mutant::DeploymentHistoryNeverDeleted) {
-        return;
-    }
-    limit += usize::from(writes.mutated(Mutant::DeploymentKeepsOneMore));
+    let limit = d.spec.revision_history_limit.and_then(|l| usize::try_from(l).ok());
+    let Some(limit) = writes.decided(OldReplicaSetsKept(limit)).0 else { return };
     let mut alive: Vec<&ReplicaSet> = old.iter().copied().filter(|rs| rs.meta().deletion_timestamp.is_none()).collect();
     let excess = alive.len().saturating_sub(limit);
     let revision = |rs: &ReplicaSet| rs.annotations().get(REVISION).and_then(|r| r.parse::<i64>().ok()).unwrap_or(0);

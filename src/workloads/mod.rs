@@ -41,7 +41,8 @@
 //! - [`root_ca`]: the `kube-root-ca.crt` ConfigMap of every namespace.
 //! - [`nodes`]: on a cluster with nodes, the scheduler and node agents that run pods.
 //! - [`snapshot`], [`writes`], [`status`]: one pass's reads, its writes, and status patches.
-//! - [`mutant`]: deliberately broken rules, for judging the specification.
+//! - [`mutant`]: deliberately broken rules, for judging the specification, and the seam they
+//!   pass through; [`mutations`]: what each makes of the decision of the rule it breaks.
 
 pub mod claims;
 pub mod cronjobs;
@@ -54,6 +55,7 @@ pub mod endpoints;
 pub mod jobs;
 pub mod mirroring;
 pub mod mutant;
+pub mod mutations;
 pub mod node_taints;
 pub mod nodes;
 pub mod pods;

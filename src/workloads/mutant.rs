@@ -1,7 +1,11 @@
 //! Deliberately broken workload controllers, for judging a specification: each mutant breaks
 //! one rule of what a controller deletes or keeps, and a specification worth its name has a
-//! scenario that fails against it. Never set one outside such a check. A controller asks
-//! [`crate::workloads::writes::Writes::mutated`] at the one place its rule is decided.
+//! scenario that fails against it. Never set one outside such a check.
+//!
+//! The rules know nothing of mutants: each computes a decision as a value, and the controller
+//! passes it through [`crate::workloads::writes::Writes::decided`] before acting on it, the one
+//! place a mutant reaches it. This module names the mutants and imports nothing of the
+//! controllers; what each mutant makes of each decision is in [`crate::workloads::mutations`].
 
 crate::mutants::define_mutants! {
     "the workload controllers";
@@ -29,3 +33,6 @@ crate::mutants::define_mutants! {
     /// becomes its claims' controller (upstream `updateClaimOwnerRefForSetAndPod` broken).
     StatefulSetWhenScaledIgnored = "statefulset-when-scaled-ignored",
 }
+
+/// A decision of a workload controller that a mutant may change.
+pub use crate::mutants::Mutable;

@@ -40,7 +40,6 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use crate::workloads::claims::{ChildSelector, claim_children, controller_reference};
-use crate::workloads::mutant::Mutant;
 use crate::workloads::revisions::{self, HASH_LABEL};
 use crate::workloads::writes::Writes;
 use crate::workloads::{pods, status};
@@ -246,13 +245,7 @@ impl Set<'_> {
     /// (`UpdatePodClaimForRetentionPolicy`); `in_range` when the set keeps the pod.
     async fn keep_claims(&self, writes: &mut Writes, pod: &Pod, in_range: bool) {
         let Some(n) = ordinal(self.set, pod) else { return };
-        let mut policy = self.policy();
-        if writes.mutated(Mutant::StatefulSetWhenDeletedIgnored) {
-            policy.when_deleted = None;
-        }
-        if writes.mutated(Mutant::StatefulSetWhenScaledIgnored) {
-            policy.when_scaled = None;
-        }
+        let policy = writes.decided(self.policy());
         for claim in self.own_claims(n) {
             if let Some(owners) = claim_owners(claim, &self.reference, pod, &policy, in_range) {
                 let names_the_set = |refs: &[OwnerReference]| refs.iter().any(|r| r.uid == self.reference.uid);
@@ -327,7 +320,7 @@ impl Set<'_> {
         format!("{}-{n}", self.set.name_any())
     }
 
-    /// The retention policy, Retain and Retain when unset.
+    /// The retention policy, Retain and Retain when unset: the decision a mutant may change.
     fn policy(&self) -> StatefulSetPersistentVolumeClaimRetentionPolicy {
         self.spec().persistent_volume_claim_retention_policy.clone().unwrap_or_default()
     }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::workloads::mutant::Mutant;
+use crate::workloads::mutant::{Mutable, Mutant};
 
 /// A namespaced kind the workload controllers write.
 pub trait Workload: Resource<Scope = NamespaceResourceScope, DynamicType = ()> + Clone + Debug + Serialize + DeserializeOwned {}
@@ -40,10 +40,10 @@ impl Writes {
         Self { client, mutant, manager: FIELD_MANAGER, landed: 0, retry: Vec::new() }
     }
 
-    /// Whether the controllers of this pass break the rule `mutant` breaks (see
-    /// [`crate::workloads::mutant`]).
-    pub fn mutated(&self, mutant: Mutant) -> bool {
-        self.mutant == Some(mutant)
+    /// `decision` as the controllers' mutant makes it, unchanged without one: the one place a
+    /// mutant reaches a controller's rule ([`crate::workloads::mutations`]).
+    pub fn decided<D: Mutable<Mutant>>(&self, decision: D) -> D {
+        decision.mutated(self.mutant)
     }
 
     /// Makes the writes that follow carry `manager` as their field manager (the scheduler's
