@@ -1,8 +1,10 @@
 //! The layering the architecture promises (docs/architecture.md), checked on the sources: no
 //! two modules of an area (`src/apiserver`, `src/gc`, `src/cleanup`, `src/workloads`,
-//! `harness/src`) import each other, directly or through others, a parent module counting as a
-//! module like any other; the collector never imports the API server outside its tests, and the
-//! kubelet model imports neither.
+//! `src/kubelet`, `harness/src`) import each other, directly or through others, a parent module
+//! counting as a module like any other; the collector never imports the API server outside its
+//! tests, and the kubelet model imports neither; the API server's and the collector's `mod.rs`
+//! only name their parts (the server, its handle and the collector's run loops live in files of
+//! their own).
 //!
 //! An import is any `crate::`, `super::` or `self::` path outside comments and outside the
 //! `#[cfg(test)] mod tests` block that ends a file. Cycles are looked for twice: between files,
@@ -185,6 +187,28 @@ fn the_kubelet_model_modules_import_each_other_in_no_cycle() {
 #[test]
 fn the_harness_modules_import_each_other_in_no_cycle() {
     assert_no_cycles(&manifest().join("harness/src"), "", 1);
+}
+
+/// The lines of `code` (a module's source, comments and tests removed) that do more than name
+/// its parts: anything but `mod` declarations and `use` re-exports.
+fn more_than_names(code: &str) -> Vec<&str> {
+    let names = |l: &&str| ["pub mod ", "mod ", "pub use ", "use "].iter().any(|p| l.starts_with(p));
+    code.lines().map(str::trim).filter(|l| !l.is_empty() && !names(l)).collect()
+}
+
+#[test]
+fn the_api_server_and_the_collector_keep_their_parts_in_files_of_their_own() {
+    for area in ["apiserver", "gc"] {
+        let sources = sources(&manifest().join("src"), area);
+        let extra = more_than_names(&sources[area]);
+        assert!(extra.is_empty(), "src/{area}/mod.rs does more than name its parts: {extra:?}");
+    }
+}
+
+#[test]
+fn the_root_check_sees_a_definition() {
+    assert!(more_than_names("pub mod a;\npub use a::B;\n").is_empty());
+    assert_eq!(more_than_names("pub mod a;\npub struct Server;\n"), ["pub struct Server;"]);
 }
 
 /// The modules of `area` whose code (tests aside) names a module under one of `forbidden`.
