@@ -37,7 +37,11 @@ func TestEnvtestCollectsGarbageWithKubegcGC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reference := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}
+	// A foreground owner waits only for dependents whose reference blocks its deletion
+	// (upstream garbagecollector.go, processDeletingDependentsItem); without
+	// blockOwnerDeletion the owner may go before its child, which is collected after it.
+	block := true
+	reference := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID, BlockOwnerDeletion: &block}
 	child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child", OwnerReferences: []metav1.OwnerReference{reference}}}
 	if _, err := configMaps.Create(ctx, child, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
